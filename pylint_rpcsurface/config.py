@@ -1,0 +1,593 @@
+"""Read and validate the ``[tool.rpcsurface]`` table of a TOML file.
+
+The plugin is told, in ``pyproject.toml``, which calls dispatch an RPC by name
+(``[[tool.rpcsurface.dispatch]]``) and which classes call, answer and list the
+RPCs of each surface (``[[tool.rpcsurface.surface]]``). This module turns that
+table into frozen dataclasses that the checker can trust without re-checking.
+
+Design rules, and why:
+
+* Every problem becomes a :class:`ConfigError` whose ``str()`` is one line
+  naming the file, the key path (``tool.rpcsurface.surface[0].callers[1]``) and
+  what was expected. A configuration mistake is the user's to fix, so they get
+  a message that points at the exact key, never a traceback, and never a silent
+  guess at what they meant.
+* Types are checked exactly. ``bool`` is a subclass of ``int`` in Python, so
+  ``name-arg = true`` would otherwise slip through as ``1``.
+* No module-level mutable state: pylint can run many times in one long-lived
+  process (editors, language servers), so all caching lives on
+  :class:`ConfigFinder` instances and is keyed on the file's ``stat()`` so an
+  edited ``pyproject.toml`` is re-read.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import keyword
+import os
+import re
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on Python 3.10
+    # tomli is a dependency only below 3.11, so mypy may run where it is not installed.
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+__all__ = [
+    "PYPROJECT",
+    "TABLE",
+    "Config",
+    "ConfigError",
+    "ConfigFinder",
+    "DispatchForm",
+    "SurfaceSpec",
+    "declares_rpcsurface",
+    "key_of_class",
+    "load_config",
+    "parse_table",
+]
+
+TABLE = ("tool", "rpcsurface")
+PYPROJECT = "pyproject.toml"
+
+_TABLE_KEY = ".".join(TABLE)
+# The text that must appear in a pyproject before we bother parsing it.
+_MARKER = _TABLE_KEY.encode("ascii")
+
+# Allowed keys per table, in the order the documentation lists them; the order
+# is also the order of the list shown when an unknown key is found.
+_TOP_KEYS = ("source-roots", "dispatch", "surface")
+_DISPATCH_KEYS = ("method", "waits", "name-arg", "name-keyword")
+_SURFACE_KEYS = ("name", "callers", "handlers", "base-handlers", "registry")
+_CLASS_FIELDS = ("callers", "handlers", "base-handlers")
+
+_DOTTED = "a dotted name such as 'package.module.Class'"
+# TOML bare keys; any other key is shown quoted so the path stays unambiguous.
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+# Values longer than this are shortened in messages so one bad value cannot
+# flood the terminal.
+_MAX_SHOWN = 80
+
+
+@dataclass(frozen=True)
+class DispatchForm:
+    """One ``[[tool.rpcsurface.dispatch]]`` entry: a call that sends an RPC by name."""
+
+    method: str
+    waits: bool | str  # True / False / the keyword whose value says whether it waits
+    name_arg: int = 0
+    name_keyword: str | None = None
+    key: str = ""  # e.g. "tool.rpcsurface.dispatch[0]"
+
+
+@dataclass(frozen=True)
+class SurfaceSpec:
+    """One ``[[tool.rpcsurface.surface]]`` entry: who calls, who answers, who lists."""
+
+    name: str
+    callers: tuple[str, ...]
+    handlers: tuple[str, ...]
+    base_handlers: tuple[str, ...] = ()
+    registry: str | None = None
+    key: str = ""  # e.g. "tool.rpcsurface.surface[0]"
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated ``[tool.rpcsurface]`` table."""
+
+    path: Path  # absolute path of the TOML file
+    source_roots: tuple[Path, ...]  # absolute, os.path.realpath'ed, in the order given
+    dispatch: tuple[DispatchForm, ...]
+    surfaces: tuple[SurfaceSpec, ...]
+    digest: str  # sha256 hex of a canonical JSON dump of the validated table
+
+    @property
+    def root(self) -> Path:
+        """The folder holding the TOML file; relative paths in it start here."""
+        return self.path.parent
+
+
+class ConfigError(Exception):
+    """A problem with the configuration, reported as ``file: key: problem`` on one line."""
+
+    def __init__(self, file: Path | str, key: str, problem: str) -> None:
+        # Passing all three to Exception keeps the error picklable (pickle
+        # rebuilds it as ConfigError(*args)), which matters under pylint -j.
+        super().__init__(file, key, problem)
+        self.file = file
+        self.key = key
+        self.problem = _one_line(problem)
+
+    def __str__(self) -> str:
+        return _one_line(f"{self.file}: {self.key}: {self.problem}")
+
+
+def key_of_class(spec: SurfaceSpec, field: str, index: int) -> str:
+    """Key path of one class name in a surface, e.g. ``tool.rpcsurface.surface[0].callers[1]``.
+
+    ``field`` is the TOML name: ``callers``, ``handlers`` or ``base-handlers``.
+    """
+    if field not in _CLASS_FIELDS:
+        raise ValueError(f"field must be one of {', '.join(_CLASS_FIELDS)}, not {field!r}")
+    return f"{spec.key}.{field}[{index}]"
+
+
+# --------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------
+
+
+def parse_table(table: object, path: Path) -> Config:
+    """Validate an already-parsed ``[tool.rpcsurface]`` table.
+
+    Pure except for checking that source roots exist. ``path`` is the TOML file
+    the table came from: errors name it, and relative source roots start at
+    its folder.
+    """
+    file = Path(os.path.abspath(path))
+    check = _Checker(file)
+    top = check.table(table, _TABLE_KEY, _TOP_KEYS)
+    source_roots = check.source_roots(top)
+    dispatch = check.dispatch(top)
+    surfaces = check.surfaces(top)
+    return Config(
+        path=file,
+        source_roots=source_roots,
+        dispatch=dispatch,
+        surfaces=surfaces,
+        digest=_digest(source_roots, dispatch, surfaces),
+    )
+
+
+class _Checker:
+    """Validation steps for one file; each raises ConfigError naming that file."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+
+    def fail(self, key: str, problem: str) -> NoReturn:
+        raise ConfigError(self.file, key, problem)
+
+    # -- generic shapes ---------------------------------------------------
+
+    def table(self, value: object, key: str, allowed: tuple[str, ...]) -> dict[str, object]:
+        """A table whose keys are all in ``allowed``; unknown keys are refused, not ignored,
+        because a misspelt optional key would otherwise silently fall back to its default."""
+        if not isinstance(value, dict):
+            self.fail(key, f"expected a table, got {_describe(value)}")
+        for name in value:
+            if name not in allowed:
+                self.fail(
+                    f"{key}.{_key_part(name)}",
+                    f"unknown key; allowed keys are: {', '.join(allowed)}",
+                )
+        return value
+
+    def require(self, table: dict[str, object], name: str, key: str) -> object:
+        if name not in table:
+            self.fail(key, f"missing required key '{name}'")
+        return table[name]
+
+    def array(self, value: object, key: str, *, of: str) -> list[object]:
+        if not isinstance(value, list):
+            self.fail(key, f"expected an array of {of}, got {_describe(value)}")
+        return value
+
+    def tables(self, value: object, key: str) -> list[object]:
+        """An array of tables, as written with ``[[...]]``; each item is checked by the caller."""
+        return self.array(value, key, of=f"tables ([[{key}]])")
+
+    def identifier(self, value: object, key: str) -> str:
+        if not _is_identifier(value):
+            self.fail(key, f"expected a Python identifier, got {_describe(value)}")
+        assert isinstance(value, str)  # _is_identifier checked it; this tells mypy
+        return value
+
+    def dotted(self, value: object, key: str) -> str:
+        if not isinstance(value, str) or not _is_dotted(value):
+            self.fail(key, f"expected {_DOTTED}, got {_describe(value)}")
+        return value
+
+    def dotted_list(self, value: object, key: str, *, required: bool) -> tuple[str, ...]:
+        items = self.array(value, key, of="dotted names")
+        if required and not items:
+            self.fail(key, f"expected a non-empty array of dotted names, got {_describe(items)}")
+        names = tuple(self.dotted(item, f"{key}[{index}]") for index, item in enumerate(items))
+        self.no_duplicates(names, key)
+        return names
+
+    def no_duplicates(self, values: tuple[object, ...], key: str) -> None:
+        first_at: dict[object, int] = {}
+        for index, value in enumerate(values):
+            if value in first_at:
+                self.fail(
+                    f"{key}[{index}]",
+                    f"duplicate entry {_describe(value)}, already listed at "
+                    f"{key}[{first_at[value]}]",
+                )
+            first_at[value] = index
+
+    # -- source-roots -----------------------------------------------------
+
+    def source_roots(self, top: dict[str, object]) -> tuple[Path, ...]:
+        folder = self.file.parent
+        if "source-roots" not in top:
+            return (Path(os.path.realpath(folder)),)
+        key = f"{_TABLE_KEY}.source-roots"
+        items = self.array(top["source-roots"], key, of="directory paths")
+        if not items:
+            # An empty list would analyse nothing; saying so beats a silent no-op.
+            self.fail(key, "expected a non-empty array of directory paths, got an empty array")
+        roots = tuple(
+            self.source_root(item, folder, f"{key}[{index}]") for index, item in enumerate(items)
+        )
+        # Compare resolved paths: "src" and "./src" are the same root.
+        self.no_duplicates(roots, key)
+        return roots
+
+    def source_root(self, value: object, folder: Path, key: str) -> Path:
+        if not isinstance(value, str) or not value:
+            self.fail(key, f"expected a non-empty directory path, got {_describe(value)}")
+        resolved = Path(os.path.realpath(folder / value))
+        if not resolved.is_dir():
+            self.fail(
+                key,
+                f"expected an existing directory, got {_describe(value)} (resolved to {resolved})",
+            )
+        return resolved
+
+    # -- dispatch ---------------------------------------------------------
+
+    def dispatch(self, top: dict[str, object]) -> tuple[DispatchForm, ...]:
+        key = f"{_TABLE_KEY}.dispatch"
+        if "dispatch" not in top:
+            self.fail(_TABLE_KEY, f"missing required key 'dispatch' (write [[{key}]] tables)")
+        items = self.tables(top["dispatch"], key)
+        if not items:
+            self.fail(key, f"expected at least one [[{key}]] table, got an empty array")
+        forms = tuple(
+            self.dispatch_form(item, f"{key}[{index}]") for index, item in enumerate(items)
+        )
+        self.unique(forms, "method", "method")
+        return forms
+
+    def dispatch_form(self, value: object, key: str) -> DispatchForm:
+        table = self.table(value, key, _DISPATCH_KEYS)
+        method = self.identifier(self.require(table, "method", key), f"{key}.method")
+        waits = self.waits(table.get("waits", False), f"{key}.waits")
+        name_arg = self.index(table.get("name-arg", 0), f"{key}.name-arg")
+        name_keyword = None
+        if "name-keyword" in table:
+            name_keyword = self.identifier(table["name-keyword"], f"{key}.name-keyword")
+        if isinstance(waits, str) and waits == name_keyword:
+            # One keyword cannot carry both the RPC name and the wait flag.
+            self.fail(
+                f"{key}.waits",
+                f"expected a keyword other than name-keyword, got {_describe(waits)} for both",
+            )
+        return DispatchForm(method, waits, name_arg, name_keyword, key)
+
+    def waits(self, value: object, key: str) -> bool | str:
+        if isinstance(value, bool):
+            return value
+        if not _is_identifier(value):
+            self.fail(key, f"expected true, false or a keyword name, got {_describe(value)}")
+        assert isinstance(value, str)
+        return value
+
+    def index(self, value: object, key: str) -> int:
+        # bool is refused first: True and False are ints to Python.
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            self.fail(key, f"expected an integer >= 0, got {_describe(value)}")
+        return value
+
+    # -- surface ----------------------------------------------------------
+
+    def surfaces(self, top: dict[str, object]) -> tuple[SurfaceSpec, ...]:
+        key = f"{_TABLE_KEY}.surface"
+        items = self.tables(top.get("surface", []), key)
+        specs = tuple(self.surface(item, f"{key}[{index}]") for index, item in enumerate(items))
+        self.unique(specs, "name", "surface name")
+        return specs
+
+    def surface(self, value: object, key: str) -> SurfaceSpec:
+        table = self.table(value, key, _SURFACE_KEYS)
+        name = self.surface_name(self.require(table, "name", key), f"{key}.name")
+        callers = self.dotted_list(
+            self.require(table, "callers", key), f"{key}.callers", required=True
+        )
+        handlers = self.dotted_list(
+            self.require(table, "handlers", key), f"{key}.handlers", required=True
+        )
+        base_handlers = self.dotted_list(
+            table.get("base-handlers", []), f"{key}.base-handlers", required=False
+        )
+        registry = None
+        if "registry" in table:
+            registry = self.dotted(table["registry"], f"{key}.registry")
+        return SurfaceSpec(name, callers, handlers, base_handlers, registry, key)
+
+    def surface_name(self, value: object, key: str) -> str:
+        # The name is shown in pylint messages, so it must be visible and one line.
+        if not isinstance(value, str) or not value.strip() or not value.isprintable():
+            self.fail(key, f"expected a non-empty one-line string, got {_describe(value)}")
+        return value
+
+    def unique(self, entries: tuple[DispatchForm | SurfaceSpec, ...], attr: str, what: str) -> None:
+        """Refuse two entries with the same ``attr``: which one applies would be a guess."""
+        first_key: dict[object, str] = {}
+        for entry in entries:
+            value = getattr(entry, attr)
+            if value in first_key:
+                self.fail(
+                    f"{entry.key}.{attr}",
+                    f"duplicate {what} {_describe(value)}, already used by {first_key[value]}",
+                )
+            first_key[value] = entry.key
+
+
+def _is_identifier(value: object) -> bool:
+    """A name Python accepts after a dot or as a keyword argument (so not ``class``)."""
+    return isinstance(value, str) and value.isidentifier() and not keyword.iskeyword(value)
+
+
+def _is_dotted(value: str) -> bool:
+    parts = value.split(".")
+    return len(parts) >= 2 and all(_is_identifier(part) for part in parts)
+
+
+def _key_part(name: object) -> str:
+    """Show a key as TOML would need it written, so odd keys stay unambiguous."""
+    if isinstance(name, str) and _BARE_KEY.fullmatch(name):
+        return name
+    # A JSON string is a valid TOML basic string.
+    return json.dumps(name if isinstance(name, str) else repr(name), ensure_ascii=False)
+
+
+def _describe(value: object) -> str:  # pylint: disable=too-many-return-statements
+    """Describe a value in TOML terms for the 'got ...' half of a message."""
+    if isinstance(value, str):
+        shown = repr(value)
+        return shown if len(shown) <= _MAX_SHOWN else repr(value[: _MAX_SHOWN - 10]) + "..."
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"integer {value}"
+    if isinstance(value, float):
+        return f"float {value}"
+    if isinstance(value, list):
+        return "an empty array" if not value else "an array"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date subclass
+        return f"date/time {value.isoformat()}"
+    return f"a value of type {type(value).__name__}"
+
+
+def _one_line(text: str) -> str:
+    """Collapse line breaks (of any kind) so an error stays a single line."""
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _digest(
+    source_roots: tuple[Path, ...],
+    dispatch: tuple[DispatchForm, ...],
+    surfaces: tuple[SurfaceSpec, ...],
+) -> str:
+    """Hash the validated table, with defaults filled in and roots resolved.
+
+    Built from the validated values, not the raw TOML, so that comments,
+    formatting and key order do not change it, while anything that changes what
+    the checker does (including where a relative source root resolves to) does.
+    """
+    canonical: dict[str, Any] = {
+        "source-roots": [str(root) for root in source_roots],
+        "dispatch": [
+            {
+                "method": form.method,
+                "waits": form.waits,
+                "name-arg": form.name_arg,
+                "name-keyword": form.name_keyword,
+            }
+            for form in dispatch
+        ],
+        "surface": [
+            {
+                "name": spec.name,
+                "callers": list(spec.callers),
+                "handlers": list(spec.handlers),
+                "base-handlers": list(spec.base_handlers),
+                "registry": spec.registry,
+            }
+            for spec in surfaces
+        ],
+    }
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------
+# Reading files
+# --------------------------------------------------------------------------
+
+
+def load_config(path: Path) -> Config:
+    """Read a TOML file and validate its ``[tool.rpcsurface]`` table; raises ConfigError."""
+    file = Path(os.path.abspath(path))
+    table = _find_table(_read_toml(file))
+    if table is None:
+        raise ConfigError(file, _TABLE_KEY, "no [tool.rpcsurface] table")
+    return parse_table(table, file)
+
+
+def declares_rpcsurface(path: Path) -> bool:
+    """True when the file is a pyproject whose text declares a ``[tool.rpcsurface...]`` table.
+
+    Most pyproject files met on the way up from a linted file are not ours, so
+    a cheap byte search comes first and only a file mentioning
+    ``tool.rpcsurface`` is parsed. A file that mentions it but cannot be
+    parsed (or read) counts as declaring it: the load that follows then
+    reports the real problem instead of the plugin silently doing nothing.
+    """
+    if not path.is_file():
+        return False
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return True
+    if _MARKER not in data:
+        return False
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return True
+    return _find_table(document) is not None
+
+
+def _read_toml(file: Path) -> dict[str, Any]:
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise ConfigError(file, _TABLE_KEY, f"cannot read the file: {_reason(error)}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            file, _TABLE_KEY, f"the file is not UTF-8 ({error.reason} at byte {error.start})"
+        ) from None
+    try:
+        # Annotated because on 3.10 without tomli installed mypy sees tomllib as Any.
+        document: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(file, _TABLE_KEY, f"invalid TOML: {error}") from None
+    except RecursionError:
+        raise ConfigError(file, _TABLE_KEY, "invalid TOML: nested too deeply") from None
+    return document
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or type(error).__name__
+
+
+def _find_table(document: dict[str, Any]) -> object | None:
+    """The value at ``tool.rpcsurface``, or None. TOML has no null, so None means absent."""
+    value: object = document
+    for part in TABLE:
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+# --------------------------------------------------------------------------
+# Finding the configuration for a linted file
+# --------------------------------------------------------------------------
+
+# (st_dev, st_ino, st_mtime_ns, st_size): changes when a file is edited or replaced.
+_Signature = tuple[int, int, int, int]
+
+
+def _signature(path: Path) -> _Signature | None:
+    """Identify a regular file's current version; None if there is no such file."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
+
+
+class ConfigFinder:  # pylint: disable=too-few-public-methods  # one question, many caches
+    """Finds the configuration that applies to a linted file.
+
+    ``explicit`` is the value of the pylint option ``--rpcsurface-config`` (a
+    path, or None). With it set, every file gets ``load_config(explicit)``.
+    Otherwise the search goes upward from the file's folder to the nearest
+    ``pyproject.toml`` that :func:`declares_rpcsurface`; with none found,
+    :meth:`config_for` returns None and the plugin stays silent.
+
+    Results are cached on the instance, keyed on each file's stat signature,
+    so an edited, created or deleted ``pyproject.toml`` is noticed at the cost
+    of one ``stat()`` per ancestor folder per call. A ConfigError is cached
+    too and raised again every time it is asked for. Not noticed: a source
+    root directory created after its absence was reported (edit the
+    pyproject, or start a new finder).
+    """
+
+    def __init__(self, explicit: Path | None = None) -> None:
+        # Resolve now: a relative option value means relative to where pylint started.
+        self._explicit = None if explicit is None else Path(os.path.abspath(explicit))
+        self._declares: dict[Path, tuple[_Signature, bool]] = {}
+        self._loaded: dict[Path, tuple[_Signature | None, Config | ConfigError]] = {}
+
+    def config_for(self, file: Path) -> Config | None:
+        """The configuration for ``file``, None if there is none; raises ConfigError."""
+        if self._explicit is not None:
+            return self._load(self._explicit, _signature(self._explicit))
+        found = self._nearest(Path(os.path.abspath(file)).parent)
+        if found is None:
+            return None
+        return self._load(*found)
+
+    def _nearest(self, folder: Path) -> tuple[Path, _Signature] | None:
+        for directory in (folder, *folder.parents):
+            candidate = directory / PYPROJECT
+            signature = _signature(candidate)
+            if signature is not None and self._declares_cached(candidate, signature):
+                return candidate, signature
+        return None
+
+    def _declares_cached(self, candidate: Path, signature: _Signature) -> bool:
+        cached = self._declares.get(candidate)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        declares = declares_rpcsurface(candidate)
+        self._declares[candidate] = (signature, declares)
+        return declares
+
+    def _load(self, path: Path, signature: _Signature | None) -> Config:
+        cached = self._loaded.get(path)
+        if cached is not None and cached[0] == signature:
+            outcome = cached[1]
+        else:
+            try:
+                outcome = load_config(path)
+            except ConfigError as error:
+                # Keep a traceback-free copy: the original's traceback would pin
+                # the loader's frames (and the file's text) in the cache.
+                outcome = ConfigError(error.file, error.key, error.problem)
+            self._loaded[path] = (signature, outcome)
+        if isinstance(outcome, ConfigError):
+            # A fresh instance each time: re-raising one instance would grow its
+            # traceback on every raise.
+            raise ConfigError(outcome.file, outcome.key, outcome.problem)
+        return outcome
