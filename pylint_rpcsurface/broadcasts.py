@@ -1,0 +1,158 @@
+"""A caller's broadcasts: the dispatch calls in the code a caller class runs as its own.
+
+That code is, by the caller's MRO, the effective method for each name (its own, or the
+inherited one it does not override), plus any overridden method it reaches through
+``super()``. Everything lexically inside those methods counts: nested functions, lambdas
+and comprehensions. Class bodies, decorators, default values and module-level functions
+do not: they are not run as the caller's methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from astroid import nodes
+
+from pylint_rpcsurface.classes import infer_unique, location_of
+from pylint_rpcsurface.config import DispatchForm
+from pylint_rpcsurface.model import Broadcast, Location
+
+Code = nodes.FunctionDef | nodes.Lambda
+
+
+def _code_of(binding: object) -> Code | None:
+    """The callable a class-body binding defines: a method, or ``name = lambda ...``."""
+    if isinstance(binding, nodes.FunctionDef):
+        return binding
+    if isinstance(binding, nodes.AssignName) and isinstance(binding.parent, nodes.Assign):
+        value = binding.parent.value
+        if isinstance(value, nodes.Lambda) and len(binding.parent.targets) == 1:
+            return value
+    return None
+
+
+def _body(code: Code) -> list[nodes.NodeNG]:
+    return list(code.body) if isinstance(code, nodes.FunctionDef) else [code.body]
+
+
+def own_code(order: list[nodes.ClassDef]) -> list[Code]:
+    """The methods a class whose MRO is *order* runs as its own, in a stable order."""
+    reached: dict[int, Code] = {}
+    pending: list[tuple[int, Code]] = []
+    seen_names: set[str] = set()
+    for position, klass in enumerate(order):
+        for name, bindings in klass.locals.items():
+            if name in seen_names:
+                continue  # overridden (or shadowed by a plain attribute) further down
+            seen_names.add(name)
+            code = _code_of(bindings[-1])
+            if code is not None:
+                pending.append((position, code))
+    while pending:
+        position, code = pending.pop(0)
+        if id(code) in reached:
+            continue
+        reached[id(code)] = code
+        pending.extend(_super_targets(code, position, order))
+    return sorted(reached.values(), key=lambda c: (c.root().file or "", c.lineno or 0))
+
+
+def _super_targets(
+    code: Code, position: int, order: list[nodes.ClassDef]
+) -> Iterator[tuple[int, Code]]:
+    """Methods *code* reaches with ``super().name`` or ``super(Class, self).name``."""
+    for statement in _body(code):
+        for attribute in statement.nodes_of_class(nodes.Attribute):
+            start = _super_start(attribute.expr, position, order)
+            if start is None:
+                continue
+            for later, klass in enumerate(order[start:], start):
+                bindings = klass.locals.get(attribute.attrname)
+                if bindings:
+                    target = _code_of(bindings[-1])
+                    if target is not None:
+                        yield later, target
+                    break
+
+
+def _super_start(expr: nodes.NodeNG, position: int, order: list[nodes.ClassDef]) -> int | None:
+    """Where in *order* the lookup of ``super(...)`` starts, or None if *expr* isn't one."""
+    if not (
+        isinstance(expr, nodes.Call)
+        and isinstance(expr.func, nodes.Name)
+        and expr.func.name == "super"
+    ):
+        return None
+    if not expr.args:
+        return position + 1
+    named = infer_unique(expr.args[0])
+    for index, klass in enumerate(order):
+        if klass is named:
+            return index + 1
+    return None  # super(Unknown, self): not guessed
+
+
+def dispatch_calls(
+    code: Code, forms: dict[str, DispatchForm]
+) -> Iterator[tuple[nodes.Call, DispatchForm]]:
+    for statement in _body(code):
+        for call in statement.nodes_of_class(nodes.Call):
+            if isinstance(call.func, nodes.Attribute) and call.func.attrname in forms:
+                yield call, forms[call.func.attrname]
+
+
+def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> Broadcast:
+    """The facts of one dispatch call: its RPC name and whether it waits, by inference."""
+    call_at = location_of(call) or fallback
+    name_node = _name_argument(call, form)
+    if name_node is None:
+        rpc, name_at, name_source = None, call_at, call.as_string()
+    else:
+        name_at = location_of(name_node) or call_at
+        name_source = name_node.as_string()
+        value = None if isinstance(name_node, nodes.Starred) else infer_unique(name_node)
+        rpc = (
+            value.value if isinstance(value, nodes.Const) and isinstance(value.value, str) else None
+        )
+    waited, wait_at, wait_source = _wait_flag(call, form)
+    return Broadcast(
+        call=call_at,
+        name_at=name_at,
+        method=form.method,
+        rpc=rpc,
+        name_source=name_source,
+        waited=waited,
+        wait_at=wait_at,
+        wait_source=wait_source,
+    )
+
+
+def _name_argument(call: nodes.Call, form: DispatchForm) -> nodes.NodeNG | None:
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, nodes.Starred):
+            return argument  # from here on, positions are unknown
+        if index == form.name_arg:
+            return argument
+    if form.name_keyword is not None:
+        for keyword in call.keywords or ():
+            if keyword.arg == form.name_keyword:
+                return keyword.value
+    return None
+
+
+def _wait_flag(
+    call: nodes.Call, form: DispatchForm
+) -> tuple[bool | None, Location | None, str | None]:
+    if isinstance(form.waits, bool):
+        return form.waits, None, None
+    keywords = call.keywords or ()
+    for keyword in keywords:
+        if keyword.arg == form.waits:
+            value = infer_unique(keyword.value)
+            if isinstance(value, nodes.Const):
+                return bool(value.value), None, None
+            return None, location_of(keyword.value), f"{keyword.arg}={keyword.value.as_string()}"
+    for keyword in keywords:
+        if keyword.arg is None:  # **options may carry the wait keyword
+            return None, location_of(keyword.value), "**" + keyword.value.as_string()
+    return False, None, None

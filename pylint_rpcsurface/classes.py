@@ -1,0 +1,232 @@
+"""Classes by fully qualified name: resolving configured names, MRO, answered names.
+
+All inference goes through ``infer_unique``: a value is used only when astroid infers
+exactly one, so nothing downstream ever works from a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import astroid
+from astroid import nodes, util
+
+from pylint_rpcsurface.model import Answers, ClassRef, Location
+from pylint_rpcsurface.project import ModuleStore, real
+
+# Inference can fail in many ways on half-typed or adversarial code; all of them mean
+# "not known", none of them may escape as a traceback.
+INFERENCE_ERRORS = (astroid.AstroidError, RecursionError, StopIteration, ValueError, TypeError)
+
+_OBJECT = "builtins.object"
+
+
+def infer_unique(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The one value *node* infers to, or None when it is unknown or ambiguous."""
+    try:
+        values = list(node.infer())
+    except INFERENCE_ERRORS:
+        return None
+    if not values or any(value is util.Uninferable for value in values):
+        return None
+    first = values[0]
+    if not isinstance(first, nodes.NodeNG):
+        return None
+    if all(value is first for value in values):
+        return first
+    if isinstance(first, nodes.Const) and all(
+        isinstance(v, nodes.Const) and type(v.value) is type(first.value) and v.value == first.value
+        for v in values
+    ):
+        return first
+    return None
+
+
+def location_of(node: nodes.NodeNG) -> Location | None:
+    """Where *node* is written, or None for nodes astroid made up (brains, builtins)."""
+    root = node.root()
+    path = getattr(root, "file", None)
+    if not isinstance(root, nodes.Module) or not path or node.lineno is None:
+        return None
+    position = getattr(node, "position", None)
+    if position is not None:  # ClassDef/FunctionDef: the name, not the whole body
+        return Location(
+            real(path),
+            position.lineno,
+            position.col_offset,
+            position.end_lineno,
+            position.end_col_offset,
+        )
+    return Location(
+        real(path), node.lineno, node.col_offset or 0, node.end_lineno, node.end_col_offset
+    )
+
+
+class ClassIndex:
+    """Fully qualified names of classes, derived from file paths under the source roots."""
+
+    def __init__(self, store: ModuleStore) -> None:
+        self.store = store
+
+    def qualname(self, cls: nodes.ClassDef) -> str:
+        module = cls.root()
+        local = cls.qname()
+        modname = getattr(module, "name", "")
+        if modname and local.startswith(modname + "."):
+            local = local[len(modname) + 1 :]
+        path = getattr(module, "file", None)
+        derived = self.store.tree.module_name(path) if path else None
+        # Outside the roots (the standard library, installed packages) astroid's own
+        # module name is right; inside, only the path-derived one is.
+        return f"{derived or modname}.{local}" if (derived or modname) else local
+
+    def ref(self, cls: nodes.ClassDef) -> ClassRef:
+        return ClassRef(self.qualname(cls), location_of(cls))
+
+    def resolve(self, dotted: str) -> nodes.ClassDef | str:
+        """The class *dotted* names, or the reason it does not resolve."""
+        found = self._module_prefix(dotted)
+        if isinstance(found, str):
+            return found
+        value: nodes.NodeNG = found[0]
+        rest = found[1]
+        parts = dotted.split(".")
+        for depth, name in enumerate(rest):
+            attribute = self._attribute(value, name)
+            if attribute is None:
+                owner = ".".join(parts[: len(parts) - len(rest) + depth])
+                return f"'{owner}' has no attribute '{name}' that infers to one class"
+            value = attribute
+        if not isinstance(value, nodes.ClassDef):
+            return f"'{dotted}' is a module, not a class"
+        return value
+
+    def resolve_module_attribute(self, dotted: str) -> tuple[nodes.Module, str] | str:
+        """The module and attribute name of a module-level constant, or the reason not."""
+        modname, _, attribute = dotted.rpartition(".")
+        module = self.store.module_by_name(modname)
+        if module is None:
+            failure = self._failure_of(modname)
+            return failure or f"module '{modname}' is not found under the source roots"
+        if module.file is None or not module.file.endswith((".py", ".pyi")):
+            return f"'{modname}' is a namespace package, not a module"
+        return module, attribute
+
+    def _module_prefix(self, dotted: str) -> tuple[nodes.Module, list[str]] | str:
+        """The longest importable prefix of *dotted* and the attribute names after it."""
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            modname = ".".join(parts[:cut])
+            if not self.store.tree.locate(modname):
+                continue
+            module = self.store.module_by_name(modname)
+            if module is None:
+                return self._failure_of(modname) or f"module '{modname}' can't be read"
+            return module, parts[cut:]
+        return f"no module of '{dotted}' is found under the source roots"
+
+    def _failure_of(self, modname: str) -> str | None:
+        located = self.store.tree.locate(modname)
+        if len(located) != 1:
+            return None
+        failure = self.store.failure(located[0])
+        if failure is None:
+            return None
+        line = f":{failure.line}" if failure.line else ""
+        return f"{failure.path}{line}: {failure.reason}"
+
+    @staticmethod
+    def _attribute(scope: nodes.NodeNG, name: str) -> nodes.NodeNG | None:
+        if not isinstance(scope, (nodes.Module, nodes.ClassDef)):
+            return None
+        try:
+            bindings = scope.getattr(name)
+        except INFERENCE_ERRORS:
+            return None
+        for binding in reversed(bindings):  # the last binding in the body wins
+            if not isinstance(binding, nodes.NodeNG):
+                return None
+            if isinstance(binding, (nodes.ClassDef, nodes.Module)):
+                return binding
+            value = infer_unique(binding)
+            if isinstance(value, (nodes.ClassDef, nodes.Module)):
+                return value
+            return None
+        return None
+
+
+def linearize(cls: nodes.ClassDef) -> tuple[list[nodes.ClassDef], bool]:
+    """*cls* and its ancestors in method resolution order, ``object`` left out.
+
+    Returns the classes and whether every base resolved. When the C3 MRO can't be
+    computed (inconsistent, cyclic), astroid's depth-first ancestor order is used: such a
+    class fails at import, and pylint reports it, but the plugin must not crash on it.
+    """
+    try:
+        order = cls.mro()
+    except (*INFERENCE_ERRORS, astroid.MroError, astroid.DuplicateBasesError):
+        order = [cls, *_safe_ancestors(cls)]
+    seen: set[int] = set()
+    result: list[nodes.ClassDef] = []
+    for klass in order:
+        if isinstance(klass, nodes.ClassDef) and id(klass) not in seen:
+            if klass.qname() == _OBJECT:
+                continue
+            seen.add(id(klass))
+            result.append(klass)
+    return result, all(bases_resolve(klass) for klass in result)
+
+
+def _safe_ancestors(cls: nodes.ClassDef) -> Iterator[nodes.ClassDef]:
+    try:
+        yield from cls.ancestors()
+    except INFERENCE_ERRORS:
+        return
+
+
+def bases_resolve(cls: nodes.ClassDef) -> bool:
+    """True when every base expression of *cls* infers to one class."""
+    for base in cls.bases:
+        value = infer_unique(base) if isinstance(base, nodes.NodeNG) else None
+        if not isinstance(value, nodes.ClassDef):
+            # typing's special forms (Generic[T], Protocol) infer to classes too; a base
+            # that infers to anything else is a class we know nothing about.
+            return False
+    return True
+
+
+def binds_at_class_level(binding: object) -> bool:
+    """Whether a class-body binding gives the class an attribute at runtime.
+
+    ``x: int`` without a value annotates but binds nothing, so getattr finds nothing.
+    """
+    if not isinstance(binding, nodes.NodeNG):
+        return False
+    parent = binding.parent
+    return not (
+        isinstance(binding, nodes.AssignName)
+        and isinstance(parent, nodes.AnnAssign)
+        and parent.value is None
+    )
+
+
+def answered_names(classes: list[nodes.ClassDef], index: ClassIndex) -> Answers:
+    """The names any of *classes*, or their ancestors other than object, bind."""
+    names: set[str] = set()
+    complete = True
+    unresolved: list[str] = []
+    for cls in classes:
+        order, resolved = linearize(cls)
+        if not resolved:
+            complete = False
+            unresolved.append(index.qualname(cls))
+        for klass in order:
+            for name, bindings in klass.locals.items():
+                if any(binds_at_class_level(b) for b in bindings):
+                    names.add(name)
+    return Answers(
+        classes=tuple(index.qualname(c) for c in classes),
+        names=frozenset(names),
+        complete=complete,
+        unresolved=tuple(unresolved),
+    )

@@ -1,0 +1,184 @@
+"""The engine: from a configuration and the project's source to the findings of every file.
+
+One analysis covers the whole project, because a file's findings depend on others (a
+subclass elsewhere waits on a registry entry; a handler elsewhere answers a name). It is
+computed once and then asked for one file at a time, so linting one file, the whole tree,
+or the tree under ``-j`` gives every file the same findings.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from astroid import nodes
+
+from pylint_rpcsurface.broadcasts import dispatch_calls, own_code, read_broadcast
+from pylint_rpcsurface.classes import ClassIndex, answered_names, linearize, location_of
+from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
+from pylint_rpcsurface.derive import derive
+from pylint_rpcsurface.model import (
+    Broadcast,
+    CallerBroadcast,
+    Finding,
+    Location,
+    Registry,
+    SurfaceFacts,
+)
+from pylint_rpcsurface.project import ModuleStore, SourceTree, real
+from pylint_rpcsurface.registry import read_registry
+from pylint_rpcsurface.subclasses import CallerClass, find_caller_classes
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The findings of one configuration over the project, grouped by file."""
+
+    config_errors: tuple[ConfigError, ...]
+    findings: tuple[Finding, ...]
+    _by_path: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, errors: list[ConfigError], findings: list[Finding]) -> Analysis:
+        grouped: dict[str, list[Finding]] = defaultdict(list)
+        for finding in findings:
+            grouped[finding.location.path].append(finding)
+        return cls(
+            tuple(errors),
+            tuple(findings),
+            {path: tuple(found) for path, found in grouped.items()},
+        )
+
+    def findings_in(self, path: str) -> tuple[Finding, ...]:
+        return self._by_path.get(real(path), ())
+
+
+@dataclass
+class _ResolvedSurface:
+    spec: SurfaceSpec
+    callers: dict[str, nodes.ClassDef]
+    handlers: list[nodes.ClassDef]
+    base_handlers: list[nodes.ClassDef]
+    registry: tuple[nodes.Module, str] | None
+
+
+def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analysis:
+    """Analyse the project *config* describes; *overrides* maps real paths to unsaved text."""
+    store = ModuleStore(SourceTree(config.source_roots), dict(overrides or {}))
+    index = ClassIndex(store)
+    with store.resolving_imports():
+        errors: list[ConfigError] = []
+        resolved = [_resolve_surface(config, spec, index, errors) for spec in config.surfaces]
+        usable = [surface for surface in resolved if surface is not None]
+        configured = {name: cls for s in usable for name, cls in s.callers.items()}
+        family = find_caller_classes(index, configured)
+        forms = {form.method: form for form in config.dispatch}
+        collector = _BroadcastCollector(forms)
+        facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
+    return Analysis.of(errors, derive(facts))
+
+
+def _resolve_surface(
+    config: Config, spec: SurfaceSpec, index: ClassIndex, errors: list[ConfigError]
+) -> _ResolvedSurface | None:
+    """The classes and registry module *spec* names; None (and errors) if any is missing."""
+    count = len(errors)
+
+    def classes(field_name: str, names: tuple[str, ...]) -> list[nodes.ClassDef]:
+        found = []
+        for position, name in enumerate(names):
+            resolved = index.resolve(name)
+            if isinstance(resolved, str):
+                errors.append(
+                    ConfigError(
+                        config.path,
+                        key_of_class(spec, field_name, position),
+                        f"expected a class under the source roots, but {resolved}",
+                    )
+                )
+            else:
+                found.append(resolved)
+        return found
+
+    callers = classes("callers", spec.callers)
+    handlers = classes("handlers", spec.handlers)
+    base_handlers = classes("base-handlers", spec.base_handlers)
+    registry = None
+    if spec.registry is not None:
+        located = index.resolve_module_attribute(spec.registry)
+        if isinstance(located, str):
+            errors.append(
+                ConfigError(
+                    config.path,
+                    f"{spec.key}.registry",
+                    f"expected a module-level constant under the source roots, but {located}",
+                )
+            )
+        else:
+            registry = located
+    if len(errors) > count:
+        return None  # never judge a surface from half of its definition
+    return _ResolvedSurface(
+        spec, {index.qualname(c): c for c in callers}, handlers, base_handlers, registry
+    )
+
+
+class _BroadcastCollector:
+    """Reads each method's dispatch calls once, however many callers inherit it."""
+
+    def __init__(self, forms: Mapping[str, DispatchForm]) -> None:
+        self.forms = dict(forms)
+        self._by_code: dict[int, list[Broadcast]] = {}
+
+    def of_class(self, cls: nodes.ClassDef) -> tuple[list[Broadcast], bool]:
+        order, complete = linearize(cls)
+        found: list[Broadcast] = []
+        for code in own_code(order):
+            if id(code) not in self._by_code:
+                fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
+                self._by_code[id(code)] = [
+                    read_broadcast(call, form, fallback)
+                    for call, form in dispatch_calls(code, self.forms)
+                ]
+            found.extend(self._by_code[id(code)])
+        return found, complete
+
+
+def _surface_facts(
+    config: Config,
+    surface: _ResolvedSurface,
+    family: Mapping[str, CallerClass],
+    collector: _BroadcastCollector,
+    index: ClassIndex,
+) -> SurfaceFacts:
+    configured = surface.callers.keys()
+    members = {
+        name: caller.cls
+        for name, caller in family.items()
+        if caller.configured.intersection(configured)
+    }
+    callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
+    callers_complete = True
+    for name, cls in members.items():
+        broadcasts, complete = collector.of_class(cls)
+        callers_complete = callers_complete and complete
+        for broadcast in broadcasts:
+            callers_by_site[broadcast].add(name)
+    registry: Registry | None = None
+    if surface.registry is not None:
+        module, attribute = surface.registry
+        registry = read_registry(module, attribute, str(surface.spec.registry))
+    return SurfaceFacts(
+        name=surface.spec.name,
+        callers=tuple(sorted(members)),
+        callers_complete=callers_complete,
+        broadcasts=tuple(
+            CallerBroadcast(site, tuple(sorted(names)))
+            for site, names in sorted(callers_by_site.items(), key=lambda item: item[0].call)
+        ),
+        handlers=answered_names(surface.handlers, index),
+        base_handlers=answered_names(surface.base_handlers, index),
+        registry=registry,
+        root=str(config.root),
+    )

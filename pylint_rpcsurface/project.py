@@ -1,0 +1,249 @@
+"""The analysed project: its source roots, module names, and the astroid modules we build.
+
+Module identity comes from paths, never from the names pylint or astroid gave a module:
+in a tree with implicit namespace packages pylint names ``atom/model_engine/engine_core.py``
+``engine_core`` (or ``model_engine.engine_core``), and two files may share a basename.
+Here a file's module name is its path relative to the deepest source root holding it.
+
+The project is never imported. Modules are built by astroid from source text; the text of
+the file being linted from stdin replaces the saved file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import astroid
+from astroid import nodes
+from astroid.builder import AstroidBuilder, build_namespace_package_module
+from astroid.manager import AstroidManager
+
+# Folders that never hold the project's own importable modules.
+_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+
+
+def real(path: str | os.PathLike[str]) -> str:
+    """The key every path is compared by: symlinks and ``..`` resolved."""
+    return os.path.realpath(os.fspath(path))
+
+
+def _is_identifier_path(parts: tuple[str, ...]) -> bool:
+    return bool(parts) and all(part.isidentifier() for part in parts)
+
+
+class SourceTree:
+    """Maps files under the source roots to fully qualified module names and back."""
+
+    def __init__(self, roots: tuple[Path, ...]) -> None:
+        self.roots = tuple(real(root) for root in roots)
+        # The deepest root wins when roots nest ("." and "src"), as Python would import
+        # a module from the more specific path entry.
+        self._by_depth = sorted(self.roots, key=lambda r: r.count(os.sep), reverse=True)
+        self._files: tuple[str, ...] | None = None
+
+    def module_name(self, path: str) -> str | None:
+        """The module name of the file at *path*, or None outside every source root."""
+        path = real(path)
+        for root in self._by_depth:
+            if path == root or not path.startswith(root.rstrip(os.sep) + os.sep):
+                continue
+            rel = Path(os.path.relpath(path, root))
+            if rel.suffix not in (".py", ".pyi"):
+                return None
+            parts = rel.with_suffix("").parts
+            if parts and parts[-1] == "__init__":
+                parts = parts[:-1]
+            return ".".join(parts) if _is_identifier_path(parts) else None
+        return None
+
+    def locate(self, modname: str) -> tuple[str, ...]:
+        """What *modname* names under the roots: one file, or the folders of a namespace
+        package (several roots may each hold a part of it), or nothing."""
+        parts = modname.split(".")
+        if not _is_identifier_path(tuple(parts)):
+            return ()
+        folders: list[str] = []
+        for root in self.roots:
+            base = os.path.join(root, *parts)
+            for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
+                if os.path.isfile(candidate):
+                    return (real(candidate),)
+            if os.path.isdir(base):
+                folders.append(real(base))
+        return tuple(folders)
+
+    def top_level_names(self) -> frozenset[str]:
+        """The first component of every module name the roots provide."""
+        names: set[str] = set()
+        for root in self.roots:
+            with contextlib.suppress(OSError):
+                for entry in os.listdir(root):
+                    stem = entry[:-3] if entry.endswith(".py") else entry
+                    if stem.isidentifier():
+                        names.add(stem)
+        return frozenset(names)
+
+    def python_files(self) -> tuple[str, ...]:
+        """Every importable .py file under the roots, sorted; listed once per tree."""
+        if self._files is None:
+            found: set[str] = set()
+            for root in self.roots:
+                found.update(_walk_python_files(root))
+            self._files = tuple(sorted(found))
+        return self._files
+
+
+def _walk_python_files(root: str) -> Iterator[str]:
+    for folder, dirs, files in os.walk(root):
+        # Hidden folders (.git, .venv, .tox), caches and virtualenvs hold no project code,
+        # and folders whose names are not identifiers can't be packages.
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d not in _SKIPPED_DIRS
+            and d.isidentifier()
+            and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))
+        )
+        for name in files:
+            if name.endswith(".py") and name[:-3].isidentifier():
+                yield real(os.path.join(folder, name))
+
+
+@dataclass(frozen=True)
+class BuildFailure:
+    path: str
+    line: int | None
+    reason: str
+
+
+@dataclass
+class ModuleStore:
+    """Builds and keeps the astroid modules of one analysis.
+
+    *overrides* maps a real path to source text that replaces the saved file (the buffer
+    pylint reads from stdin). Modules are built fresh, under their path-derived names, and
+    installed in astroid's module cache so that inference across modules reaches them and
+    never a stale or misnamed copy.
+    """
+
+    tree: SourceTree
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    _modules: dict[str, nodes.Module | None] = field(default_factory=dict)
+    _failures: dict[str, BuildFailure] = field(default_factory=dict)
+    _texts: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def manager(self) -> AstroidManager:
+        return astroid.MANAGER
+
+    def text(self, path: str) -> str:
+        """The source text of *path* (the override if there is one); '' if unreadable."""
+        path = real(path)
+        if path in self.overrides:
+            return self.overrides[path]
+        if path not in self._texts:
+            try:
+                data = Path(path).read_bytes()
+            except OSError:
+                data = b""
+            # Only a text filter reads this; astroid decodes properly when it builds.
+            self._texts[path] = data.decode("utf-8", errors="replace")
+        return self._texts[path]
+
+    def module(self, path: str) -> nodes.Module | None:
+        """The module built from *path*, or None when it can't be parsed (see failure())."""
+        path = real(path)
+        if path not in self._modules:
+            self._modules[path] = self._build(path)
+        return self._modules[path]
+
+    def failure(self, path: str) -> BuildFailure | None:
+        return self._failures.get(real(path))
+
+    def module_by_name(self, modname: str) -> nodes.Module | None:
+        """The module *modname* names under the source roots, namespace packages included."""
+        located = self.tree.locate(modname)
+        if len(located) == 1 and os.path.isfile(located[0]):
+            return self.module(located[0])
+        if located:
+            key = "namespace:" + modname
+            if key not in self._modules:
+                namespace = build_namespace_package_module(modname, list(located))
+                self.manager.astroid_cache[modname] = namespace
+                self._modules[key] = namespace
+            return self._modules[key]
+        return None
+
+    def _build(self, path: str) -> nodes.Module | None:
+        modname = self.tree.module_name(path)
+        if modname is None:
+            self._failures[path] = BuildFailure(path, None, "outside every source root")
+            return None
+        builder = AstroidBuilder(self.manager)
+        try:
+            if path in self.overrides:
+                module = builder.string_build(self.overrides[path], modname, path)
+            else:
+                module = builder.file_build(path, modname)
+        except astroid.AstroidSyntaxError as error:
+            inner = error.error
+            line = getattr(inner, "lineno", None)
+            self._failures[path] = BuildFailure(path, line, f"syntax error: {inner}")
+            return None
+        except (astroid.AstroidBuildingError, RecursionError, ValueError) as error:
+            self._failures[path] = BuildFailure(path, None, str(error).splitlines()[0])
+            return None
+        # astroid caches the first module it saw under a name (setdefault); ours is the
+        # fresh one, built from the text this analysis is about, so it must win.
+        self.manager.astroid_cache[module.name] = module
+        return module
+
+    @contextlib.contextmanager
+    def resolving_imports(self) -> Iterator[None]:
+        """Within this block, imports astroid can't resolve are looked up under the roots.
+
+        pylint does not put the roots of implicit namespace packages on sys.path, and
+        astroid remembers failed look-ups, so ``from atom.config import X`` would not
+        infer. The hook is astroid's public fallback; it is removed on exit so nothing
+        outlives the analysis.
+        """
+
+        def resolve(modname: str) -> nodes.Module:
+            module = self.module_by_name(modname)
+            if module is None:
+                raise astroid.AstroidImportError(f"{modname} is not under the source roots")
+            return module
+
+        self._evict_conflicting_modules()
+        for path in self.overrides:
+            self.module(path)  # before any look-up can build the saved file instead
+        hooks = self.manager._failed_import_hooks  # pylint: disable=protected-access
+        hooks.append(resolve)
+        try:
+            yield
+        finally:
+            hooks.remove(resolve)
+
+    def _evict_conflicting_modules(self) -> None:
+        """Drop cached modules that carry one of our module names but another file.
+
+        astroid's module cache lives as long as the process. An IDE's language server or
+        a test session may have cached another project's ``config`` or ``names``; a look-up
+        by name would then return it. Modules of this project keep their place.
+        """
+        ours = self.tree.top_level_names()
+        cache = self.manager.astroid_cache
+        for name in [n for n in cache if n.partition(".")[0] in ours]:
+            cached = cache[name]
+            located = self.tree.locate(name)
+            cached_file = getattr(cached, "file", None)
+            if located and (cached_file is None or real(cached_file) not in located):
+                folders = getattr(cached, "path", None) or ()
+                if {real(folder) for folder in folders} == set(located):
+                    continue  # the same namespace package
+                del cache[name]

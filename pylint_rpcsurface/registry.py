@@ -1,0 +1,146 @@
+"""Reading a registry constant: its elements, each with the place it is written.
+
+astroid's own evaluation of ``frozenset(...)`` or ``set(...)`` makes up element nodes
+with no position, so a finding about one element could not point at it. This evaluator
+follows the syntax instead (literals, ``*``/``**`` unpacking, ``+`` and ``|``, the
+builtin constructors, names through inference) and falls back on astroid's inference
+only for what the syntax does not show, reporting such elements at the assignment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from astroid import nodes, objects
+
+from pylint_rpcsurface.classes import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.model import Location, Registry, RegistryElement
+
+_CONSTRUCTORS = frozenset(
+    {"builtins.frozenset", "builtins.set", "builtins.tuple", "builtins.list", "builtins.sorted"}
+)
+_MAX_DEPTH = 40
+
+
+class _Refused(Exception):
+    """The value can't be evaluated statically; the message says why."""
+
+
+def read_registry(module: nodes.Module, attribute: str, qualname: str) -> Registry:
+    module_at = Location(module.file or "", 1, 0, None, None)
+    bindings = [b for b in module.locals.get(attribute, []) if isinstance(b, nodes.NodeNG)]
+    if not bindings:
+        return Registry(qualname, module_at, (), f"is not defined in module {module.name}")
+    target_at = location_of(bindings[0]) or module_at
+    if len(bindings) > 1:
+        lines = ", ".join(str(b.lineno) for b in bindings)
+        return Registry(
+            qualname,
+            target_at,
+            (),
+            f"is bound {len(bindings)} times (lines {lines}); expected one module-level assignment",
+        )
+    binding = bindings[0]
+    value = _assigned_value(binding, module, attribute)
+    try:
+        if value is None:
+            raise _Refused("is not assigned a value that can be read")
+        elements = _elements(value, target_at, 0)
+    except _Refused as refusal:
+        return Registry(qualname, target_at, (), f"can't be evaluated statically: {refusal}")
+    return Registry(qualname, target_at, tuple(elements))
+
+
+def _assigned_value(
+    binding: nodes.NodeNG, module: nodes.Module, attribute: str
+) -> nodes.NodeNG | None:
+    parent = binding.parent
+    if (
+        isinstance(parent, (nodes.Assign, nodes.AnnAssign))
+        and parent.value is not None
+        and (isinstance(parent, nodes.AnnAssign) or parent.targets == [binding])
+    ):
+        return parent.value
+    # Imports, unpacking and the like: let inference find the value.
+    try:
+        values = list(module.igetattr(attribute))
+    except INFERENCE_ERRORS:
+        return None
+    first = values[0] if len(values) == 1 else None
+    return first if isinstance(first, nodes.NodeNG) else None
+
+
+def _elements(node: object, fallback: Location, depth: int) -> list[RegistryElement]:
+    if not isinstance(node, nodes.NodeNG):
+        raise _Refused("a value is not known")
+    if depth > _MAX_DEPTH:
+        raise _Refused("it is nested too deeply")
+    if isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)):
+        return _sequence(node.elts, fallback, depth)
+    if isinstance(node, nodes.Dict):
+        found: list[RegistryElement] = []
+        for key, value in node.items:
+            if isinstance(key, nodes.DictUnpack):
+                found.extend(_elements(value, fallback, depth + 1))
+            else:
+                found.append(_element(key, fallback))
+        return found
+    if isinstance(node, nodes.BinOp) and node.op in ("+", "|"):
+        return _elements(node.left, fallback, depth + 1) + _elements(
+            node.right, fallback, depth + 1
+        )
+    if isinstance(node, nodes.Call):
+        constructed = _constructor_argument(node)
+        if constructed is not None:
+            return [] if constructed is node else _elements(constructed, fallback, depth + 1)
+    inferred = infer_unique(node)
+    if inferred is None:
+        raise _Refused(f"'{node.as_string()}' does not infer to one value")
+    if isinstance(inferred, objects.FrozenSet):  # made up by astroid's brain: no places
+        return _sequence(inferred.elts, location_of(node) or fallback, depth + 1)
+    if inferred is node or not isinstance(
+        inferred, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict)
+    ):
+        kind = (
+            type(inferred).__name__
+            if not isinstance(inferred, nodes.Const)
+            else repr(inferred.value)
+        )
+        raise _Refused(f"'{node.as_string()}' is {kind}, not a tuple, list, set or dict of str")
+    # Elements astroid made up carry no place of their own; they fall back to the
+    # assignment, which is where the user can act on them.
+    return _elements(inferred, location_of(node) or fallback, depth + 1)
+
+
+def _sequence(elts: Sequence[object], fallback: Location, depth: int) -> list[RegistryElement]:
+    found: list[RegistryElement] = []
+    for elt in elts:
+        if isinstance(elt, nodes.Starred):
+            found.extend(_elements(elt.value, fallback, depth + 1))
+        else:
+            found.append(_element(elt, fallback))
+    return found
+
+
+def _constructor_argument(call: nodes.Call) -> nodes.NodeNG | None:
+    """For ``frozenset(x)``-like calls of a builtin, *x* (the call itself when empty)."""
+    func = infer_unique(call.func)
+    if not isinstance(func, (nodes.ClassDef, nodes.FunctionDef)):
+        return None
+    if func.qname() not in _CONSTRUCTORS or call.keywords:
+        return None
+    if not call.args:
+        return call
+    if len(call.args) == 1 and not isinstance(call.args[0], nodes.Starred):
+        return call.args[0]
+    return None
+
+
+def _element(node: object, fallback: Location) -> RegistryElement:
+    if not isinstance(node, nodes.NodeNG):
+        raise _Refused("an element is not known")
+    value = node if isinstance(node, nodes.Const) else infer_unique(node)
+    at = location_of(node) or fallback
+    if isinstance(value, nodes.Const) and isinstance(value.value, str):
+        return RegistryElement(value.value, node.as_string(), at)
+    return RegistryElement(None, node.as_string(), at)

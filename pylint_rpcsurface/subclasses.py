@@ -1,0 +1,86 @@
+"""Finding every subclass of the configured callers anywhere under the source roots.
+
+Parsing every file to look for subclasses would cost as much as running pylint on the
+whole tree. A class can only name its base, directly or through an alias, if the base's
+name (or the alias) appears in the file's text, so a word search over the raw text picks
+the few files worth parsing. Each subclass or alias found adds its name to the search,
+until nothing new turns up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from astroid import nodes
+
+from pylint_rpcsurface.classes import INFERENCE_ERRORS, ClassIndex
+
+
+@dataclass(frozen=True)
+class CallerClass:
+    cls: nodes.ClassDef
+    configured: frozenset[str]  # the configured callers it is or descends from
+
+
+def find_caller_classes(
+    index: ClassIndex, configured: Mapping[str, nodes.ClassDef]
+) -> dict[str, CallerClass]:
+    """The configured callers and all their subclasses, by fully qualified name."""
+    store = index.store
+    found = {name: CallerClass(cls, frozenset({name})) for name, cls in configured.items()}
+    words = {name.rsplit(".", 1)[-1] for name in configured}
+    parsed: set[str] = set()
+    files = store.tree.python_files()
+    while True:
+        pattern = _word_pattern(words)
+        batch = [p for p in files if p not in parsed and pattern.search(store.text(p))]
+        if not batch:
+            return found
+        for path in batch:
+            parsed.add(path)
+            module = store.module(path)
+            if module is None:
+                continue  # a syntax error: pylint reports it when it lints that file
+            for cls in module.nodes_of_class(nodes.ClassDef):
+                name = index.qualname(cls)
+                if name in found:
+                    continue
+                descends_from = _configured_ancestors(cls, index, configured.keys())
+                if descends_from:
+                    found[name] = CallerClass(cls, descends_from)
+                    words.add(cls.name)
+            words.update(_aliases(module, words))
+
+
+def _word_pattern(words: Iterable[str]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(word) for word in sorted(words))
+    return re.compile(rf"\b(?:{alternatives})\b")
+
+
+def _configured_ancestors(
+    cls: nodes.ClassDef, index: ClassIndex, configured: Iterable[str]
+) -> frozenset[str]:
+    try:
+        ancestors = {index.qualname(a) for a in cls.ancestors()}
+    except INFERENCE_ERRORS:
+        return frozenset()
+    return frozenset(ancestors.intersection(configured))
+
+
+def _aliases(module: nodes.Module, words: set[str]) -> set[str]:
+    """Names this module binds to one of *words*: ``import X as Y``, ``Y = X``."""
+    aliases: set[str] = set()
+    for node in module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Assign)):
+        if isinstance(node, nodes.Assign):
+            value = node.value
+            named = value.name if isinstance(value, nodes.Name) else None
+            named = value.attrname if isinstance(value, nodes.Attribute) else named
+            if named in words:
+                aliases.update(t.name for t in node.targets if isinstance(t, nodes.AssignName))
+            continue
+        for imported, alias in node.names:
+            if alias and imported.rsplit(".", 1)[-1] in words:
+                aliases.add(alias)
+    return aliases - words

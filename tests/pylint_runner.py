@@ -1,0 +1,113 @@
+"""Run real pylint with the plugin in a subprocess and read its json2 report.
+
+Every end-to-end test goes through here, so each one exercises exactly what a
+user runs: ``pylint --load-plugins=pylint_rpcsurface``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ONLY_OUR_CHECKER = ("--disable=all", "--enable=rpcsurface")
+
+
+@dataclass(frozen=True)
+class Reported:
+    """One message as pylint reported it, reduced to what tests compare."""
+
+    symbol: str
+    path: str  # relative to the project folder, with forward slashes
+    line: int
+    column: int
+    end_line: int | None
+    end_column: int | None
+    text: str
+    confidence: str
+
+
+@dataclass(frozen=True)
+class PylintRun:
+    returncode: int
+    messages: tuple[Reported, ...]
+    stdout: str
+    stderr: str
+
+    def keys(self) -> set[tuple[str, str, int]]:
+        """The (symbol, path, line) of every message, the acceptance table's unit."""
+        return {(m.symbol, m.path, m.line) for m in self.messages}
+
+
+def _relative(absolute: str, project: Path) -> str:
+    try:
+        return Path(absolute).resolve().relative_to(project.resolve()).as_posix()
+    except ValueError:
+        return Path(absolute).as_posix()
+
+
+def run_pylint(
+    project: Path,
+    *args: str,
+    stdin: str | None = None,
+    only_ours: bool = True,
+    timeout: float = 300,
+) -> PylintRun:
+    """Run ``python -m pylint`` in *project* with the plugin loaded.
+
+    *args* are the files or extra options. json2 output is parsed; if pylint
+    printed something that is not json2 (a crash), the test sees it in
+    ``stdout``/``stderr`` and ``messages`` is empty.
+    """
+    command = [
+        sys.executable,
+        "-m",
+        "pylint",
+        "--load-plugins=pylint_rpcsurface",
+        "--output-format=json2",
+        "--persistent=n",
+        "--score=n",
+        *(ONLY_OUR_CHECKER if only_ours else ()),
+        *args,
+    ]
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    completed = subprocess.run(
+        command,
+        cwd=project,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
+    messages: tuple[Reported, ...] = ()
+    try:
+        report = json.loads(completed.stdout)
+    except json.JSONDecodeError:
+        report = None
+    if isinstance(report, dict):
+        messages = tuple(
+            sorted(
+                (
+                    Reported(
+                        symbol=m["symbol"],
+                        path=_relative(m["absolutePath"], project),
+                        line=m["line"],
+                        column=m["column"],
+                        end_line=m.get("endLine"),
+                        end_column=m.get("endColumn"),
+                        text=m["message"],
+                        confidence=m["confidence"],
+                    )
+                    for m in report["messages"]
+                ),
+                key=lambda r: (r.path, r.line, r.column, r.symbol, r.text),
+            )
+        )
+    return PylintRun(completed.returncode, messages, completed.stdout, completed.stderr)

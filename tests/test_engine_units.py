@@ -1,0 +1,314 @@
+"""Focused tests of the derivation's parts, on small projects written to a temp folder."""
+
+from __future__ import annotations
+
+import contextlib
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from astroid import nodes
+
+from pylint_rpcsurface.broadcasts import dispatch_calls, own_code, read_broadcast
+from pylint_rpcsurface.classes import ClassIndex, linearize
+from pylint_rpcsurface.config import DispatchForm
+from pylint_rpcsurface.model import Broadcast, Location, Registry
+from pylint_rpcsurface.project import ModuleStore, SourceTree, real
+from pylint_rpcsurface.registry import read_registry
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+@contextlib.contextmanager
+def analysing(root: Path, files: dict[str, str]) -> Iterator[ModuleStore]:
+    """Write *files*, then open an analysis of *root*, as a lint run would."""
+    write(root, files)
+    store = ModuleStore(SourceTree((root,)))
+    with store.resolving_imports():
+        yield store
+
+
+# --- module names come from paths, never from pylint's guesses -------------------------
+
+
+def test_module_names_follow_paths_under_the_deepest_root(tmp_path: Path) -> None:
+    write(tmp_path, {"src/pkg/ns/mod.py": "", "src/pkg/__init__.py": "", "tool.py": ""})
+    tree = SourceTree((tmp_path, tmp_path / "src"))
+    assert tree.module_name(str(tmp_path / "src/pkg/ns/mod.py")) == "pkg.ns.mod"
+    assert tree.module_name(str(tmp_path / "src/pkg/__init__.py")) == "pkg"
+    assert tree.module_name(str(tmp_path / "tool.py")) == "tool"
+    assert tree.module_name("/elsewhere/x.py") is None
+
+
+def test_files_that_cannot_be_imported_have_no_module_name(tmp_path: Path) -> None:
+    write(tmp_path, {"my-scripts/run.py": "", "pkg/2fast.py": ""})
+    tree = SourceTree((tmp_path,))
+    assert tree.module_name(str(tmp_path / "my-scripts/run.py")) is None
+    assert tree.module_name(str(tmp_path / "pkg/2fast.py")) is None
+    assert tree.python_files() == ()
+
+
+def test_a_namespace_package_may_span_roots(tmp_path: Path) -> None:
+    write(tmp_path, {"a/ns/one.py": "", "b/ns/two.py": ""})
+    tree = SourceTree((tmp_path / "a", tmp_path / "b"))
+    assert tree.locate("ns") == (real(tmp_path / "a/ns"), real(tmp_path / "b/ns"))
+    assert tree.locate("ns.two") == (real(tmp_path / "b/ns/two.py"),)
+    assert tree.locate("ns.three") == ()
+
+
+def test_the_scan_skips_virtualenvs_and_hidden_folders(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {"pkg/a.py": "", ".venv/lib/x.py": "", "env/pyvenv.cfg": "", "env/lib/y.py": ""},
+    )
+    assert SourceTree((tmp_path,)).python_files() == (real(tmp_path / "pkg/a.py"),)
+
+
+def test_same_basename_in_two_folders_gives_two_identities(tmp_path: Path) -> None:
+    files = {"a/engine_core.py": "class Core: pass\n", "b/engine_core.py": "class Core: pass\n"}
+    with analysing(tmp_path, files) as store:
+        index = ClassIndex(store)
+        first, second = (index.resolve(f"{folder}.engine_core.Core") for folder in "ab")
+        assert isinstance(first, nodes.ClassDef)
+        assert isinstance(second, nodes.ClassDef)
+        assert index.qualname(first) == "a.engine_core.Core"
+        assert index.qualname(second) == "b.engine_core.Core"
+
+
+def test_the_stdin_buffer_replaces_the_saved_file(tmp_path: Path) -> None:
+    write(tmp_path, {"m.py": "class Saved: pass\n"})
+    store = ModuleStore(SourceTree((tmp_path,)), {real(tmp_path / "m.py"): "class Buffer: pass\n"})
+    module = store.module(str(tmp_path / "m.py"))
+    assert module is not None
+    assert "Buffer" in module.locals
+    assert "Saved" not in module.locals
+
+
+def test_a_syntax_error_is_a_recorded_failure_not_an_exception(tmp_path: Path) -> None:
+    write(tmp_path, {"broken.py": "def (:\n"})
+    store = ModuleStore(SourceTree((tmp_path,)))
+    assert store.module(str(tmp_path / "broken.py")) is None
+    failure = store.failure(str(tmp_path / "broken.py"))
+    assert failure is not None
+    assert failure.line == 1
+    assert "syntax error" in failure.reason
+
+
+def test_resolving_reports_why_a_class_does_not_resolve(tmp_path: Path) -> None:
+    files = {"pkg/mod.py": "VALUE = 1\nclass Real: pass\n", "bad.py": "def (:\n"}
+    with analysing(tmp_path, files) as store:
+        index = ClassIndex(store)
+        assert "no module" in str(index.resolve("nowhere.Thing"))
+        assert "has no attribute 'Missing'" in str(index.resolve("pkg.mod.Missing"))
+        assert "has no attribute 'VALUE'" in str(index.resolve("pkg.mod.VALUE"))
+        assert "syntax error" in str(index.resolve("bad.Thing"))
+        assert isinstance(index.resolve("pkg.mod.Real"), nodes.ClassDef)
+
+
+def test_imports_across_a_namespace_package_resolve_under_the_roots(tmp_path: Path) -> None:
+    files = {
+        "ns/base.py": "class Base:\n    def hello(self): pass\n",
+        "ns/child.py": "from ns.base import Base as B\nclass Child(B): pass\n",
+    }
+    with analysing(tmp_path, files) as store:
+        index = ClassIndex(store)
+        child = index.resolve("ns.child.Child")
+        assert isinstance(child, nodes.ClassDef)
+        ancestors = [index.qualname(a) for a in child.ancestors()]
+    assert ancestors == ["ns.base.Base", "builtins.object"]
+
+
+def test_another_projects_module_of_the_same_name_is_not_used(tmp_path: Path) -> None:
+    """astroid's cache outlives a run; a same-named module from elsewhere must not leak in."""
+    for project, value in (("first", "one"), ("second", "two")):
+        files = {"names.py": f"NAME = {value!r}\n", "use.py": "from names import NAME\n"}
+        with analysing(tmp_path / project, files) as store:
+            module = store.module(str(tmp_path / project / "use.py"))
+            assert module is not None
+            (inferred,) = module.igetattr("NAME")
+            assert isinstance(inferred, nodes.Const)
+            assert inferred.value == value
+
+
+# --- the registry keeps each element's place -------------------------------------------
+
+
+def registry_of(root: Path, source: str, extra: dict[str, str] | None = None) -> Registry:
+    with analysing(root, {"reg.py": source, **(extra or {})}) as store:
+        module = store.module(str(root / "reg.py"))
+        assert module is not None
+        return read_registry(module, "RPCS", "reg.RPCS")
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('RPCS = ("a",\n        "b")\n', [("a", 1), ("b", 2)]),
+        ('RPCS = ["a", "b"]\n', [("a", 1), ("b", 1)]),
+        ('RPCS = {"a": 1,\n        "b": 2}\n', [("a", 1), ("b", 2)]),
+        ('_A = ("a",)\nRPCS = frozenset(_A + (\n    "x",\n))\n', [("a", 1), ("x", 3)]),
+        ('_A = {"a"}\nRPCS = set(_A | {"b"})\n', [("a", 1), ("b", 2)]),
+        ('_A = ("a",)\nRPCS = (*_A,\n    "b")\n', [("a", 1), ("b", 3)]),
+        ('_A = {"a": 1}\nRPCS = {**_A,\n    "b": 2}\n', [("a", 1), ("b", 3)]),
+        ('RPCS: tuple[str, ...] = ("a",)\n', [("a", 1)]),
+        ("RPCS = frozenset()\n", []),
+    ],
+)
+def test_registry_forms_keep_element_lines(
+    tmp_path: Path, source: str, expected: list[tuple[str, int]]
+) -> None:
+    registry = registry_of(tmp_path, source)
+    assert registry.problem is None
+    assert [(e.value, e.location.line) for e in registry.elements] == expected
+
+
+def test_registry_imported_from_another_module_points_there(tmp_path: Path) -> None:
+    root = tmp_path
+    registry = registry_of(root, "from names import RPCS\n", {"names.py": '\n\nRPCS = ("a",)\n'})
+    assert registry.problem is None
+    (element,) = registry.elements
+    assert (element.value, element.location.path, element.location.line) == (
+        "a",
+        real(root / "names.py"),
+        3,
+    )
+
+
+def test_registry_built_by_a_function_astroid_can_evaluate(tmp_path: Path) -> None:
+    registry = registry_of(tmp_path, 'def make():\n    return ("a",)\nRPCS = make()\n')
+    assert [e.value for e in registry.elements] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("source", "problem"),
+    [
+        ("import os\nRPCS = os.environ['X']\n", "does not infer to one value"),
+        ("RPCS = 3\n", "not a tuple, list, set or dict"),
+        ('RPCS = ("a",)\nRPCS = ("b",)\n', "is bound 2 times (lines 1, 2)"),
+        ("OTHER = 1\n", "is not defined in module reg"),
+        ("def f(x):\n    return x\nRPCS = f(unknown)\n", "does not infer"),
+    ],
+)
+def test_registries_that_cannot_be_read_say_why(tmp_path: Path, source: str, problem: str) -> None:
+    registry = registry_of(tmp_path, source)
+    assert registry.problem is not None
+    assert problem in registry.problem
+
+
+def test_non_str_elements_are_kept_for_the_rules_to_report(tmp_path: Path) -> None:
+    registry = registry_of(tmp_path, 'RPCS = ("a", 3, None)\n')
+    assert [e.value for e in registry.elements] == ["a", None, None]
+    assert [e.source for e in registry.elements] == ["'a'", "3", "None"]
+
+
+# --- a caller's own code ----------------------------------------------------------------
+
+HIERARCHY = """
+class Base:
+    def step(self): pass
+    def shared(self): pass
+    def reload(self): pass
+    attribute_shadowed = 1
+    def shadowed(self): pass
+
+class Mid(Base):
+    def step(self):
+        super().step()
+    def reload(self):
+        pass
+    handler = lambda self: None
+    shadowed = None
+
+class Leaf(Mid):
+    def reload(self):
+        super(Mid, self).reload()
+"""
+
+
+def test_own_code_is_the_effective_methods_plus_what_super_reaches(tmp_path: Path) -> None:
+    with analysing(tmp_path, {"h.py": HIERARCHY}) as store:
+        leaf = ClassIndex(store).resolve("h.Leaf")
+        assert isinstance(leaf, nodes.ClassDef)
+        order, complete = linearize(leaf)
+        code = own_code(order)
+    assert complete
+    assert [c.name for c in order] == ["Leaf", "Mid", "Base"]
+    reached = {
+        (
+            code.parent.frame().name if isinstance(code, nodes.Lambda) else code.parent.name,
+            code.name,
+        )
+        for code in code
+    }
+    assert reached == {
+        ("Leaf", "reload"),  # its own
+        ("Mid", "step"),  # inherited, not overridden
+        ("Base", "step"),  # reached by Mid.step's super()
+        ("Base", "shared"),  # inherited
+        ("Base", "reload"),  # reached by super(Mid, self) from Leaf
+        ("Mid", "<lambda>"),  # a lambda bound in the class body
+    }
+    # Mid.reload is overridden by Leaf and never reached: not Leaf's code.
+    # Base.shadowed is shadowed by Mid's plain attribute: not Leaf's code either.
+
+
+DISPATCH = {
+    "call_func": DispatchForm(method="call_func", waits="wait_out"),
+    "by_keyword": DispatchForm(method="by_keyword", waits=True, name_arg=1, name_keyword="rpc"),
+}
+
+
+def broadcasts_of(root: Path, body: str) -> list[Broadcast]:
+    files = {"names.py": 'IMPORTED = "imported"\n', "c.py": textwrap.dedent(body)}
+    with analysing(root, files) as store:
+        module = store.module(str(root / "c.py"))
+        assert module is not None
+        function = module.body[-1]
+        assert isinstance(function, nodes.FunctionDef)
+        here = Location(real(root / "c.py"), 1, 0, None, None)
+        return [read_broadcast(c, form, here) for c, form in dispatch_calls(function, DISPATCH)]
+
+
+def test_names_and_flags_are_inferred_or_refused(tmp_path: Path) -> None:
+    found = broadcasts_of(
+        tmp_path,
+        """
+        from names import IMPORTED
+        LOCAL_CONST = "const"
+        def run(mgr, param, opts):
+            flag = True
+            mgr.call_func("literal", wait_out=True)
+            mgr.call_func(LOCAL_CONST, wait_out=flag)
+            mgr.call_func(IMPORTED)
+            mgr.call_func(param, wait_out=param)
+            mgr.call_func("x" if param else "y")
+            mgr.call_func("opts", **opts)
+            mgr.call_func(*opts)
+            mgr.by_keyword(0, "second")
+            mgr.by_keyword(rpc="keyword")
+            inner = lambda: mgr.call_func("in_lambda", wait_out=False)
+            return [mgr.call_func(n) for n in ("one", "two")]
+        """,
+    )
+    assert [(b.rpc, b.waited) for b in found] == [
+        ("literal", True),
+        ("const", True),
+        ("imported", False),
+        (None, None),
+        (None, False),  # two different values: refused, not guessed
+        ("opts", None),  # **opts may carry wait_out
+        (None, False),  # *opts: the name's position is unknown
+        ("second", True),
+        ("keyword", True),
+        ("in_lambda", False),
+        (None, False),  # the comprehension variable has several values
+    ]
+    unknown_flag = found[3]
+    assert unknown_flag.wait_source == "wait_out=param"
+    assert found[5].wait_source == "**opts"
