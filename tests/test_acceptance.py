@@ -1,0 +1,163 @@
+"""The acceptance table, run end to end: mutate a copy of the fixture engine, lint it, and
+compare every message with the ``# expect:`` markers of the mutated copy."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from acceptance_cases import (
+    BUSY,
+    CASES,
+    CASES_BY_ID,
+    CONFIG,
+    DIFFUSION_CORE,
+    ENGINE_CORE,
+    FIXTURE,
+    GREEN,
+    SYMBOLS,
+    TRAP_COMMENT,
+    TRAPPED,
+    Case,
+    assert_no_duplicates,
+    assert_ran,
+    expected_findings,
+    explain,
+    make_copy,
+    prefill_core_lines,
+    python_files,
+    sentinels,
+)
+from pylint_runner import run_pylint
+
+REGISTRY_NAMES = (
+    "prefill_forward",
+    "decode_forward",
+    "transfer_kv_cache",
+    "receive_kv_cache",
+    "get_kv_transfer_metadata",
+    "prefill_warmup",
+    "decode_warmup",
+)
+
+
+def _case_id(case: Case) -> str:
+    return case.id
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_case(case: Case, tmp_path: Path) -> None:
+    copy = make_copy(tmp_path / "engine", case.edits)
+    expected = expected_findings(copy)
+    if case.id in GREEN:
+        assert expected == set(), f"{case.id} is a silent case but carries markers"
+    else:
+        assert expected, f"{case.id} expects findings but its edits carry no marker"
+
+    run = run_pylint(copy, "--recursive=y", "atom")
+
+    assert_ran(run)
+    assert run.keys() == expected, explain(expected, run)
+    assert_no_duplicates(run)
+    if expected:
+        assert run.returncode != 0, explain(expected, run)
+    else:
+        assert run.returncode == 0, explain(expected, run)
+    assert sentinels(copy) == [], "the linter imported a module of the fixture"
+
+
+# ---------------------------------------------------------------------------
+# The table itself: these need no plugin, so they hold while it is being written.
+
+
+def test_case_ids_are_unique_and_green_ids_exist() -> None:
+    ids = [case.id for case in CASES]
+    assert len(ids) == len(set(ids))
+    assert set(GREEN) <= set(ids)
+    assert all(case.description and "\n" not in case.description for case in CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_case_applies_and_compiles(case: Case, tmp_path: Path) -> None:
+    """Every anchor matches exactly once, every mutated file is valid Python, and every
+    marker names a known symbol (expected_findings raises otherwise)."""
+    copy = make_copy(tmp_path / "engine", case.edits)
+    for relpath in python_files(copy):
+        compile((copy / relpath).read_text(encoding="utf-8"), relpath, "exec")
+    assert {symbol for symbol, _, _ in expected_findings(copy)} <= SYMBOLS
+
+
+def test_busy_mutation_applies(tmp_path: Path) -> None:
+    copy = make_copy(tmp_path / "engine", BUSY)
+    paths = {path for _, path, _ in expected_findings(copy)}
+    assert {CONFIG, ENGINE_CORE, "atom/model_engine/fast_cores.py"} <= paths
+
+
+def test_fixture_is_pristine() -> None:
+    """The unmutated fixture has no markers, no sentinel, and the layout the spec asks for."""
+    assert expected_findings(FIXTURE) == set()
+    assert sentinels(FIXTURE) == []
+    assert not (FIXTURE / "atom" / "__init__.py").exists()  # namespace package
+    assert (FIXTURE / "atom" / "model_engine" / "__init__.py").exists()
+    assert not list((FIXTURE / "atom" / "diffusion").rglob("__init__.py"))
+    for relpath in python_files(FIXTURE):
+        compile((FIXTURE / relpath).read_text(encoding="utf-8"), relpath, "exec")
+
+
+def test_registry_has_one_element_per_line() -> None:
+    tree = ast.parse((FIXTURE / CONFIG).read_text(encoding="utf-8"))
+    (value,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "RAPIDSERVE_RPCS" for t in node.targets)
+    ]
+    assert isinstance(value, ast.Tuple)
+    names = [elt.value for elt in value.elts if isinstance(elt, ast.Constant)]
+    assert tuple(names) == REGISTRY_NAMES
+    lines = [elt.lineno for elt in value.elts]
+    assert len(set(lines)) == len(lines)
+
+
+def test_import_traps_come_last() -> None:
+    """Each trap is the tail of its module, so it shifts no line of the code above it."""
+    for relpath in TRAPPED:
+        text = (FIXTURE / relpath).read_text(encoding="utf-8")
+        tail = text[text.index(TRAP_COMMENT) :]
+        assert tail.rstrip().endswith('raise RuntimeError("the linter must never import this")')
+        assert "class " not in tail
+        assert "def " not in tail
+
+
+def test_x4_call_lands_inside_prefill_core(tmp_path: Path) -> None:
+    """The point of X4: the diffusion broadcast's line number is inside PrefillEngineCore's
+    line range in the other engine_core.py."""
+    for edits in (CASES_BY_ID["X4"].edits, BUSY):
+        copy = make_copy(tmp_path / f"engine{len(edits)}", edits)
+        first, last = prefill_core_lines((copy / ENGINE_CORE).read_text(encoding="utf-8"))
+        diffusion = (copy / DIFFUSION_CORE).read_text(encoding="utf-8").splitlines()
+        (line,) = [n for n, text in enumerate(diffusion, 1) if "diffusion_only_rpc" in text]
+        assert first < line < last
+
+
+def test_plugin_declares_every_symbol(tmp_path: Path) -> None:
+    """The plugin loads and declares the messages this table expects (``--list-msgs``)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    completed = subprocess.run(
+        [sys.executable, "-m", "pylint", "--load-plugins=pylint_rpcsurface", "--list-msgs"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert "Traceback" not in completed.stderr, completed.stderr
+    missing = sorted(s for s in SYMBOLS if f":{s} (" not in completed.stdout)
+    assert not missing, f"symbols not declared by the plugin: {missing}\n{completed.stderr}"
