@@ -13,6 +13,7 @@ import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import (
     CallerBroadcast,
     Finding,
@@ -26,6 +27,10 @@ _CONSEQUENCE = {
     "unwaited": "the workers skip it silently",
     "unknown": "the workers skip it, and a caller that waits blocks forever",
 }
+
+
+def _finding(location: Location, symbol: str, args: tuple[str, ...]) -> Finding:
+    return Finding(location, symbol, args, BY_SYMBOL[symbol].confidence)
 
 
 def derive(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
@@ -88,7 +93,7 @@ def _uninferable_sites(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
             args = (broadcast.name_source, names_list(callers[key]), broadcast.method)
         else:
             args = (str(broadcast.rpc), names_list(callers[key]), str(broadcast.wait_source))
-        findings.append(Finding(location, symbol, args, "INFERENCE_FAILURE"))
+        findings.append(_finding(location, symbol, args))
     return findings
 
 
@@ -106,11 +111,10 @@ def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:
         answered = rpc in handlers.names or rpc in bases.names
         if not answered and handlers.complete and bases.complete:
             findings.append(
-                Finding(
+                _finding(
                     broadcast.name_at,
                     "rpc-unanswered",
                     (rpc, callers, _handlers_text(surface), _CONSEQUENCE[broadcast.wait_state]),
-                    "INFERENCE",
                 )
             )
         elif (
@@ -123,11 +127,10 @@ def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:
             and rpc not in listed
         ):
             findings.append(
-                Finding(
+                _finding(
                     broadcast.name_at,
                     "rpc-unlisted",
                     (rpc, callers, names_list(handlers.classes), registry.qualname),
-                    "INFERENCE",
                 )
             )
     return findings
@@ -143,51 +146,55 @@ def _listed_names(registry: Registry | None) -> frozenset[str] | None:
 def _registry_findings(surface: SurfaceFacts, registry: Registry) -> list[Finding]:
     if registry.problem is not None:
         return [
-            Finding(
-                registry.location,
-                "rpc-registry-invalid",
-                (registry.qualname, registry.problem),
-                "INFERENCE",
+            _finding(
+                registry.location, "rpc-registry-invalid", (registry.qualname, registry.problem)
             )
         ]
     waited = {s.broadcast.rpc for s in surface.broadcasts if s.broadcast.waited is True}
     # A name broadcast with an unknown flag might be waited on: never called unwaited.
     maybe_waited = {s.broadcast.rpc for s in surface.broadcasts if s.broadcast.waited is None}
+    # A site that may wait on a name nobody can infer may wait on any entry: then no entry
+    # can be called unwaited. The site itself is reported as rpc-name-uninferable.
+    unknown_wait = any(
+        s.broadcast.rpc is None and s.broadcast.waited is not False for s in surface.broadcasts
+    )
     findings = []
     first_seen: dict[str, Location] = {}
     for element in registry.elements:
         value = element.value
         if value is None:
             findings.append(
-                Finding(
+                _finding(
                     element.location,
                     "rpc-registry-invalid",
                     (element.source, f"in {registry.qualname} is not a str"),
-                    "INFERENCE",
                 )
             )
             continue
         if value in first_seen:
             first = _where(first_seen[value], surface.root)
             findings.append(
-                Finding(
+                _finding(
                     element.location,
                     "rpc-registry-invalid",
                     (value, f"is listed twice in {registry.qualname} (first at {first})"),
-                    "HIGH",
                 )
             )
             continue
         first_seen[value] = element.location
-        finding = _element_finding(surface, registry, value, waited | maybe_waited)
-        if finding is not None:
-            findings.append(Finding(element.location, *finding))
+        judged = _element_finding(surface, registry, value, waited | maybe_waited, unknown_wait)
+        if judged is not None:
+            findings.append(_finding(element.location, *judged))
     return findings
 
 
 def _element_finding(
-    surface: SurfaceFacts, registry: Registry, value: str, waited: set[str | None]
-) -> tuple[str, tuple[str, ...], str] | None:
+    surface: SurfaceFacts,
+    registry: Registry,
+    value: str,
+    waited: set[str | None],
+    unknown_wait: bool,
+) -> tuple[str, tuple[str, ...]] | None:
     """The one message a registry element gets, by precedence: unanswered, in base,
     unwaited."""
     handlers, bases = surface.handlers, surface.base_handlers
@@ -195,19 +202,16 @@ def _element_finding(
         return (
             "rpc-listed-unanswered",
             (value, registry.qualname, _handlers_text(surface)),
-            "INFERENCE",
         )
     if value in bases.names:
         return (
             "rpc-listed-in-base",
             (value, registry.qualname, names_list(bases.classes)),
-            "INFERENCE",
         )
-    if value not in waited and surface.callers_complete:
+    if value not in waited and surface.callers_complete and not unknown_wait:
         return (
             "rpc-listed-unwaited",
             (value, registry.qualname, _unwaited_detail(surface, value)),
-            "INFERENCE",
         )
     return None
 

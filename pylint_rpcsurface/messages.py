@@ -20,7 +20,8 @@ class MessageSpec:
     msgid: str
     symbol: str
     template: str
-    description: str
+    description: str  # what it does: pylint's --help-msg text and the docs' first section
+    rationale: str  # why is this bad: the docs' second section
     confidence: str  # the pylint confidence level the checker passes
 
 
@@ -31,6 +32,10 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "'%s' is waited on by %s and answered only by %s, but %s does not list it",
         "A caller waits on an RPC that the handlers answer and the base handlers do "
         "not, and the registry lacks it.",
+        "The registry is how the engine knows which RPCs only the specialised runner "
+        "answers, for example to refuse a configuration whose runner can't answer its "
+        "engine cores. A waited RPC missing from it escapes that check: the engine starts "
+        "with a runner that skips the call, and the caller blocks forever.",
         "INFERENCE",
     ),
     MessageSpec(
@@ -39,6 +44,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "'%s' is listed in %s, but no caller waits on it: %s",
         "The registry lists a name that no caller waits on: it is broadcast only "
         "without waiting, or never broadcast.",
+        "A registry entry that no caller waits on pins nothing: the check it feeds "
+        "refuses configurations for an RPC nobody needs, and the list no longer says "
+        "what the engine really depends on.",
         "INFERENCE",
     ),
     MessageSpec(
@@ -46,6 +54,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "rpc-listed-unanswered",
         "'%s' is listed in %s, but no handler answers it (%s)",
         "The registry lists a name that no handler answers.",
+        "No handler defines the name, so a caller that sends it is skipped by every "
+        "worker. Usually a typo or a handler method that was renamed or removed.",
         "INFERENCE",
     ),
     MessageSpec(
@@ -54,6 +64,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "'%s' is listed in %s, but the base handler %s answers it already",
         "The registry lists a name that a base handler answers, so every runner "
         "answers it and it does not belong in the registry.",
+        "The registry lists what only the specialised handlers answer. A name the base "
+        "handler answers is answered by every runner, so listing it makes the check that "
+        "reads the registry refuse configurations that work.",
         "INFERENCE",
     ),
     MessageSpec(
@@ -62,6 +75,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "'%s' is broadcast by %s, but no handler answers it (%s): %s",
         "A caller broadcasts a name that neither the handlers nor the base handlers "
         "answer. A waiting caller blocks forever; an unwaited one is silently skipped.",
+        "The worker looks the name up with getattr(runner, name, None) and skips it when "
+        "it is missing. A caller that waits for the reply then blocks forever; one that "
+        "does not wait loses the call without a trace.",
         "INFERENCE",
     ),
     MessageSpec(
@@ -70,6 +86,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "'%s' does not infer to one str, so the RPC that %s broadcasts with %s() can't be checked",
         "A caller's dispatch call whose RPC name is not one inferable str. The "
         "checker refuses to guess.",
+        "Only a name known before the code runs can be checked against the handlers. An "
+        "f-string, a parameter or a name chosen at run time hides the RPC: the checker "
+        "says so instead of guessing, so a silent result always means a checked one.",
         "INFERENCE_FAILURE",
     ),
     MessageSpec(
@@ -78,6 +97,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "'%s' is broadcast by %s with %s, which does not infer to a constant, so "
         "whether the caller waits can't be checked",
         "The wait keyword of a caller's dispatch call is not an inferable constant.",
+        "Whether the caller waits decides which rules apply: a waited RPC must be "
+        "answered and, if only the specialised handlers answer it, listed. An unknown "
+        "flag leaves both open, so the checker says so instead of guessing.",
         "INFERENCE_FAILURE",
     ),
     MessageSpec(
@@ -86,6 +108,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "'%s' %s",
         "The registry is missing, cannot be evaluated statically, or has a non-str or "
         "duplicate element.",
+        "A registry that can't be read statically can't be checked, and one with a "
+        "duplicate or a non-str element is wrong whatever the code does.",
         "INFERENCE",
     ),
     MessageSpec(
@@ -95,6 +119,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "The [tool.rpcsurface] configuration is invalid or names a class or module "
         "that does not resolve under the source roots. The text names the TOML file, "
         "the key and what was expected.",
+        "A surface defined by a name that does not resolve would be checked against "
+        "nothing, and every result would be silently wrong. The checker refuses instead.",
         "HIGH",
     ),
 )

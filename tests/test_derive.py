@@ -170,6 +170,14 @@ def test_an_unknown_name_is_reported_and_never_judged_against_the_registry() -> 
     assert symbols(facts) == [("rpc-name-uninferable", 10)]
 
 
+def test_no_entry_is_called_unwaited_while_a_waited_name_is_unknown() -> None:
+    facts = surface([site(None, 10)], registry("prefill"))
+    assert symbols(facts) == [("rpc-name-uninferable", 10)]
+    # an unwaited unknown name can't be waited on: the entry is judged again
+    facts = surface([site(None, 10, waited=False)], registry("prefill"))
+    assert symbols(facts) == [("rpc-listed-unwaited", 2), ("rpc-name-uninferable", 10)]
+
+
 def test_a_name_with_an_unknown_flag_is_not_called_unwaited() -> None:
     facts = surface([site("prefill", 10, waited=None)], registry("prefill"))
     assert symbols(facts) == [("rpc-wait-uninferable", 10)]

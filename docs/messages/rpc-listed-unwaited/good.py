@@ -1,0 +1,25 @@
+FAST_RPCS = ("prefill",)
+
+
+class Runner:
+    def forward(self, batch):
+        return batch
+
+
+class FastRunner(Runner):
+    def prefill(self, batch):
+        return batch
+
+    def warmup(self):
+        return True
+
+
+class Core:
+    def __init__(self, mgr):
+        self.mgr = mgr
+
+    def start(self):
+        self.mgr.call_func("warmup")  # fire and forget: nobody waits on it
+
+    def step(self, batch):
+        return self.mgr.call_func("prefill", batch, wait_out=True)
