@@ -6,8 +6,6 @@ exactly one, so nothing downstream ever works from a guess.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import astroid
 from astroid import nodes, util
 
@@ -177,11 +175,11 @@ def linearize(cls: nodes.ClassDef) -> tuple[list[nodes.ClassDef], bool]:
     return result, all(bases_resolve(klass) for klass in result)
 
 
-def _safe_ancestors(cls: nodes.ClassDef) -> Iterator[nodes.ClassDef]:
+def _safe_ancestors(cls: nodes.ClassDef) -> list[nodes.ClassDef]:
     try:
-        yield from cls.ancestors()
+        return list(cls.ancestors())
     except INFERENCE_ERRORS:
-        return
+        return []
 
 
 def bases_resolve(cls: nodes.ClassDef) -> bool:
