@@ -539,6 +539,29 @@ CASES: tuple[Case, ...] = (
         (_x4_padding(),),
     ),
     Case(
+        "X4b",
+        "not in the seed: the other engine_core.py defines its own PrefillEngineCore and a "
+        "subclass of it that waits on diffusion_only_rpc: silent. Identity by basename "
+        "would take 'engine_core.PrefillEngineCore' for the caller and give a false red",
+        (
+            insert_after(
+                DIFFUSION_CORE,
+                DIFFUSION_LAST,
+                "\n\n"
+                "class PrefillEngineCore:\n"
+                '    """The prefill stage of the diffusion engine, unrelated to RapidServe."""\n'
+                "\n"
+                "    def __init__(self, runner_mgr: object) -> None:\n"
+                "        self.runner_mgr = runner_mgr\n"
+                "\n"
+                "\n"
+                "class DiffusionPrefill(PrefillEngineCore):\n"
+                "    def step(self) -> object:\n"
+                '        return self.runner_mgr.call_func("diffusion_only_rpc", wait_out=True)\n',
+            ),
+        ),
+    ),
+    Case(
         "X5",
         "seed X5 (RapidServe answers drain_stream_pool; DecodeEngineCore sends it with "
         "call_func_with_aggregation, no wait_out, red): rpc-unlisted, aggregation always waits",
@@ -732,7 +755,9 @@ CASES: tuple[Case, ...] = (
 CASES_BY_ID = {case.id: case for case in CASES}
 
 # The cases that must be silent; every other case must carry at least one marker.
-GREEN = frozenset({"M0", "X1", "X4", "OVERRIDE-NO-SUPER", "SAME-NAME-NOT-CALLER", "FROZENSET"})
+GREEN = frozenset(
+    {"M0", "X1", "X4", "X4b", "OVERRIDE-NO-SUPER", "SAME-NAME-NOT-CALLER", "FROZENSET"}
+)
 
 
 def combine(*case_ids: str) -> tuple[Edit, ...]:

@@ -1,0 +1,110 @@
+"""One Python process, several pylint runs: what an IDE's language server does.
+
+The checker keeps no module-level state and builds its analysis fresh for every run,
+so an edit between two runs always shows in the second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from collections.abc import Iterator
+from contextlib import redirect_stdout
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from pylint.lint import Run
+
+CONFIG = """
+[tool.rpcsurface]
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = "wait_out"
+[[tool.rpcsurface.surface]]
+name = "fast"
+callers = ["core.Core"]
+handlers = ["runners.FastRunner"]
+base-handlers = ["runners.Runner"]
+registry = "registry.FAST_RPCS"
+"""
+CORE = """
+class Core:
+    def step(self):
+        return self.mgr.call_func("prefill", wait_out=True)
+"""
+RUNNERS = """
+class Runner:
+    def forward(self):
+        return 1
+
+
+class FastRunner(Runner):
+    def prefill(self):
+        return 1
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Path]:
+    files = {
+        "pyproject.toml": CONFIG,
+        "core.py": CORE,
+        "runners.py": RUNNERS,
+        "registry.py": 'FAST_RPCS = ("prefill",)\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        yield tmp_path
+    finally:
+        os.chdir(cwd)
+
+
+def lint(*args: str) -> list[tuple[str, str, int]]:
+    """Run pylint in this process, as a language server does, and read its json2."""
+    out = StringIO()
+    with redirect_stdout(out):
+        Run(
+            [
+                "--load-plugins=pylint_rpcsurface",
+                "--disable=all",
+                "--enable=rpcsurface",
+                "--output-format=json2",
+                "--persistent=n",
+                *args,
+            ],
+            exit=False,
+        )
+    report = json.loads(out.getvalue())
+    return sorted((m["symbol"], Path(m["path"]).name, m["line"]) for m in report["messages"])
+
+
+@pytest.mark.parametrize("clear_cache", ["y", "n"])
+def test_an_edit_to_another_module_shows_in_the_next_run(project: Path, clear_cache: str) -> None:
+    """core.py is linted both times; what changes is runners.py, which is never linted.
+    Even when astroid's cache keeps run one's modules (clear-cache-post-run=n), the
+    second run sees the edit, because the checker builds what it analyses fresh."""
+    flag = f"--clear-cache-post-run={clear_cache}"
+    assert lint(flag, "core.py") == []
+    (project / "runners.py").write_text(RUNNERS.replace("prefill", "prefill_v2"), "utf-8")
+    assert lint(flag, "core.py") == [("rpc-unanswered", "core.py", 4)]
+    (project / "runners.py").write_text(RUNNERS, "utf-8")
+    assert lint(flag, "core.py") == []
+
+
+def test_an_edit_to_the_linted_file_shows_in_the_next_run(project: Path) -> None:
+    assert lint("--clear-cache-post-run=y", "core.py") == []
+    (project / "core.py").write_text(CORE.replace('"prefill"', '"prefil"'), "utf-8")
+    assert lint("--clear-cache-post-run=y", "core.py") == [("rpc-unanswered", "core.py", 4)]
+
+
+def test_the_registry_module_sees_a_caller_edited_between_runs(project: Path) -> None:
+    assert lint("--clear-cache-post-run=y", "registry.py") == []
+    (project / "core.py").write_text(CORE.replace("wait_out=True", "wait_out=False"), "utf-8")
+    assert lint("--clear-cache-post-run=y", "registry.py") == [
+        ("rpc-listed-unwaited", "registry.py", 1)
+    ]

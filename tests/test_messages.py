@@ -1,0 +1,56 @@
+"""The message contract: ids in the plugin range, unused by pylint, texts that start
+with the quoted name, a confidence on every message."""
+
+from __future__ import annotations
+
+import pkgutil
+
+import pylint.extensions
+from pylint import interfaces
+from pylint.lint import PyLinter
+
+from pylint_rpcsurface.checker import RpcSurfaceChecker
+from pylint_rpcsurface.messages import CHECKER_ID, CHECKER_NAME, MESSAGES
+
+
+def builtin_linter() -> PyLinter:
+    """A linter with every built-in checker and every bundled extension registered."""
+    linter = PyLinter()
+    linter.load_default_plugins()
+    extensions = [
+        f"pylint.extensions.{module.name}"
+        for module in pkgutil.iter_modules(pylint.extensions.__path__)
+        if not module.name.startswith("_")
+    ]
+    assert len(extensions) > 20  # the scan really found pylint's extensions
+    linter.load_plugin_modules(extensions)
+    return linter
+
+
+def test_our_checker_id_is_in_the_plugin_range_and_unused_by_pylint() -> None:
+    assert 51 <= int(CHECKER_ID) <= 99
+    linter = builtin_linter()
+    used = {message.msgid[1:3] for checker in linter.get_checkers() for message in checker.messages}
+    assert {"55", "56", "60", "90"} <= used  # the extensions' ids the issue names
+    assert CHECKER_ID not in used
+
+
+def test_our_symbols_and_ids_register_next_to_all_of_pylint() -> None:
+    linter = builtin_linter()
+    known = {m.symbol for c in linter.get_checkers() for m in c.messages}
+    assert not known & {spec.symbol for spec in MESSAGES}
+    linter.register_checker(RpcSurfaceChecker(linter))  # raises on any clash
+    for spec in MESSAGES:
+        (definition,) = linter.msgs_store.get_message_definitions(spec.symbol)
+        assert definition.msgid == spec.msgid
+        assert definition.checker_name == CHECKER_NAME
+
+
+def test_every_message_uses_our_id_starts_with_a_quoted_name_and_has_a_confidence() -> None:
+    names = {level.name for level in interfaces.CONFIDENCE_LEVELS}
+    for spec in MESSAGES:
+        assert spec.msgid[1:3] == CHECKER_ID
+        assert spec.confidence in names
+        if spec.symbol != "rpcsurface-config-error":  # its text is a file and a key
+            assert spec.template.startswith("'%s'")
+    assert len({spec.msgid for spec in MESSAGES}) == len(MESSAGES)
