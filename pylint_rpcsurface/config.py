@@ -59,7 +59,9 @@ PYPROJECT = "pyproject.toml"
 
 _TABLE_KEY = ".".join(TABLE)
 # The text that must appear in a pyproject before we bother parsing it.
-_MARKER = _TABLE_KEY.encode("ascii")
+# Every TOML spelling of the table ([tool.rpcsurface], [tool."rpcsurface"], dotted keys
+# under [tool]) contains this word; a file without it is not parsed at all.
+_MARKER = b"rpcsurface"
 
 # Allowed keys per table, in the order the documentation lists them; the order
 # is also the order of the list shown when an unknown key is found.
@@ -453,7 +455,7 @@ def declares_rpcsurface(path: Path) -> bool:
 
     Most pyproject files met on the way up from a linted file are not ours, so
     a cheap byte search comes first and only a file mentioning
-    ``tool.rpcsurface`` is parsed. A file that mentions it but cannot be
+    ``rpcsurface`` is parsed. A file that mentions it but cannot be
     parsed (or read) counts as declaring it: the load that follows then
     reports the real problem instead of the plugin silently doing nothing.
     """

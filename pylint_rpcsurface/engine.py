@@ -28,7 +28,7 @@ from pylint_rpcsurface.model import (
 )
 from pylint_rpcsurface.project import ModuleStore, SourceTree, real
 from pylint_rpcsurface.registry import read_registry
-from pylint_rpcsurface.subclasses import CallerClass, find_caller_classes
+from pylint_rpcsurface.subclasses import CallerFamily, find_caller_classes
 
 
 @dataclass(frozen=True)
@@ -148,18 +148,18 @@ class _BroadcastCollector:
 def _surface_facts(
     config: Config,
     surface: _ResolvedSurface,
-    family: Mapping[str, CallerClass],
+    family: CallerFamily,
     collector: _BroadcastCollector,
     index: ClassIndex,
 ) -> SurfaceFacts:
     configured = surface.callers.keys()
     members = {
         name: caller.cls
-        for name, caller in family.items()
+        for name, caller in family.classes.items()
         if caller.configured.intersection(configured)
     }
     callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
-    callers_complete = True
+    callers_complete = not family.unparsed
     for name, cls in members.items():
         broadcasts, complete = collector.of_class(cls)
         callers_complete = callers_complete and complete

@@ -24,25 +24,37 @@ class CallerClass:
     configured: frozenset[str]  # the configured callers it is or descends from
 
 
+@dataclass(frozen=True)
+class CallerFamily:
+    """The callers found, and the files that may hold more but could not be parsed."""
+
+    classes: dict[str, CallerClass]
+    unparsed: tuple[str, ...]
+
+
 def find_caller_classes(
     index: ClassIndex, configured: Mapping[str, nodes.ClassDef]
-) -> dict[str, CallerClass]:
+) -> CallerFamily:
     """The configured callers and all their subclasses, by fully qualified name."""
     store = index.store
     found = {name: CallerClass(cls, frozenset({name})) for name, cls in configured.items()}
     words = {name.rsplit(".", 1)[-1] for name in configured}
     parsed: set[str] = set()
+    unparsed: list[str] = []
     files = store.tree.python_files()
-    while True:
+    while words:
         pattern = _word_pattern(words)
         batch = [p for p in files if p not in parsed and pattern.search(store.text(p))]
         if not batch:
-            return found
+            break
         for path in batch:
             parsed.add(path)
             module = store.module(path)
             if module is None:
-                continue  # a syntax error: pylint reports it when it lints that file
+                # It names a caller but can't be parsed (pylint reports the syntax error
+                # when it lints it): a subclass in it would be unknown, not absent.
+                unparsed.append(path)
+                continue
             for cls in module.nodes_of_class(nodes.ClassDef):
                 name = index.qualname(cls)
                 if name in found:
@@ -52,6 +64,7 @@ def find_caller_classes(
                     found[name] = CallerClass(cls, descends_from)
                     words.add(cls.name)
             words.update(_aliases(module, words))
+    return CallerFamily(found, tuple(unparsed))
 
 
 def _word_pattern(words: Iterable[str]) -> re.Pattern[str]:
