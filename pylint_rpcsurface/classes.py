@@ -65,8 +65,71 @@ class ClassIndex:
 
     def __init__(self, store: ModuleStore) -> None:
         self.store = store
+        # Keyed by id(): the store keeps every module, so the classes outlive the index.
+        self._names: dict[int, str] = {}
+        self._orders: dict[int, tuple[list[nodes.ClassDef], bool]] = {}
+
+    def linearize(self, cls: nodes.ClassDef) -> tuple[list[nodes.ClassDef], bool]:
+        """*cls* and its ancestors in method resolution order, ``object`` left out, and
+        whether every base on the way resolved to one class.
+
+        Computed once per class from its bases' orders: astroid's ``mro()`` recomputes the
+        whole chain for every class, quadratic in its depth. When no C3 order exists
+        (inconsistent or cyclic bases) the depth-first order is used instead: such a
+        class fails at import and pylint reports it, but the plugin must not crash.
+        """
+        # Iterative, bases before the classes that derive from them: a chain of a
+        # thousand classes must not exhaust Python's recursion limit.
+        stack = [cls]
+        on_stack: set[int] = set()
+        while stack:
+            klass = stack[-1]
+            key = id(klass)
+            if key in self._orders:
+                stack.pop()
+                continue
+            on_stack.add(key)
+            bases, resolved = self._direct_bases(klass)
+            waiting = [b for b in bases if id(b) not in self._orders and id(b) not in on_stack]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            self._orders[key] = self._merge(klass, bases, resolved)
+            on_stack.discard(key)
+            stack.pop()
+        return self._orders[id(cls)]
+
+    def _direct_bases(self, cls: nodes.ClassDef) -> tuple[list[nodes.ClassDef], bool]:
+        bases: list[nodes.ClassDef] = []
+        resolved = True
+        for expression in cls.bases:
+            base = infer_unique(expression) if isinstance(expression, nodes.NodeNG) else None
+            if not isinstance(base, nodes.ClassDef):
+                resolved = False  # a base we know nothing about
+            elif base.qname() != _OBJECT and all(base is not b for b in bases):
+                bases.append(base)
+        return bases, resolved
+
+    def _merge(
+        self, cls: nodes.ClassDef, bases: list[nodes.ClassDef], resolved: bool
+    ) -> tuple[list[nodes.ClassDef], bool]:
+        # A base with no order yet is still being computed: the bases form a cycle.
+        orders = [self._orders.get(id(base), ([base], False)) for base in bases]
+        complete = resolved and all(done for _, done in orders)
+        merged = _c3_merge([order for order, _ in orders] + [bases])
+        if merged is None:
+            merged = []
+            for order, _ in orders:
+                merged.extend(c for c in order if all(c is not m for m in merged))
+        return [cls, *(c for c in merged if c is not cls)], complete
 
     def qualname(self, cls: nodes.ClassDef) -> str:
+        key = id(cls)
+        if key not in self._names:
+            self._names[key] = self._qualname(cls)
+        return self._names[key]
+
+    def _qualname(self, cls: nodes.ClassDef) -> str:
         module = cls.root()
         local = cls.qname()
         modname = getattr(module, "name", "")
@@ -153,44 +216,20 @@ class ClassIndex:
         return None
 
 
-def linearize(cls: nodes.ClassDef) -> tuple[list[nodes.ClassDef], bool]:
-    """*cls* and its ancestors in method resolution order, ``object`` left out.
-
-    Returns the classes and whether every base resolved. When the C3 MRO can't be
-    computed (inconsistent, cyclic), astroid's depth-first ancestor order is used: such a
-    class fails at import, and pylint reports it, but the plugin must not crash on it.
-    """
-    try:
-        order = cls.mro()
-    except (*INFERENCE_ERRORS, astroid.MroError, astroid.DuplicateBasesError):
-        order = [cls, *_safe_ancestors(cls)]
-    seen: set[int] = set()
-    result: list[nodes.ClassDef] = []
-    for klass in order:
-        if isinstance(klass, nodes.ClassDef) and id(klass) not in seen:
-            if klass.qname() == _OBJECT:
-                continue
-            seen.add(id(klass))
-            result.append(klass)
-    return result, all(bases_resolve(klass) for klass in result)
-
-
-def _safe_ancestors(cls: nodes.ClassDef) -> list[nodes.ClassDef]:
-    try:
-        return list(cls.ancestors())
-    except INFERENCE_ERRORS:
-        return []
-
-
-def bases_resolve(cls: nodes.ClassDef) -> bool:
-    """True when every base expression of *cls* infers to one class."""
-    for base in cls.bases:
-        value = infer_unique(base) if isinstance(base, nodes.NodeNG) else None
-        if not isinstance(value, nodes.ClassDef):
-            # typing's special forms (Generic[T], Protocol) infer to classes too; a base
-            # that infers to anything else is a class we know nothing about.
-            return False
-    return True
+def _c3_merge(sequences: list[list[nodes.ClassDef]]) -> list[nodes.ClassDef] | None:
+    """Python's C3 merge, or None when no consistent order exists."""
+    pending = [list(seq) for seq in sequences if seq]
+    merged: list[nodes.ClassDef] = []
+    while pending:
+        for seq in pending:
+            head = seq[0]
+            if not any(head in other[1:] for other in pending):
+                break
+        else:
+            return None
+        merged.append(head)
+        pending = [rest for rest in ([c for c in seq if c is not head] for seq in pending) if rest]
+    return merged
 
 
 def binds_at_class_level(binding: object) -> bool:
@@ -214,7 +253,7 @@ def answered_names(classes: list[nodes.ClassDef], index: ClassIndex) -> Answers:
     complete = True
     unresolved: list[str] = []
     for cls in classes:
-        order, resolved = linearize(cls)
+        order, resolved = index.linearize(cls)
         if not resolved:
             complete = False
             unresolved.append(index.qualname(cls))

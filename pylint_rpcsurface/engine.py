@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from astroid import nodes
 
 from pylint_rpcsurface.broadcasts import dispatch_calls, own_code, read_broadcast
-from pylint_rpcsurface.classes import ClassIndex, answered_names, linearize, location_of
+from pylint_rpcsurface.classes import ClassIndex, answered_names, location_of
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
 from pylint_rpcsurface.derive import derive
 from pylint_rpcsurface.model import (
@@ -74,7 +74,7 @@ def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analy
         configured = {name: cls for s in usable for name, cls in s.callers.items()}
         family = find_caller_classes(index, configured)
         forms = {form.method: form for form in config.dispatch}
-        collector = _BroadcastCollector(forms)
+        collector = _BroadcastCollector(forms, index)
         facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
     return Analysis.of(errors, derive(facts))
 
@@ -127,12 +127,13 @@ def _resolve_surface(
 class _BroadcastCollector:
     """Reads each method's dispatch calls once, however many callers inherit it."""
 
-    def __init__(self, forms: Mapping[str, DispatchForm]) -> None:
+    def __init__(self, forms: Mapping[str, DispatchForm], index: ClassIndex) -> None:
         self.forms = dict(forms)
+        self.index = index
         self._by_code: dict[int, list[Broadcast]] = {}
 
     def of_class(self, cls: nodes.ClassDef) -> tuple[list[Broadcast], bool]:
-        order, complete = linearize(cls)
+        order, complete = self.index.linearize(cls)
         found: list[Broadcast] = []
         for code in own_code(order):
             if id(code) not in self._by_code:

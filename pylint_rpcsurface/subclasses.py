@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from astroid import nodes
 
-from pylint_rpcsurface.classes import INFERENCE_ERRORS, ClassIndex
+from pylint_rpcsurface.classes import ClassIndex
 
 
 @dataclass(frozen=True)
@@ -75,10 +75,8 @@ def _word_pattern(words: Iterable[str]) -> re.Pattern[str]:
 def _configured_ancestors(
     cls: nodes.ClassDef, index: ClassIndex, configured: Iterable[str]
 ) -> frozenset[str]:
-    try:
-        ancestors = {index.qualname(a) for a in cls.ancestors()}
-    except INFERENCE_ERRORS:
-        return frozenset()
+    order, _ = index.linearize(cls)
+    ancestors = {index.qualname(a) for a in order[1:]}
     return frozenset(ancestors.intersection(configured))
 
 

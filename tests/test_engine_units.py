@@ -11,7 +11,7 @@ import pytest
 from astroid import nodes
 
 from pylint_rpcsurface.broadcasts import dispatch_calls, own_code, read_broadcast
-from pylint_rpcsurface.classes import ClassIndex, linearize
+from pylint_rpcsurface.classes import ClassIndex
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Registry
 from pylint_rpcsurface.project import ModuleStore, SourceTree, real
@@ -233,9 +233,10 @@ class Leaf(Mid):
 
 def test_own_code_is_the_effective_methods_plus_what_super_reaches(tmp_path: Path) -> None:
     with analysing(tmp_path, {"h.py": HIERARCHY}) as store:
-        leaf = ClassIndex(store).resolve("h.Leaf")
+        index = ClassIndex(store)
+        leaf = index.resolve("h.Leaf")
         assert isinstance(leaf, nodes.ClassDef)
-        order, complete = linearize(leaf)
+        order, complete = index.linearize(leaf)
         code = own_code(order)
     assert complete
     assert [c.name for c in order] == ["Leaf", "Mid", "Base"]
@@ -312,3 +313,50 @@ def test_names_and_flags_are_inferred_or_refused(tmp_path: Path) -> None:
     unknown_flag = found[3]
     assert unknown_flag.wait_source == "wait_out=param"
     assert found[5].wait_source == "**opts"
+
+
+MULTIPLE = """
+from typing import Generic, TypeVar
+T = TypeVar("T")
+class O: pass
+class A(O): pass
+class B(O): pass
+class C(O): pass
+class D(O): pass
+class E(O): pass
+class K1(A, B, C): pass
+class K2(D, B, E): pass
+class K3(D, A): pass
+class Z(K1, K2, K3): pass
+class Left(A): pass
+class Right(A): pass
+class Diamond(Left, Right): pass
+class Box(Generic[T]): pass
+class IntBox(Box[int], O): pass
+"""
+
+
+@pytest.mark.parametrize("name", ["Z", "K1", "Diamond", "IntBox", "O"])
+def test_linearize_agrees_with_astroids_mro_on_consistent_hierarchies(
+    tmp_path: Path, name: str
+) -> None:
+    """The C3 order computed once per class is the order astroid computes every time
+    (Python's own example hierarchy Z among them), object aside."""
+    with analysing(tmp_path, {"h.py": MULTIPLE}) as store:
+        index = ClassIndex(store)
+        cls = index.resolve(f"h.{name}")
+        assert isinstance(cls, nodes.ClassDef)
+        order, complete = index.linearize(cls)
+        expected = [c.qname() for c in cls.mro() if c.qname() != "builtins.object"]
+    assert [c.qname() for c in order] == expected
+    assert complete
+
+
+def test_linearize_survives_cycles_and_reports_them_unresolved(tmp_path: Path) -> None:
+    with analysing(tmp_path, {"c.py": "class A(B): pass\nclass B(A): pass\n"}) as store:
+        index = ClassIndex(store)
+        cls = index.resolve("c.A")
+        assert isinstance(cls, nodes.ClassDef)
+        order, complete = index.linearize(cls)
+    assert order[0].name == "A"
+    assert not complete

@@ -139,7 +139,7 @@ def test_unparseable_caller_subclass_does_not_make_registry_entries_unwaited(
 def test_inconsistent_mro_among_caller_subclasses(tmp_path: Path) -> None:
     """``class Weird(Base, Core)`` with ``Core(Base)`` has no C3 MRO (Python raises TypeError
     at import; note ``Weird(Core, Base)`` would be fine). astroid's mro() raises, and
-    linearize() falls back to the depth-first ancestor order, as its docstring says, so Weird
+    ClassIndex.linearize() falls back to the depth-first order, as its docstring says, so Weird
     still counts as a Core subclass: its own unanswered 'weird_rpc' is reported naming Weird,
     and Core's inherited 'no_such_rpc' names both classes. No crash, no guess beyond that."""
     app = HANDLERS + textwrap.dedent(
