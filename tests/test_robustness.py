@@ -435,3 +435,19 @@ def test_from_stdin_outside_every_project_is_silent(tmp_path: Path) -> None:
     inside = run_pylint(root, "--from-stdin", "app.py", stdin=APP_PLANTED)
     assert_no_crash(inside)
     assert inside.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, explain(inside)
+
+
+def test_columns_are_utf8_byte_offsets_of_the_name_literal(tmp_path: Path) -> None:
+    """pylint reports UTF-8 byte columns; the message must span exactly the literal even
+    when non-ASCII text comes earlier on the line."""
+    line = '        ünïcode = "façade"; return self.mgr.call_func("no_such_rpc", wait_out=True)\n'
+    root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": APP + line})
+    run = run_pylint(root, "app.py")
+    assert_no_crash(run)
+    (message,) = run.messages
+    encoded = line.encode("utf-8")
+    start = encoded.index(b'"no_such_rpc"')
+    assert (message.symbol, message.line) == ("rpc-unanswered", APP.count("\n") + 1)
+    assert (message.column, message.end_column) == (start, start + len(b'"no_such_rpc"'))
+    assert message.end_line == message.line
+    assert start != line.index('"no_such_rpc"')  # the text really has multi-byte characters
