@@ -284,6 +284,8 @@ def test_names_and_flags_are_inferred_or_refused(tmp_path: Path) -> None:
         LOCAL_CONST = "const"
         def run(mgr, param, opts):
             flag = True
+            local_name = "local"
+            mgr.call_func(local_name)
             mgr.call_func("literal", wait_out=True)
             mgr.call_func(LOCAL_CONST, wait_out=flag)
             mgr.call_func(IMPORTED)
@@ -298,6 +300,7 @@ def test_names_and_flags_are_inferred_or_refused(tmp_path: Path) -> None:
         """,
     )
     assert [(b.rpc, b.waited) for b in found] == [
+        ("local", False),
         ("literal", True),
         ("const", True),
         ("imported", False),
@@ -310,9 +313,9 @@ def test_names_and_flags_are_inferred_or_refused(tmp_path: Path) -> None:
         ("in_lambda", False),
         (None, False),  # the comprehension variable has several values
     ]
-    unknown_flag = found[3]
+    unknown_flag = found[4]
     assert unknown_flag.wait_source == "wait_out=param"
-    assert found[5].wait_source == "**opts"
+    assert found[6].wait_source == "**opts"
 
 
 MULTIPLE = """

@@ -451,3 +451,42 @@ def test_columns_are_utf8_byte_offsets_of_the_name_literal(tmp_path: Path) -> No
     assert (message.column, message.end_column) == (start, start + len(b'"no_such_rpc"'))
     assert message.end_line == message.line
     assert start != line.index('"no_such_rpc"')  # the text really has multi-byte characters
+
+
+def test_two_surfaces_are_judged_each_against_its_own_registry(tmp_path: Path) -> None:
+    """A second surface with its own callers, handlers and registry: each registry is
+    measured only against its own surface, and a name one surface lists is not
+    'unlisted' for the other."""
+    second = """
+[[tool.rpcsurface.surface]]
+name = "slow"
+callers = ["slow.SlowCore"]
+handlers = ["slow.SlowRunner"]
+registry = "slow.SLOW_RPCS"
+"""
+    slow = (
+        'SLOW_RPCS = ("slow_step",)\n'
+        "\n\n"
+        "class SlowRunner:\n"
+        "    def slow_step(self):\n"
+        "        return 1\n"
+        "\n"
+        "    def fast_step(self):\n"
+        "        return 1\n"
+        "\n\n"
+        "class SlowCore:\n"
+        "    def go(self):\n"
+        '        self.mgr.call_func("slow_step", wait_out=True)\n'
+        '        return self.mgr.call_func("fast_step", wait_out=True)\n'
+    )
+    root = project(tmp_path, {"pyproject.toml": PYPROJECT + second, "app.py": APP, "slow.py": slow})
+    run = run_pylint(root, "app.py", "slow.py")
+    assert_no_crash(run)
+    # 'fast_step' is listed in app.FAST_RPCS, but the slow surface's registry lacks it
+    # and only its handler answers it (no base handlers): unlisted there, and only there.
+    line = (
+        slow.splitlines().index('        return self.mgr.call_func("fast_step", wait_out=True)') + 1
+    )
+    assert run.keys() == {("rpc-unlisted", "slow.py", line)}, explain(run)
+    (message,) = run.messages
+    assert "slow.SLOW_RPCS" in message.text
