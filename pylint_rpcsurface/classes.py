@@ -9,7 +9,7 @@ from __future__ import annotations
 import astroid
 from astroid import nodes, util
 
-from pylint_rpcsurface.model import Answers, ClassRef, Location
+from pylint_rpcsurface.model import Answers, Location
 from pylint_rpcsurface.project import ModuleStore, real
 
 # Inference can fail in many ways on half-typed or adversarial code; all of them mean
@@ -141,9 +141,6 @@ class ClassIndex:
         # module name is right; inside, only the path-derived one is.
         return f"{derived or modname}.{local}" if (derived or modname) else local
 
-    def ref(self, cls: nodes.ClassDef) -> ClassRef:
-        return ClassRef(self.qualname(cls), location_of(cls))
-
     def resolve(self, dotted: str) -> nodes.ClassDef | str:
         """The class *dotted* names, or the reason it does not resolve."""
         found = self._module_prefix(dotted)
@@ -251,12 +248,10 @@ def answered_names(classes: list[nodes.ClassDef], index: ClassIndex) -> Answers:
     """The names any of *classes*, or their ancestors other than object, bind."""
     names: set[str] = set()
     complete = True
-    unresolved: list[str] = []
     for cls in classes:
         order, resolved = index.linearize(cls)
         if not resolved:
             complete = False
-            unresolved.append(index.qualname(cls))
         for klass in order:
             for name, bindings in klass.locals.items():
                 if any(binds_at_class_level(b) for b in bindings):
@@ -265,5 +260,4 @@ def answered_names(classes: list[nodes.ClassDef], index: ClassIndex) -> Answers:
         classes=tuple(index.qualname(c) for c in classes),
         names=frozenset(names),
         complete=complete,
-        unresolved=tuple(unresolved),
     )

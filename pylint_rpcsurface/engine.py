@@ -36,7 +36,6 @@ class Analysis:
     """The findings of one configuration over the project, grouped by file."""
 
     config_errors: tuple[ConfigError, ...]
-    findings: tuple[Finding, ...]
     _by_path: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -46,7 +45,6 @@ class Analysis:
             grouped[finding.location.path].append(finding)
         return cls(
             tuple(errors),
-            tuple(findings),
             {path: tuple(found) for path, found in grouped.items()},
         )
 

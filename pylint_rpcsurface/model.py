@@ -25,18 +25,6 @@ class Location:
 
 
 @dataclass(frozen=True)
-class ClassRef:
-    """A class identified by its fully qualified name, and where it is defined."""
-
-    qualname: str
-    location: Location | None
-
-    @property
-    def short(self) -> str:
-        return self.qualname.rsplit(".", 1)[-1]
-
-
-@dataclass(frozen=True)
 class Broadcast:
     """One dispatch call site: ``<expr>.call_func(<name>, ..., wait_out=<flag>)``.
 
@@ -79,7 +67,6 @@ class Answers:
     classes: tuple[str, ...]
     names: frozenset[str]
     complete: bool
-    unresolved: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
