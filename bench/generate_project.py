@@ -526,7 +526,8 @@ def unrelated(project: Project, rng: random.Random, count: int) -> None:
                 "        self.stats = {}",
                 "",
             ]
-            if rng.random() < 0.05:  # a dispatch-like call on a receiver that is no caller
+            # A dispatch-like call on a receiver that is no caller; the first class has one.
+            if rng.random() < 0.05 or not classes:
                 lines += [
                     "    def sync_pool(self, payload):",
                     f'        result = self.pool.call_func("{rng.choice(VERBS)}_pool", payload,'

@@ -97,7 +97,7 @@ def test_shape(small: tuple[Path, dict[str, object]]) -> None:
     lines = {c: files[c].count("\n") for c in callers}
     assert lines[manifest["largest_caller_module"]] == max(lines.values())  # type: ignore[index]
     # Dispatches on receivers that are no callers, outside the caller modules.
-    others = [p for p, t in files.items() if p not in callers and ".call_func(" in t]
+    others = [p for p, t in files.items() if p not in callers and ".pool.call_func(" in t]
     assert others
 
 
