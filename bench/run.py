@@ -52,7 +52,7 @@ BASELINE = ("--disable=all", "--enable=unused-import")
 TREE = ("--recursive=y", ".")
 PARSE_ALL = (
     "import ast, pathlib; "
-    "[ast.parse(p.read_bytes(), str(p)) for p in sorted(pathlib.Path('.').rglob('*.py'))]"
+    '[ast.parse(p.read_bytes(), str(p)) for p in sorted(pathlib.Path(".").rglob("*.py"))]'
 )
 CHECK_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<symbol>[a-z][a-z0-9-]*): ")
 NO_CLI = "n/a (rpcsurface CLI not installed)"
@@ -82,7 +82,7 @@ class Command:
         argv = ["python" if i == 0 and a == sys.executable else a for i, a in enumerate(self.argv)]
         argv = [a.replace(str(project), "$PROJECT") for a in argv]
         argv[0] = Path(argv[0]).name
-        text = " ".join(shlex.quote(a) for a in argv)
+        text = " ".join(f'"{a}"' if "$PROJECT" in a else shlex.quote(a) for a in argv)
         if self.stdin is not None:
             text += f" < {shlex.quote(self.stdin.relative_to(project).as_posix())}"
         note = " (cold: `.rpcsurface_cache/` deleted first)" if self.cold else ""
