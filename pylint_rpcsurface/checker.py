@@ -36,7 +36,12 @@ class RpcSurfaceChecker(BaseChecker):
     name = CHECKER_NAME
     # BaseChecker declares msgs as an instance attribute; pylint reads it from the class.
     msgs: dict[str, MessageDefinitionTuple] = {  # noqa: RUF012
-        spec.msgid: (spec.template, spec.symbol, spec.description) for spec in MESSAGES
+        spec.msgid: (
+            (spec.template, spec.symbol, spec.description)
+            if spec.default_enabled
+            else (spec.template, spec.symbol, spec.description, {"default_enabled": False})
+        )
+        for spec in MESSAGES
     }
     options = (
         (

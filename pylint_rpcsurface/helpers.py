@@ -1,0 +1,71 @@
+"""Helpers a caller's code calls: their broadcasts count as the caller's.
+
+A helper is a module-level function, a staticmethod or a classmethod that the code calls,
+directly or through other helpers, where astroid resolves the call to one function. The
+walk is breadth-first, so each helper is reached by its shortest chain; it never enters
+a helper twice (recursion terminates) and stops after ``depth`` calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from astroid import bases, nodes
+
+from pylint_rpcsurface.classes import infer_unique, location_of
+from pylint_rpcsurface.model import HelperStep
+
+Code = nodes.FunctionDef | nodes.Lambda
+
+
+def _body(code: Code) -> list[nodes.NodeNG]:
+    return list(code.body) if isinstance(code, nodes.FunctionDef) else [code.body]
+
+
+def _is_helper(function: nodes.NodeNG) -> bool:
+    if not isinstance(function, nodes.FunctionDef):
+        return False
+    if isinstance(function.parent, nodes.Module):
+        return True
+    return function.type in ("staticmethod", "classmethod")
+
+
+def helper_calls(code: Code) -> Iterator[tuple[nodes.FunctionDef, HelperStep]]:
+    """The helpers *code* calls where astroid resolves the callee, in source order."""
+    for statement in _body(code):
+        for call in statement.nodes_of_class(nodes.Call):
+            target = infer_unique(call.func)
+            if isinstance(target, bases.UnboundMethod):  # a bound method: its FunctionDef
+                target = target._proxied
+            if not isinstance(target, nodes.FunctionDef) or not _is_helper(target):
+                continue
+            at = location_of(call)
+            if at is None or location_of(target) is None:
+                continue  # a builtin or a function astroid made up
+            yield target, HelperStep(target.name, at)
+
+
+def reached_helpers(
+    code: Code, depth: int, own: frozenset[int] = frozenset()
+) -> list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]]:
+    """Every helper *code* reaches within *depth* calls, with the chain that reaches it.
+
+    *own* holds the ids of code already counted as the caller's own (its staticmethods
+    and classmethods): those are not helpers of it.
+    """
+    reached: list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]] = []
+    seen: set[int] = {id(code), *own}
+    frontier: list[tuple[Code, tuple[HelperStep, ...]]] = [(code, ())]
+    for _ in range(depth):
+        following: list[tuple[Code, tuple[HelperStep, ...]]] = []
+        for current, chain in frontier:
+            for helper, step in helper_calls(current):
+                if id(helper) in seen:
+                    continue
+                seen.add(id(helper))
+                reached.append((helper, (*chain, step)))
+                following.append((helper, (*chain, step)))
+        frontier = following
+        if not frontier:
+            break
+    return reached
