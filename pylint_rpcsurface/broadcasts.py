@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from astroid import bases, nodes
 
-from pylint_rpcsurface.classes import infer_unique, location_of
+from pylint_rpcsurface.classes import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Sent
 
@@ -144,10 +144,17 @@ def not_a_named_rpc(call: nodes.Call, form: DispatchForm) -> bool:
         return False
     if isinstance(name_node, nodes.Name) and _is_untouched_parameter(name_node):
         return True
-    value = infer_unique(name_node)
-    if isinstance(value, bases.UnboundMethod):  # a bound method: its FunctionDef
-        value = value._proxied
-    return isinstance(value, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef))
+    return _is_callable(name_node)
+
+
+def _is_callable(node: nodes.NodeNG) -> bool:
+    """Whether *node* certainly infers to functions, lambdas, methods or classes only."""
+    try:
+        values = list(node.infer())
+    except INFERENCE_ERRORS:
+        return False
+    callables = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef, bases.UnboundMethod)
+    return bool(values) and all(isinstance(value, callables) for value in values)
 
 
 def _is_untouched_parameter(name: nodes.Name) -> bool:

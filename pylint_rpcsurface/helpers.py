@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from astroid import bases, nodes
 
-from pylint_rpcsurface.classes import infer_unique, location_of
+from pylint_rpcsurface.classes import INFERENCE_ERRORS, location_of
 from pylint_rpcsurface.model import HelperStep
 
 Code = nodes.FunctionDef | nodes.Lambda
@@ -30,13 +30,28 @@ def _is_helper(function: nodes.NodeNG) -> bool:
     return function.type in ("staticmethod", "classmethod")
 
 
+def _callee(call: nodes.Call) -> nodes.FunctionDef | None:
+    """The one function *call* calls, by inference; a bound method counts as its def."""
+    try:
+        values = list(call.func.infer())
+    except INFERENCE_ERRORS:
+        return None
+    functions = {
+        id(unwrapped): unwrapped
+        for value in values
+        for unwrapped in [value._proxied if isinstance(value, bases.UnboundMethod) else value]
+    }
+    if len(functions) != 1:
+        return None
+    (function,) = functions.values()
+    return function if isinstance(function, nodes.FunctionDef) else None
+
+
 def helper_calls(code: Code) -> Iterator[tuple[nodes.FunctionDef, HelperStep]]:
     """The helpers *code* calls where astroid resolves the callee, in source order."""
     for statement in _body(code):
         for call in statement.nodes_of_class(nodes.Call):
-            target = infer_unique(call.func)
-            if isinstance(target, bases.UnboundMethod):  # a bound method: its FunctionDef
-                target = target._proxied
+            target = _callee(call)
             if not isinstance(target, nodes.FunctionDef) or not _is_helper(target):
                 continue
             at = location_of(call)

@@ -146,8 +146,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "Opt-in (off by default). With drops-none, a caller waits on an RPC whose handler "
         "returns a value on some paths and None on others. It is off by default because "
         "many handlers return None on purpose on ranks whose replies are dropped anyway "
-        "(for example `if self.rank != 0: return None`). Enable it with "
-        "--enable=rpc-waited-maybe-none.",
+        "(for example `if self.rank != 0: return None`). Enable it by its id, "
+        "--enable=W7711 (pylint takes a name starting with 'rp' for a report id).",
         "On the path that returns None the worker sends no reply and the waiting caller "
         "blocks forever. When that path runs only on ranks whose replies nobody reads, it "
         "is harmless, which is why the message is opt-in.",
@@ -162,7 +162,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "With shared-reply-queue, a caller sends an RPC without waiting for it, and its "
         "handler returns something other than None. A known benign shape is an `exit` "
         "sent last, after which nothing waits: silence one site with "
-        "`# pylint: disable=rpc-unwaited-reply` on the line of its name argument.",
+        "`# pylint: disable=W7712` on the line of its name argument (by id: pylint takes "
+        "a name starting with 'rp' for a report id).",
         "Replies share one FIFO queue without a request id, and a non-None reply is always "
         "sent. Nobody reads this one, so the next caller that waits reads it as its own "
         "reply, and every later waited call gets the reply of the call before it.",
