@@ -168,7 +168,8 @@ def _is_untouched_parameter(name: nodes.Name) -> bool:
     if not assignments:
         return False
     return all(
-        isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Arguments)
+        isinstance(a, nodes.AssignName)
+        and isinstance(a.parent, nodes.Arguments)
         and a.parent.parent is scope
         for a in assignments
     )

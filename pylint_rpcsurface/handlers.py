@@ -160,7 +160,7 @@ def can_complete(body: list[nodes.NodeNG]) -> bool:
     return all(_statement_completes(statement) for statement in body)
 
 
-def _statement_completes(statement: nodes.NodeNG) -> bool:  # noqa: PLR0911
+def _statement_completes(statement: nodes.NodeNG) -> bool:
     if isinstance(statement, (nodes.Return, nodes.Raise)):
         return False
     if isinstance(statement, nodes.If):
@@ -241,4 +241,3 @@ def signature_of(method: nodes.FunctionDef) -> Signature | None:
         varkw=arguments.kwarg is not None,
         text=f"({', '.join(shown)})",
     )
-

@@ -30,17 +30,21 @@ def _is_helper(function: nodes.NodeNG) -> bool:
     return function.type in ("staticmethod", "classmethod")
 
 
+def _unbound(value: object) -> object:
+    """A bound or unbound method's FunctionDef; anything else as it is."""
+    if isinstance(value, bases.UnboundMethod):
+        # astroid's proxies expose what they wrap only as _proxied.
+        return value._proxied  # pylint: disable=protected-access
+    return value
+
+
 def _callee(call: nodes.Call) -> nodes.FunctionDef | None:
     """The one function *call* calls, by inference; a bound method counts as its def."""
     try:
         values = list(call.func.infer())
     except INFERENCE_ERRORS:
         return None
-    functions = {
-        id(unwrapped): unwrapped
-        for value in values
-        for unwrapped in [value._proxied if isinstance(value, bases.UnboundMethod) else value]
-    }
+    functions = {id(f): f for f in map(_unbound, values)}
     if len(functions) != 1:
         return None
     (function,) = functions.values()

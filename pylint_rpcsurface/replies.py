@@ -103,9 +103,7 @@ def _site_findings(
         )
         found.append(finding(at, "rpc-reply-arity", args))
     if broadcast.sent is not None and method.signature is not None:
-        problem = bind_problem(
-            method.signature, broadcast.sent.positional, broadcast.sent.keywords
-        )
+        problem = bind_problem(method.signature, broadcast.sent.positional, broadcast.sent.keywords)
         if problem is not None:
             args = (rpc, by, sent_text(broadcast.sent), handler, method.signature.text, problem)
             found.append(finding(at, "rpc-handler-signature", args))

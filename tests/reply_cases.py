@@ -103,7 +103,10 @@ CASES: tuple[ReplyCase, ...] = (
                 mgr.call_func("load", wait_out=True)  # [rpc-waited-none-reply]
         """,
         dispatch=DROPS,
-        texts=("'load' is waited on by Core, but its handler Runner.load at c_none_falls_off.py:{line:def load}",),
+        texts=(
+            "'load' is waited on by Core, but its handler Runner.load at "
+            "c_none_falls_off.py:{line:def load}",
+        ),
     ),
     ReplyCase(
         "NONE-INFERRED",
@@ -527,7 +530,7 @@ CASES: tuple[ReplyCase, ...] = (
             def run(self, mgr):
                 mgr.call_func("load", args=("p",), kwargs={"strict": True})
                 mgr.call_func("load", kwargs={"strict": 1})  # [rpc-handler-signature]
-                mgr.call_func("load", args=(1,), kwargs={"strict": 1, "x": 1})  # [rpc-handler-signature]
+                mgr.call_func("load", args=(1,), kwargs={"x": 2})  # [rpc-handler-signature]
                 mgr.call_func("load", kwargs={"path": "p", "strict": 1})  # [rpc-handler-signature]
         """,
         dispatch=VLLM,
@@ -556,7 +559,9 @@ CASES: tuple[ReplyCase, ...] = (
             def run(self, mgr):
                 drain(mgr)
         """,
-        texts=("'drain' is broadcast by Core via drain() at c_helper_direct.py:{line:        drain(}",),
+        texts=(
+            "'drain' is broadcast by Core via drain() at c_helper_direct.py:{line:        drain(}",
+        ),
     ),
     ReplyCase(
         "HELPER-CHAIN",

@@ -29,10 +29,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, tuple[Path, Pyl
         root = tmp_path_factory.mktemp("opt_in_off" if opt_in_off else "enabled")
         write_cases(root, cases)
         files = [f"cases/{c.id}/{c.module}.py" for c in cases]
-        if opt_in_off:
-            run = run_pylint(root, *files, only_ours=False)
-        else:
-            run = run_pylint(root, *files)
+        run = run_pylint(root, *files, only_ours=not opt_in_off)
         assert_no_crash(run)
         found[opt_in_off] = (root, run)
     return found

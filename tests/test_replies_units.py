@@ -33,7 +33,9 @@ def method(source: str, tmp_path: Path, name: str = "m") -> nodes.FunctionDef:
 
 
 def line_of(source: str, text: str) -> int:
-    (number,) = [n for n, line in enumerate(textwrap.dedent(source).splitlines(), 1) if text in line]
+    (number,) = [
+        n for n, line in enumerate(textwrap.dedent(source).splitlines(), 1) if text in line
+    ]
     return number
 
 
@@ -106,7 +108,9 @@ def test_nested_function_returns_are_not_the_methods(tmp_path: Path) -> None:
 
 
 def test_can_complete_if_else_both_return(tmp_path: Path) -> None:
-    function = method("def m(a):\n    if a:\n        return 1\n    else:\n        raise X\n", tmp_path)
+    function = method(
+        "def m(a):\n    if a:\n        return 1\n    else:\n        raise X\n", tmp_path
+    )
     assert not can_complete(function.body)
 
 
@@ -197,7 +201,9 @@ def test_bind_problem(
         ('mgr.collective_rpc("x", kwargs={**more})', VLLM, None),
     ],
 )
-def test_sent_arguments(call: str, form: DispatchForm, sent: tuple[int, tuple[str, ...]] | None) -> None:
+def test_sent_arguments(
+    call: str, form: DispatchForm, sent: tuple[int, tuple[str, ...]] | None
+) -> None:
     node = astroid.extract_node(call)
     assert isinstance(node, nodes.Call)
     found = sent_arguments(node, form)
@@ -225,7 +231,11 @@ def test_forwarding_layers_and_callables_are_not_named_rpcs() -> None:
             """
         )
     )
-    calls = [n for n in module.nodes_of_class(nodes.Call) if getattr(n.func, "attrname", "") == "call_func"]
+    calls = [
+        n
+        for n in module.nodes_of_class(nodes.Call)
+        if getattr(n.func, "attrname", "") == "call_func"
+    ]
     assert [not_a_named_rpc(call, FORM) for call in calls] == [True, False, True, False]
 
 
