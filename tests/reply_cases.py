@@ -300,7 +300,7 @@ CASES: tuple[ReplyCase, ...] = (
         """\
         class Runner:
             def flush(self):
-                return len(self.queue)
+                return {"flushed": True}
 
 
         class Core:
@@ -315,7 +315,7 @@ CASES: tuple[ReplyCase, ...] = (
         """\
         class Runner:
             def flush(self):
-                return len(self.queue)
+                return {"flushed": True}
 
 
         class Core:
