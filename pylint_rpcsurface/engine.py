@@ -25,7 +25,7 @@ from pylint_rpcsurface.classes import ClassIndex, answered_names, location_of
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
 from pylint_rpcsurface.derive import derive
 from pylint_rpcsurface.handlers import handler_methods
-from pylint_rpcsurface.helpers import reached_helpers
+from pylint_rpcsurface.helpers import helper_calls, reached_helpers
 from pylint_rpcsurface.model import (
     Broadcast,
     CallerBroadcast,
@@ -145,6 +145,7 @@ class _BroadcastCollector:
         self.index = index
         self.depth = depth
         self._direct: dict[int, list[Broadcast]] = {}
+        self._calls: dict[int, list[tuple[nodes.FunctionDef, HelperStep]]] = {}
 
     def of_class(self, cls: nodes.ClassDef) -> tuple[list[Broadcast], bool]:
         order, complete = self.index.linearize(cls)
@@ -153,7 +154,7 @@ class _BroadcastCollector:
         found: list[Broadcast] = []
         for code in codes:
             found.extend(self._read(code))
-            for helper, chain in reached_helpers(code, self.depth, own):
+            for helper, chain in reached_helpers(code, self.depth, own, self._helper_calls):
                 found.extend(self._via(self._read(helper), chain))
         return found, complete
 
@@ -166,6 +167,12 @@ class _BroadcastCollector:
                 if not not_a_named_rpc(call, form)
             ]
         return self._direct[id(code)]
+
+    def _helper_calls(self, code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
+        """The helper calls of *code*, inferred once however many callers run it."""
+        if id(code) not in self._calls:
+            self._calls[id(code)] = list(helper_calls(code))
+        return self._calls[id(code)]
 
     @staticmethod
     def _via(broadcasts: list[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
@@ -185,13 +192,20 @@ def _surface_facts(
         for name, caller in family.classes.items()
         if caller.configured.intersection(configured)
     }
+    # A site is one call, however many chains of helper calls reach it: the shortest
+    # (a direct one first) is the one its messages name.
     callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
+    chains: dict[Broadcast, tuple[HelperStep, ...]] = {}
     callers_complete = not family.unparsed
     for name, cls in members.items():
         broadcasts, complete = collector.of_class(cls)
         callers_complete = callers_complete and complete
         for broadcast in broadcasts:
-            callers_by_site[broadcast].add(name)
+            site = replace(broadcast, via=())
+            callers_by_site[site].add(name)
+            known = chains.get(site)
+            if known is None or _chain_order(broadcast.via) < _chain_order(known):
+                chains[site] = broadcast.via
     rpcs = {broadcast.rpc for broadcast in callers_by_site if broadcast.rpc is not None}
     methods = handler_methods(rpcs, [*surface.handlers, *surface.base_handlers], index)
     registry: Registry | None = None
@@ -203,7 +217,7 @@ def _surface_facts(
         callers=tuple(sorted(members)),
         callers_complete=callers_complete,
         broadcasts=tuple(
-            CallerBroadcast(site, tuple(sorted(names)))
+            CallerBroadcast(replace(site, via=chains[site]), tuple(sorted(names)))
             for site, names in sorted(callers_by_site.items(), key=lambda item: item[0].call)
         ),
         handlers=answered_names(surface.handlers, index),
@@ -212,3 +226,7 @@ def _surface_facts(
         root=str(config.root),
         handler_methods=methods,
     )
+
+
+def _chain_order(chain: tuple[HelperStep, ...]) -> tuple[int, list[tuple[Location, str]]]:
+    return len(chain), [(step.call, step.name) for step in chain]

@@ -8,7 +8,7 @@ a helper twice (recursion terminates) and stops after ``depth`` calls.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from astroid import bases, nodes
 
@@ -64,13 +64,24 @@ def helper_calls(code: Code) -> Iterator[tuple[nodes.FunctionDef, HelperStep]]:
             yield target, HelperStep(target.name, at)
 
 
+Calls = Callable[[Code], list[tuple[nodes.FunctionDef, HelperStep]]]
+
+
+def _all_helper_calls(code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
+    return list(helper_calls(code))
+
+
 def reached_helpers(
-    code: Code, depth: int, own: frozenset[int] = frozenset()
+    code: Code,
+    depth: int,
+    own: frozenset[int] = frozenset(),
+    calls: Calls = _all_helper_calls,
 ) -> list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]]:
     """Every helper *code* reaches within *depth* calls, with the chain that reaches it.
 
     *own* holds the ids of code already counted as the caller's own (its staticmethods
-    and classmethods): those are not helpers of it.
+    and classmethods): those are not helpers of it. *calls* gives the helper calls of
+    one function (a cache of :func:`helper_calls` may be passed).
     """
     reached: list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]] = []
     seen: set[int] = {id(code), *own}
@@ -78,7 +89,7 @@ def reached_helpers(
     for _ in range(depth):
         following: list[tuple[Code, tuple[HelperStep, ...]]] = []
         for current, chain in frontier:
-            for helper, step in helper_calls(current):
+            for helper, step in calls(current):
                 if id(helper) in seen:
                     continue
                 seen.add(id(helper))

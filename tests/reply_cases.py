@@ -620,6 +620,33 @@ CASES: tuple[ReplyCase, ...] = (
         texts=("via reset() at c_helper_classmethod.py:{line:Tools.reset(mgr)}, flush() at",),
     ),
     ReplyCase(
+        "HELPER-TWO-CHAINS",
+        "helpers",
+        "one helper reached by two chains: one finding, naming the shortest chain",
+        """\
+        class Runner:
+            def load(self):
+                return 1
+
+
+        def drain(mgr):
+            mgr.call_func("drain_rpc", wait_out=True)  # [rpc-unanswered]
+
+
+        def outer(mgr):
+            drain(mgr)
+
+
+        class Core:
+            def a(self, mgr):
+                outer(mgr)
+
+            def b(self, mgr):
+                drain(mgr)  # the short way
+        """,
+        texts=("by Core via drain() at c_helper_two_chains.py:{line:# the short way}, but",),
+    ),
+    ReplyCase(
         "HELPER-RECURSION",
         "helpers",
         "a helper calling itself and two calling each other: terminates, one finding each",

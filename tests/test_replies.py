@@ -47,6 +47,8 @@ def test_reply_case(case: ReplyCase, runs: dict[bool, tuple[Path, PylintRun]]) -
     if case.opt_in_off:  # every checker ran: keep ours
         mine = [m for m in mine if m.symbol.startswith("rpc")]
     assert {(m.symbol, m.line) for m in mine} == expected(case), explain(run)
+    places = [(m.symbol, m.line, m.column) for m in mine]
+    assert len(places) == len(set(places)), f"reported twice:\n{explain(run)}"
     for fragment in case.texts:
         wanted = resolve(case, fragment)
         assert any(wanted in m.text for m in mine), f"{wanted!r} not in:\n{explain(run)}"
