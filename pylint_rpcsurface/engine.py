@@ -10,24 +10,34 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import astroid
 from astroid import nodes
 
-from pylint_rpcsurface.broadcasts import dispatch_calls, own_code, read_broadcast
+from pylint_rpcsurface.broadcasts import (
+    Code,
+    dispatch_calls,
+    not_a_named_rpc,
+    own_code,
+    read_broadcast,
+)
 from pylint_rpcsurface.classes import ClassIndex, answered_names, location_of
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
 from pylint_rpcsurface.derive import derive
+from pylint_rpcsurface.handlers import handler_methods
+from pylint_rpcsurface.helpers import helper_calls, reached_helpers
 from pylint_rpcsurface.model import (
     Broadcast,
     CallerBroadcast,
+    HelperStep,
     Location,
     Registry,
     SurfaceFacts,
 )
 from pylint_rpcsurface.project import ModuleStore, SourceTree, real
 from pylint_rpcsurface.registry import read_registry
+from pylint_rpcsurface.replies import reply_findings
 from pylint_rpcsurface.results import Analysis
 from pylint_rpcsurface.subclasses import CallerFamily, find_caller_classes
 
@@ -54,9 +64,9 @@ def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analy
         configured = {name: cls for s in usable for name, cls in s.callers.items()}
         family = find_caller_classes(index, configured)
         forms = {form.method: form for form in config.dispatch}
-        collector = _BroadcastCollector(forms, index)
+        collector = _BroadcastCollector(forms, index, config.helper_depth)
         facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
-    return Analysis.of(errors, derive(facts))
+    return Analysis.of(errors, derive(facts) + reply_findings(facts))
 
 
 def files_astroid_has_read() -> list[str]:
@@ -115,25 +125,50 @@ def _resolve_surface(
 
 
 class _BroadcastCollector:
-    """Reads each method's dispatch calls once, however many callers inherit it."""
+    """Reads each method's dispatch calls once, however many callers inherit it.
 
-    def __init__(self, forms: Mapping[str, DispatchForm], index: ClassIndex) -> None:
+    A method's broadcasts include those of the helpers it calls (within ``depth``
+    calls), each marked with the chain of helper calls that leads to it. Calls that pass
+    the name through from a parameter, or send a callable, are not named RPCs: left out.
+    """
+
+    def __init__(self, forms: Mapping[str, DispatchForm], index: ClassIndex, depth: int) -> None:
         self.forms = dict(forms)
         self.index = index
-        self._by_code: dict[int, list[Broadcast]] = {}
+        self.depth = depth
+        self._direct: dict[int, list[Broadcast]] = {}
+        self._calls: dict[int, list[tuple[nodes.FunctionDef, HelperStep]]] = {}
 
     def of_class(self, cls: nodes.ClassDef) -> tuple[list[Broadcast], bool]:
         order, complete = self.index.linearize(cls)
+        codes = own_code(order)
+        own = frozenset(id(code) for code in codes)
         found: list[Broadcast] = []
-        for code in own_code(order):
-            if id(code) not in self._by_code:
-                fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
-                self._by_code[id(code)] = [
-                    read_broadcast(call, form, fallback)
-                    for call, form in dispatch_calls(code, self.forms)
-                ]
-            found.extend(self._by_code[id(code)])
+        for code in codes:
+            found.extend(self._read(code))
+            for helper, chain in reached_helpers(code, self.depth, own, self._helper_calls):
+                found.extend(self._via(self._read(helper), chain))
         return found, complete
+
+    def _read(self, code: Code) -> list[Broadcast]:
+        if id(code) not in self._direct:
+            fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
+            self._direct[id(code)] = [
+                read_broadcast(call, form, fallback)
+                for call, form in dispatch_calls(code, self.forms)
+                if not not_a_named_rpc(call, form)
+            ]
+        return self._direct[id(code)]
+
+    def _helper_calls(self, code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
+        """The helper calls of *code*, inferred once however many callers run it."""
+        if id(code) not in self._calls:
+            self._calls[id(code)] = list(helper_calls(code))
+        return self._calls[id(code)]
+
+    @staticmethod
+    def _via(broadcasts: list[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
+        return [replace(broadcast, via=chain) for broadcast in broadcasts]
 
 
 def _surface_facts(
@@ -149,13 +184,22 @@ def _surface_facts(
         for name, caller in family.classes.items()
         if caller.configured.intersection(configured)
     }
+    # A site is one call, however many chains of helper calls reach it: the shortest
+    # (a direct one first) is the one its messages name.
     callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
+    chains: dict[Broadcast, tuple[HelperStep, ...]] = {}
     callers_complete = not family.unparsed
     for name, cls in members.items():
         broadcasts, complete = collector.of_class(cls)
         callers_complete = callers_complete and complete
         for broadcast in broadcasts:
-            callers_by_site[broadcast].add(name)
+            site = replace(broadcast, via=())
+            callers_by_site[site].add(name)
+            known = chains.get(site)
+            if known is None or _chain_order(broadcast.via) < _chain_order(known):
+                chains[site] = broadcast.via
+    rpcs = {broadcast.rpc for broadcast in callers_by_site if broadcast.rpc is not None}
+    methods = handler_methods(rpcs, [*surface.handlers, *surface.base_handlers], index)
     registry: Registry | None = None
     if surface.registry is not None:
         module, attribute = surface.registry
@@ -165,11 +209,16 @@ def _surface_facts(
         callers=tuple(sorted(members)),
         callers_complete=callers_complete,
         broadcasts=tuple(
-            CallerBroadcast(site, tuple(sorted(names)))
+            CallerBroadcast(replace(site, via=chains[site]), tuple(sorted(names)))
             for site, names in sorted(callers_by_site.items(), key=lambda item: item[0].call)
         ),
         handlers=answered_names(surface.handlers, index),
         base_handlers=answered_names(surface.base_handlers, index),
         registry=registry,
         root=str(config.root),
+        handler_methods=methods,
     )
+
+
+def _chain_order(chain: tuple[HelperStep, ...]) -> tuple[int, list[tuple[Location, str]]]:
+    return len(chain), [(step.call, step.name) for step in chain]

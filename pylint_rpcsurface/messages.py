@@ -23,6 +23,7 @@ class MessageSpec:
     description: str  # what it does: pylint's --help-msg text and the docs' first section
     rationale: str  # why is this bad: the docs' second section
     confidence: str  # the pylint confidence level the checker passes
+    default_enabled: bool = True  # False: opt-in, enabled by name or with --enable=rpcsurface
 
 
 MESSAGES: tuple[MessageSpec, ...] = (
@@ -122,6 +123,75 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "A surface defined by a name that does not resolve would be checked against "
         "nothing, and every result would be silently wrong. The checker refuses instead.",
         "HIGH",
+    ),
+    MessageSpec(
+        "E7710",
+        "rpc-waited-none-reply",
+        "'%s' is waited on by %s, but its handler %s never returns anything but None, "
+        "and None replies are dropped: the caller blocks forever",
+        "With drops-none, a caller waits on an RPC whose handler can never return "
+        "anything but None: every return is bare, returns None or a value that infers to "
+        "None, or the body falls off its end. A handler that raises on its other paths is "
+        "not reported.",
+        "A worker that forwards a reply only if it is not None never answers this call, "
+        "and the caller, waiting on the reply queue without a timeout, blocks forever. "
+        "Every registry check stays green: the name is answered, it just never replies.",
+        "INFERENCE",
+    ),
+    MessageSpec(
+        "W7711",
+        "rpc-waited-maybe-none",
+        "'%s' is waited on by %s, but its handler %s may return None (at %s), and None "
+        "replies are dropped: on that path the caller blocks forever",
+        "Opt-in (off by default). With drops-none, a caller waits on an RPC whose handler "
+        "returns a value on some paths and None on others. It is off by default because "
+        "many handlers return None on purpose on ranks whose replies are dropped anyway "
+        "(for example `if self.rank != 0: return None`). Enable it by its id, "
+        "--enable=W7711 (pylint takes a name starting with 'rp' for a report id).",
+        "On the path that returns None the worker sends no reply and the waiting caller "
+        "blocks forever. When that path runs only on ranks whose replies nobody reads, it "
+        "is harmless, which is why the message is opt-in.",
+        "INFERENCE",
+        default_enabled=False,
+    ),
+    MessageSpec(
+        "W7712",
+        "rpc-unwaited-reply",
+        "'%s' is sent without waiting by %s, but its handler %s returns a value (at %s), "
+        "and replies share one queue: the stale reply answers the next waited call",
+        "With shared-reply-queue, a caller sends an RPC without waiting for it, and its "
+        "handler returns something other than None. A known benign shape is an `exit` "
+        "sent last, after which nothing waits: silence one site with "
+        "`# pylint: disable=rpc-unwaited-reply` on the line of its name argument.",
+        "Replies share one FIFO queue without a request id, and a non-None reply is always "
+        "sent. Nobody reads this one, so the next caller that waits reads it as its own "
+        "reply, and every later waited call gets the reply of the call before it.",
+        "INFERENCE",
+    ),
+    MessageSpec(
+        "E7713",
+        "rpc-reply-arity",
+        "'%s' reply is unpacked into %s values by %s, but its handler %s returns a tuple "
+        "of %s at %s",
+        "A caller unpacks the reply into N names, and every return of the handler is a "
+        "tuple of another length M. A handler whose returns have different shapes is not "
+        "judged.",
+        "Unpacking raises ValueError in the caller every time the RPC is waited on: after "
+        "the workers did the work, so a slow step is lost too.",
+        "INFERENCE",
+    ),
+    MessageSpec(
+        "E7714",
+        "rpc-handler-signature",
+        "'%s' is sent by %s with %s, but its handler %s takes %s: %s",
+        "The arguments a dispatch call forwards can't bind to the handler's signature "
+        "(self left out): too many positional arguments, a missing required argument, or "
+        "an unknown keyword. By default the positional arguments after the name are "
+        "forwarded; with args-from and kwargs-from, the tuple and the dict in those "
+        "keywords. A call with *args or **kwargs, or a decorated handler, is not judged.",
+        "The worker calls the handler with the forwarded arguments and gets a TypeError: "
+        "the worker loop dies or skips the call, and a waiting caller blocks forever.",
+        "INFERENCE",
     ),
 )
 
