@@ -36,7 +36,7 @@ class RpcSurfaceChecker(BaseChecker):
     name = CHECKER_NAME
     # BaseChecker declares msgs as an instance attribute; pylint reads it from the class.
     msgs: dict[str, MessageDefinitionTuple] = {  # noqa: RUF012
-        spec.msgid: (spec.template, spec.symbol, spec.description) for spec in MESSAGES
+        spec.msgid: (spec.text, spec.symbol, spec.description) for spec in MESSAGES
     }
     options = (
         (

@@ -1,7 +1,9 @@
 """The messages: one table, the single source of truth for ids, symbols and texts.
 
 The checker builds pylint's ``msgs`` dict from it, and the docs and tests read it too.
-Every text starts with the RPC's name (or the registry's) in single quotes.
+Every text starts with the RPC's name (or the registry's) in single quotes, and ends with
+a pointer to the message's docs page (``MessageSpec.text``), so a user can find the
+explanation from the terminal.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from types import MappingProxyType
 CHECKER_NAME = "rpcsurface"
 # pylint reserves 51-99 for plugins; its own extensions use 55, 56, 60-63 and 90.
 CHECKER_ID = "77"
+# Where each message's page lives, relative to the repository root.
+DOCS_FOLDER = "docs/messages"
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,19 @@ class MessageSpec:
     description: str  # what it does: pylint's --help-msg text and the docs' first section
     rationale: str  # why is this bad: the docs' second section
     confidence: str  # the pylint confidence level the checker passes
+    # Keys of the configuration reference (docs/configuration.md) that decide whether
+    # and where this message is given: the docs page's "Configuration" section.
+    settings: tuple[str, ...] = ()
+
+    @property
+    def page(self) -> str:
+        """The message's docs page, relative to the repository root."""
+        return f"{DOCS_FOLDER}/{self.symbol}.md"
+
+    @property
+    def text(self) -> str:
+        """The template pylint gets: the message's own text, then its page."""
+        return f"{self.template} (see {self.page})"
 
 
 MESSAGES: tuple[MessageSpec, ...] = (
@@ -37,6 +54,14 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "engine cores. A waited RPC missing from it escapes that check: the engine starts "
         "with a runner that skips the call, and the caller blocks forever.",
         "INFERENCE",
+        settings=(
+            "dispatch.method",
+            "dispatch.waits",
+            "surface.callers",
+            "surface.handlers",
+            "surface.base-handlers",
+            "surface.registry",
+        ),
     ),
     MessageSpec(
         "W7702",
@@ -48,6 +73,12 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "refuses configurations for an RPC nobody needs, and the list no longer says "
         "what the engine really depends on.",
         "INFERENCE",
+        settings=(
+            "dispatch.method",
+            "dispatch.waits",
+            "surface.callers",
+            "surface.registry",
+        ),
     ),
     MessageSpec(
         "E7703",
@@ -57,6 +88,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "No handler defines the name, so a caller that sends it is skipped by every "
         "worker. Usually a typo or a handler method that was renamed or removed.",
         "INFERENCE",
+        settings=("surface.handlers", "surface.registry"),
     ),
     MessageSpec(
         "W7704",
@@ -68,6 +100,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "handler answers is answered by every runner, so listing it makes the check that "
         "reads the registry refuse configurations that work.",
         "INFERENCE",
+        settings=("surface.base-handlers", "surface.registry"),
     ),
     MessageSpec(
         "E7705",
@@ -79,6 +112,12 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "it is missing. A caller that waits for the reply then blocks forever; one that "
         "does not wait loses the call without a trace.",
         "INFERENCE",
+        settings=(
+            "dispatch.method",
+            "surface.callers",
+            "surface.handlers",
+            "surface.base-handlers",
+        ),
     ),
     MessageSpec(
         "W7706",
@@ -90,6 +129,12 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "f-string, a parameter or a name chosen at run time hides the RPC: the checker "
         "says so instead of guessing, so a silent result always means a checked one.",
         "INFERENCE_FAILURE",
+        settings=(
+            "dispatch.method",
+            "dispatch.name-arg",
+            "dispatch.name-keyword",
+            "surface.callers",
+        ),
     ),
     MessageSpec(
         "W7707",
@@ -101,6 +146,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "answered and, if only the specialised handlers answer it, listed. An unknown "
         "flag leaves both open, so the checker says so instead of guessing.",
         "INFERENCE_FAILURE",
+        settings=("dispatch.waits", "surface.callers"),
     ),
     MessageSpec(
         "E7708",
@@ -111,6 +157,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "A registry that can't be read statically can't be checked, and one with a "
         "duplicate or a non-str element is wrong whatever the code does.",
         "INFERENCE",
+        settings=("source-roots", "surface.registry"),
     ),
     MessageSpec(
         "E7709",
@@ -122,6 +169,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "A surface defined by a name that does not resolve would be checked against "
         "nothing, and every result would be silently wrong. The checker refuses instead.",
         "HIGH",
+        settings=("source-roots", "dispatch", "surface"),
     ),
 )
 
@@ -129,5 +177,5 @@ BY_SYMBOL: Mapping[str, MessageSpec] = MappingProxyType({spec.symbol: spec for s
 
 
 def render(symbol: str, args: tuple[str, ...]) -> str:
-    """The message text pylint will print for *symbol* with *args*."""
-    return BY_SYMBOL[symbol].template % args
+    """The message text pylint will print for *symbol* with *args*, with the pointer."""
+    return BY_SYMBOL[symbol].text % args
