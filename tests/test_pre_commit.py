@@ -19,18 +19,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from checkout_copy import ROOT, copy_checkout
 
-ROOT = Path(__file__).resolve().parents[1]
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
-# What pip needs to build and install the package from the copy.
-PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml")
 
 pytestmark = pytest.mark.precommit
 
@@ -111,15 +108,7 @@ def git(cwd: Path, *args: str) -> None:
 
 def hooks_repo(folder: Path) -> Path:
     """A git repository holding this checkout's package and hooks, committed."""
-    repo = folder / "hooks-repo"
-    repo.mkdir()
-    for name in PACKAGE_FILES:
-        shutil.copy2(ROOT / name, repo / name)
-    shutil.copytree(
-        ROOT / "pylint_rpcsurface",
-        repo / "pylint_rpcsurface",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-    )
+    repo = copy_checkout(folder / "hooks-repo")
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "hooks under test")
