@@ -18,11 +18,17 @@ from pylint import interfaces
 from pylint.checkers import BaseChecker
 from pylint.typing import MessageDefinitionTuple
 
+from pylint_rpcsurface.cache import (
+    CACHE_DIR,
+    NO_CACHE_ENV,
+    analyse_with_cache,
+    disabled_by_environment,
+)
 from pylint_rpcsurface.config import Config, ConfigError, ConfigFinder
-from pylint_rpcsurface.engine import Analysis, analyse
 from pylint_rpcsurface.messages import CHECKER_NAME, MESSAGES
 from pylint_rpcsurface.model import Finding
-from pylint_rpcsurface.project import real
+from pylint_rpcsurface.results import Analysis
+from pylint_rpcsurface.sources import real
 
 if TYPE_CHECKING:
     from pylint.lint import PyLinter
@@ -48,6 +54,16 @@ class RpcSurfaceChecker(BaseChecker):
                 "help": "TOML file whose [tool.rpcsurface] table configures the checker. "
                 "By default the nearest pyproject.toml with such a table, searched upward "
                 "from each linted file.",
+            },
+        ),
+        (
+            "rpcsurface-no-cache",
+            {
+                "default": False,
+                "type": "yn",
+                "metavar": "<y or n>",
+                "help": f"Don't read or write the fact cache in {CACHE_DIR}/ beside the "
+                f"configuration (the environment variable {NO_CACHE_ENV}=1 does the same).",
             },
         ),
     )
@@ -95,7 +111,8 @@ class RpcSurfaceChecker(BaseChecker):
             buffer_digest = hashlib.sha256(text.encode()).hexdigest()
         key = (str(config.path), config.digest, buffer_digest)
         if key not in self._analyses:
-            self._analyses[key] = analyse(config, overrides)
+            use_cache = not (self.linter.config.rpcsurface_no_cache or disabled_by_environment())
+            self._analyses[key] = analyse_with_cache(config, overrides, use_cache=use_cache)
         return self._analyses[key]
 
     def _report_config_error(self, module: nodes.Module, error: ConfigError) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+import astroid
 from astroid import nodes
 
 from pylint_rpcsurface.broadcasts import dispatch_calls, own_code, read_broadcast
@@ -21,35 +22,16 @@ from pylint_rpcsurface.derive import derive
 from pylint_rpcsurface.model import (
     Broadcast,
     CallerBroadcast,
-    Finding,
     Location,
     Registry,
     SurfaceFacts,
 )
 from pylint_rpcsurface.project import ModuleStore, SourceTree, real
 from pylint_rpcsurface.registry import read_registry
+from pylint_rpcsurface.results import Analysis
 from pylint_rpcsurface.subclasses import CallerFamily, find_caller_classes
 
-
-@dataclass(frozen=True)
-class Analysis:
-    """The findings of one configuration over the project, grouped by file."""
-
-    config_errors: tuple[ConfigError, ...]
-    _by_path: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def of(cls, errors: list[ConfigError], findings: list[Finding]) -> Analysis:
-        grouped: dict[str, list[Finding]] = defaultdict(list)
-        for finding in findings:
-            grouped[finding.location.path].append(finding)
-        return cls(
-            tuple(errors),
-            {path: tuple(found) for path, found in grouped.items()},
-        )
-
-    def findings_in(self, path: str) -> tuple[Finding, ...]:
-        return self._by_path.get(real(path), ())
+__all__ = ["Analysis", "analyse", "files_astroid_has_read"]
 
 
 @dataclass
@@ -75,6 +57,16 @@ def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analy
         collector = _BroadcastCollector(forms, index)
         facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
     return Analysis.of(errors, derive(facts))
+
+
+def files_astroid_has_read() -> list[str]:
+    """The files of every module in astroid's cache: all an analysis can have read.
+
+    Inference reaches modules outside the source roots too (a base class from an installed
+    library); the cache records these so that changing them invalidates its entry.
+    """
+    files = {getattr(module, "file", None) for module in astroid.MANAGER.astroid_cache.values()}
+    return sorted(real(file) for file in files if isinstance(file, str))
 
 
 def _resolve_surface(

@@ -67,6 +67,7 @@ def run_pylint(
     stdin: str | None = None,
     only_ours: bool = True,
     timeout: float = 300,
+    env: dict[str, str] | None = None,
 ) -> PylintRun:
     """Run ``python -m pylint`` in *project* with the plugin loaded.
 
@@ -85,8 +86,10 @@ def run_pylint(
         *(ONLY_OUR_CHECKER if only_ours else ()),
         *args,
     ]
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
+    environment = dict(os.environ)
+    environment.pop("PYTHONPATH", None)
+    environment.pop("RPCSURFACE_NO_CACHE", None)
+    environment.update(env or {})
     completed = subprocess.run(
         command,
         cwd=project,
@@ -95,7 +98,7 @@ def run_pylint(
         text=True,
         encoding="utf-8",
         timeout=timeout,
-        env=env,
+        env=environment,
         check=False,
     )
     messages: tuple[Reported, ...] = ()
@@ -124,3 +127,62 @@ def run_pylint(
             )
         )
     return PylintRun(completed.returncode, messages, completed.stdout, completed.stderr)
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """One run of the ``rpcsurface check`` command line."""
+
+    returncode: int
+    messages: tuple[Reported, ...]  # from --format json; empty for text output
+    stdout: str
+    stderr: str
+
+
+def run_check(
+    project: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> CheckRun:
+    """Run ``python -m pylint_rpcsurface.cli check ARGS`` in *project*.
+
+    With ``--format json`` among *args*, the findings are parsed into the same
+    :class:`Reported` records as pylint's, so the two can be compared directly.
+    """
+    command = [sys.executable, "-m", "pylint_rpcsurface.cli", "check", *args]
+    environment = dict(os.environ)
+    environment.pop("PYTHONPATH", None)
+    environment.pop("RPCSURFACE_NO_CACHE", None)
+    environment.update(env or {})
+    completed = subprocess.run(
+        command,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env=environment,
+        check=False,
+    )
+    messages: tuple[Reported, ...] = ()
+    if "json" in args and completed.returncode in (0, 1):
+        messages = tuple(
+            sorted(
+                (
+                    Reported(
+                        symbol=m["symbol"],
+                        path=_relative(m["absolutePath"], project),
+                        line=m["line"],
+                        column=m["column"],
+                        end_line=m["endLine"],
+                        end_column=m["endColumn"],
+                        text=m["message"],
+                        confidence=m["confidence"],
+                    )
+                    for m in json.loads(completed.stdout)
+                ),
+                key=lambda r: (r.path, r.line, r.column, r.symbol, r.text),
+            )
+        )
+    return CheckRun(completed.returncode, messages, completed.stdout, completed.stderr)

@@ -32,7 +32,7 @@ from acceptance_cases import (
     python_files,
     sentinels,
 )
-from pylint_runner import run_pylint
+from pylint_runner import run_check, run_pylint
 
 REGISTRY_NAMES = (
     "prefill_forward",
@@ -68,6 +68,15 @@ def test_case(case: Case, tmp_path: Path) -> None:
     else:
         assert run.returncode == 0, explain(expected, run)
     assert sentinels(copy) == [], "the linter imported a module of the fixture"
+
+    # The command line agrees with pylint to the column and the text, computed afresh
+    # (--no-cache) and answered from the entry the pylint run just left in the cache.
+    whole = {(m.symbol, m.path, m.line, m.column, m.text) for m in run.messages}
+    for how in (("--no-cache",), ()):
+        check = run_check(copy, "--format", "json", *how)
+        assert check.returncode == (1 if expected else 0), check.stderr
+        assert {(m.symbol, m.path, m.line, m.column, m.text) for m in check.messages} == whole
+    assert sentinels(copy) == [], "the command line imported a module of the fixture"
 
 
 # ---------------------------------------------------------------------------
