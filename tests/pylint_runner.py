@@ -177,8 +177,9 @@ def run_check(
                         column=m["column"],
                         end_line=m["endLine"],
                         end_column=m["endColumn"],
-                        text=m["message"],
+                        text=_split_pointer(m["message"])[0],
                         confidence=m["confidence"],
+                        page=_split_pointer(m["message"])[1],
                     )
                     for m in json.loads(completed.stdout)
                 ),
