@@ -44,9 +44,9 @@ class RpcSurfaceChecker(BaseChecker):
     # BaseChecker declares msgs as an instance attribute; pylint reads it from the class.
     msgs: dict[str, MessageDefinitionTuple] = {  # noqa: RUF012
         spec.msgid: (
-            (spec.template, spec.symbol, spec.description)
+            (spec.text, spec.symbol, spec.description)
             if spec.default_enabled
-            else (spec.template, spec.symbol, spec.description, {"default_enabled": False})
+            else (spec.text, spec.symbol, spec.description, {"default_enabled": False})
         )
         for spec in MESSAGES
     }

@@ -22,7 +22,7 @@ from typing import TextIO
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.cache import NO_CACHE_ENV, analyse_with_cache, disabled_by_environment
 from pylint_rpcsurface.config import PYPROJECT, Config, ConfigError, ConfigFinder
-from pylint_rpcsurface.messages import BY_SYMBOL
+from pylint_rpcsurface.messages import BY_SYMBOL, render
 from pylint_rpcsurface.model import Finding
 from pylint_rpcsurface.sources import real
 
@@ -155,8 +155,8 @@ def _config_for(finder: ConfigFinder, probe: Path, given: str) -> Config:
 
 
 def message_text(finding: Finding) -> str:
-    """The message text, exactly as the pylint checker prints it."""
-    return BY_SYMBOL[finding.symbol].template % finding.args
+    """The message text, exactly as the pylint checker prints it (with its page pointer)."""
+    return render(finding.symbol, finding.args)
 
 
 def _shown(path: str) -> str:

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 ONLY_OUR_CHECKER = ("--disable=all", "--enable=rpcsurface")
+# Each of our texts ends with " (see docs/messages/<symbol>.md)"; tests compare the text
+# before it, and tests/test_message_examples.py checks the pointer itself.
+_POINTER = re.compile(r" \(see (docs/messages/[a-z0-9-]+\.md)\)$")
 
 
 @dataclass(frozen=True)
@@ -26,8 +30,16 @@ class Reported:
     column: int
     end_line: int | None
     end_column: int | None
-    text: str
+    text: str  # without the trailing pointer to the docs page, which is in `page`
     confidence: str
+    page: str = ""  # the docs page the text points to, "" when it points to none
+
+
+def _split_pointer(message: str) -> tuple[str, str]:
+    match = _POINTER.search(message)
+    if match is None:
+        return message, ""
+    return message[: match.start()], match.group(1)
 
 
 @dataclass(frozen=True)
@@ -105,8 +117,9 @@ def run_pylint(
                         column=m["column"],
                         end_line=m.get("endLine"),
                         end_column=m.get("endColumn"),
-                        text=m["message"],
+                        text=_split_pointer(m["message"])[0],
                         confidence=m["confidence"],
+                        page=_split_pointer(m["message"])[1],
                     )
                     for m in report["messages"]
                 ),
@@ -164,8 +177,9 @@ def run_check(
                         column=m["column"],
                         end_line=m["endLine"],
                         end_column=m["endColumn"],
-                        text=m["message"],
+                        text=_split_pointer(m["message"])[0],
                         confidence=m["confidence"],
+                        page=_split_pointer(m["message"])[1],
                     )
                     for m in json.loads(completed.stdout)
                 ),
