@@ -31,7 +31,7 @@ from pylint_rpcsurface.registry import read_registry
 from pylint_rpcsurface.results import Analysis
 from pylint_rpcsurface.subclasses import CallerFamily, find_caller_classes
 
-__all__ = ["Analysis", "analyse", "files_astroid_has_read"]
+__all__ = ["Analysis", "Facts", "analyse", "files_astroid_has_read", "surface_facts"]
 
 
 @dataclass
@@ -57,6 +57,34 @@ def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analy
         collector = _BroadcastCollector(forms, index)
         facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
     return Analysis.of(errors, derive(facts))
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What ``report`` and ``fix`` read: each usable surface's facts, before derivation."""
+
+    config_errors: tuple[ConfigError, ...]
+    surfaces: tuple[SurfaceFacts, ...]
+
+
+def surface_facts(config: Config, overrides: Mapping[str, str] | None = None) -> Facts:
+    """The facts :func:`analyse` derives its findings from, one per usable surface.
+
+    It reads the project exactly as :func:`analyse` does (and is not cached): deriving
+    ``surface_facts(...).surfaces`` gives ``analyse``'s findings.
+    """
+    store = ModuleStore(SourceTree(config.source_roots), dict(overrides or {}))
+    index = ClassIndex(store)
+    with store.resolving_imports():
+        errors: list[ConfigError] = []
+        resolved = [_resolve_surface(config, spec, index, errors) for spec in config.surfaces]
+        usable = [surface for surface in resolved if surface is not None]
+        configured = {name: cls for s in usable for name, cls in s.callers.items()}
+        family = find_caller_classes(index, configured)
+        forms = {form.method: form for form in config.dispatch}
+        collector = _BroadcastCollector(forms, index)
+        facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
+    return Facts(tuple(errors), tuple(facts))
 
 
 def files_astroid_has_read() -> list[str]:
