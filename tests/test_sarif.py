@@ -1,4 +1,4 @@
-"""``rpcsurface check --format sarif``: valid SARIF 2.1.0, with rules, help URIs and exact regions."""
+"""`rpcsurface check --format sarif`: valid SARIF 2.1.0, rules with help URIs, exact regions."""
 
 from __future__ import annotations
 
