@@ -41,7 +41,7 @@ from pylint_rpcsurface.replies import reply_findings
 from pylint_rpcsurface.results import Analysis
 from pylint_rpcsurface.subclasses import CallerFamily, find_caller_classes
 
-__all__ = ["Analysis", "analyse", "files_astroid_has_read"]
+__all__ = ["Analysis", "Facts", "analyse", "files_astroid_has_read", "surface_facts"]
 
 
 @dataclass
@@ -53,8 +53,27 @@ class _ResolvedSurface:
     registry: tuple[nodes.Module, str] | None
 
 
+@dataclass(frozen=True)
+class Facts:
+    """What ``report`` and ``fix`` read: each usable surface's facts, before derivation."""
+
+    config_errors: tuple[ConfigError, ...]
+    surfaces: tuple[SurfaceFacts, ...]
+
+
 def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analysis:
     """Analyse the project *config* describes; *overrides* maps real paths to unsaved text."""
+    facts = surface_facts(config, overrides)
+    surfaces = list(facts.surfaces)
+    return Analysis.of(facts.config_errors, derive(surfaces) + reply_findings(surfaces))
+
+
+def surface_facts(config: Config, overrides: Mapping[str, str] | None = None) -> Facts:
+    """The facts :func:`analyse` derives its findings from, one per usable surface.
+
+    :func:`analyse` is these facts, derived; ``report`` and ``fix`` read them directly
+    (and uncached).
+    """
     store = ModuleStore(SourceTree(config.source_roots), dict(overrides or {}))
     index = ClassIndex(store)
     with store.resolving_imports():
@@ -66,7 +85,7 @@ def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analy
         forms = {form.method: form for form in config.dispatch}
         collector = _BroadcastCollector(forms, index, config.helper_depth)
         facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
-    return Analysis.of(errors, derive(facts) + reply_findings(facts))
+    return Facts(tuple(errors), tuple(facts))
 
 
 def files_astroid_has_read() -> list[str]:
