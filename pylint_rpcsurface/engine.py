@@ -182,7 +182,7 @@ class _BroadcastCollector:
     def _helper_calls(self, code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
         """The helper calls of *code*, inferred once however many callers run it."""
         if id(code) not in self._calls:
-            self._calls[id(code)] = list(helper_calls(code))
+            self._calls[id(code)] = list(helper_calls(code, self.index.store.tree))
         return self._calls[id(code)]
 
     @staticmethod

@@ -54,6 +54,8 @@ class ModuleStore:
 
     def text(self, path: str) -> str:
         """The source text of *path* (the override if there is one); '' if unreadable."""
+        if path in self._texts and path not in self.overrides:
+            return self._texts[path]  # already a real path, read before: skip realpath()
         path = real(path)
         if path in self.overrides:
             return self.overrides[path]
