@@ -554,22 +554,16 @@ class _Editor:
         newline = newline_match.group(0) if newline_match else "\n"
         trailing = self._has_comma_after(self.spans[-1])
         kept_spans = [self.spans[i] for i in kept]
-        rank = {name: position for position, name in enumerate(expected)}
-        kept_ranks = [rank[span.value] for span in kept_spans]
-        at_end: list[str] = []
-        for name in added:
-            place = bisect.bisect_right(kept_ranks, rank[name])
-            if place == len(kept_spans):
-                at_end.append(name)
-            else:
-                # After the previous name's line rather than before the next one's, so a
-                # comment heading the next name stays with it.
-                position = (
-                    self.offsets.line_end(kept_spans[place - 1].last_line)
-                    if place
-                    else self.offsets.line_start(kept_spans[place].first_line)
-                )
-                edits.append((position, position, f"{indent}{self._quoted(name)},{newline}"))
+        inserted, at_end = _placements(kept_spans, added, expected)
+        for place, name in inserted:
+            # After the previous name's line rather than before the next one's, so a
+            # comment heading the next name stays with it.
+            position = (
+                self.offsets.line_end(kept_spans[place - 1].last_line)
+                if place
+                else self.offsets.line_start(kept_spans[place].first_line)
+            )
+            edits.append((position, position, f"{indent}{self._quoted(name)},{newline}"))
         if at_end:
             if kept_spans:
                 last = kept_spans[-1]
@@ -613,16 +607,10 @@ class _Editor:
                     "fix removes a commented name only when each name has a line of its own",
                 )
         kept_spans = [spans[i] for i in kept]
-        rank = {name: position for position, name in enumerate(expected)}
-        kept_ranks = [rank[span.value] for span in kept_spans]
-        at_end: list[str] = []
-        for name in added:
-            place = bisect.bisect_right(kept_ranks, rank[name])
-            if place == len(kept_spans):
-                at_end.append(name)
-            else:
-                following = kept_spans[place]
-                edits.append((following.start, following.start, f"{self._quoted(name)}, "))
+        inserted, at_end = _placements(kept_spans, added, expected)
+        for place, name in inserted:
+            following = kept_spans[place]
+            edits.append((following.start, following.start, f"{self._quoted(name)}, "))
         if at_end:
             joined = ", ".join(self._quoted(name) for name in at_end)
             if kept_spans:
@@ -672,6 +660,24 @@ class _Editor:
         if any(start <= c < end for c in self.comments):
             raise Refused(self.line, "emptying it would drop a comment; empty it by hand")
         return self.text[:start] + replacement + self.text[end:]
+
+
+def _placements(
+    kept: Sequence[_Span], added: Iterable[str], expected: Sequence[str]
+) -> tuple[list[tuple[int, str]], list[str]]:
+    """Where each added name goes in the final order: before the kept name at an index,
+    or (the second list) after every kept name."""
+    rank = {name: position for position, name in enumerate(expected)}
+    kept_ranks = [rank[span.value] for span in kept]
+    inserted: list[tuple[int, str]] = []
+    at_end: list[str] = []
+    for name in added:
+        place = bisect.bisect_right(kept_ranks, rank[name])
+        if place == len(kept):
+            at_end.append(name)
+        else:
+            inserted.append((place, name))
+    return inserted, at_end
 
 
 def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:

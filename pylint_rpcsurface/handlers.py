@@ -9,6 +9,7 @@ only when it infers to None alone, and a decorator other than ``staticmethod`` o
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TypeVar
 
 from astroid import nodes, util
 
@@ -108,16 +109,31 @@ def returns_of(method: nodes.FunctionDef) -> Returns | None:
     )
 
 
-def own_returns(method: nodes.FunctionDef) -> Iterator[nodes.Return]:
-    """The ``return`` statements of *method* itself, not of functions nested in it."""
-    stack: list[nodes.NodeNG] = list(method.body)
+_Found = TypeVar("_Found", bound=nodes.NodeNG)
+
+
+def _own_statements(
+    body: Iterable[nodes.NodeNG], kind: type[_Found], barriers: tuple[type[nodes.NodeNG], ...]
+) -> Iterator[_Found]:
+    """The *kind* nodes in *body*, not looking inside any of the *barriers*.
+
+    Iterative, so a deeply nested body can't exhaust the recursion limit.
+    """
+    stack: list[nodes.NodeNG] = list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, nodes.Return):
+        if isinstance(node, kind):
             yield node
-        if isinstance(node, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
+        if isinstance(node, barriers):
             continue
         stack.extend(node.get_children())
+
+
+def own_returns(method: nodes.FunctionDef) -> Iterator[nodes.Return]:
+    """The ``return`` statements of *method* itself, not of functions nested in it."""
+    return _own_statements(
+        method.body, nodes.Return, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+    )
 
 
 def _kind_of(value: nodes.NodeNG | None) -> str:
@@ -183,14 +199,9 @@ def _statement_completes(statement: nodes.NodeNG) -> bool:
 
 def _breaks(loop: nodes.While) -> Iterator[nodes.Break]:
     """The ``break`` statements that leave *loop* itself."""
-    stack: list[nodes.NodeNG] = list(loop.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, nodes.Break):
-            yield node
-        if isinstance(node, (nodes.For, nodes.While, nodes.FunctionDef, nodes.ClassDef)):
-            continue
-        stack.extend(node.get_children())
+    return _own_statements(
+        loop.body, nodes.Break, (nodes.For, nodes.While, nodes.FunctionDef, nodes.ClassDef)
+    )
 
 
 # ---------------------------------------------------------------------------
