@@ -206,8 +206,11 @@ class Result:
 
 
 def run_pylint(root: Path, folders: list[str], jobs: int, timeout: float) -> tuple:
+    # -P: the copied trees sit in the working folder; the copy of pylint or astroid must
+    # never be the one that runs (nor any copied module be imported).
     command = [
         sys.executable,
+        "-P",
         "-m",
         "pylint",
         "--load-plugins=pylint_rpcsurface",
@@ -272,7 +275,9 @@ def judge_pylint(
 def judge_cli(target: str, kind: str, root: Path, folders: list[str], timeout: float):
     files, lines = count_lines(root, folders)
     script = Path(sys.executable).parent / "rpcsurface"
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "pylint_rpcsurface.cli"]
+    command = (
+        [str(script)] if script.exists() else [sys.executable, "-P", "-m", "pylint_rpcsurface.cli"]
+    )
     start = time.monotonic()
     done = subprocess.run(
         [*command, "check", *folders, "--format", "json"],
