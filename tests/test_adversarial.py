@@ -430,3 +430,50 @@ def test_wrong_type_end_to_end_reports_and_judges_nothing(tmp_path: Path) -> Non
     (message,) = run.messages
     assert message.text.startswith(f"{root / 'pyproject.toml'}: {key_path}: expected "), message
     assert run.returncode & ERROR_BIT
+
+
+# ---------------------------------------------------------------------------
+# Registries changed in place (found by the corpus run over pylint's own source)
+
+
+def test_registry_built_by_a_function_that_appends(tmp_path: Path) -> None:
+    """``FAST_RPCS = make()`` where make() appends to a list and returns ``tuple(names)``:
+    astroid infers the list as it was created, empty, so reading it would be a guess
+    (every waited name would look unlisted). It is rpc-registry-invalid on the registry's
+    name instead, saying why, and nothing is compared against it."""
+    registry = textwrap.dedent(
+        """\
+        def make():
+            names = []
+            names.append("fast_step")
+            return tuple(names)
+
+
+        FAST_RPCS = make()
+        """
+    )
+    app = registry + APP.replace('FAST_RPCS = ("fast_step",)\n', "", 1)
+    root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": app})
+    run = run_pylint(root, "app.py")
+    assert_no_crash(run)
+    assert run.keys() == {("rpc-registry-invalid", "app.py", line_of(app, "FAST_RPCS = make()"))}, (
+        explain(run)
+    )
+    (text,) = only(run, "rpc-registry-invalid")
+    assert text == (
+        "'app.FAST_RPCS' can't be evaluated statically: 'make()' builds it with in-place "
+        f"changes (line {line_of(app, 'names.append')})"
+    )
+
+
+def test_registry_appended_to_at_module_level(tmp_path: Path) -> None:
+    """``FAST_RPCS = []`` then ``FAST_RPCS.append("fast_step")``: the literal is not the
+    value, so the registry is rpc-registry-invalid, naming the line of the change."""
+    registry = 'FAST_RPCS = []\nFAST_RPCS.append("fast_step")\n'
+    app = registry + APP.replace('FAST_RPCS = ("fast_step",)\n', "", 1)
+    root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": app})
+    run = run_pylint(root, "app.py")
+    assert_no_crash(run)
+    assert run.keys() == {("rpc-registry-invalid", "app.py", 1)}, explain(run)
+    (text,) = only(run, "rpc-registry-invalid")
+    assert text == "'app.FAST_RPCS' can't be evaluated statically: it is changed in place on line 2"
