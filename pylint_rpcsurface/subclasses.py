@@ -41,7 +41,7 @@ def find_caller_classes(
     words = {name.rsplit(".", 1)[-1] for name in configured}
     parsed: set[str] = set()
     unparsed: list[str] = []
-    files = store.tree.python_files()
+    files = store.python_files()
     while words:
         pattern = _word_pattern(words)
         batch = [p for p in files if p not in parsed and pattern.search(store.text(p))]

@@ -477,3 +477,24 @@ def test_registry_appended_to_at_module_level(tmp_path: Path) -> None:
     assert run.keys() == {("rpc-registry-invalid", "app.py", 1)}, explain(run)
     (text,) = only(run, "rpc-registry-invalid")
     assert text == "'app.FAST_RPCS' can't be evaluated statically: it is changed in place on line 2"
+
+
+def test_stdin_buffer_of_a_file_not_saved_yet(tmp_path: Path) -> None:
+    """An editor's new file: pylint gets the buffer on stdin under a path that does not
+    exist on disk yet. It is under the source root, so it is a module of the project and
+    its Core subclass's unanswered wait is reported, as it is once the file is saved."""
+    buffer = textwrap.dedent(
+        """\
+        from app import Core
+
+
+        class Tool(Core):
+            def go(self):
+                self.mgr.call_func("tool_rpc", wait_out=True)
+        """
+    )
+    root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": APP})
+    assert not (root / "tool.py").exists()
+    run = run_pylint(root, "--from-stdin", "tool.py", stdin=buffer)
+    assert_no_crash(run)
+    assert run.keys() == {("rpc-unanswered", "tool.py", line_of(buffer, "tool_rpc"))}, explain(run)
