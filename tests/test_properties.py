@@ -174,17 +174,17 @@ def essence(findings: list[Finding]) -> set[tuple[str, str]]:
     return {(f.symbol, f.args[0]) for f in findings}
 
 
-_PLACE = re.compile(r"\bat [^\s,()]+:\d+")
+_PLACE = re.compile(r"\s*\bat [^\s,()]+:\d+")
 
 
 def texts(findings: list[Finding]) -> set[tuple[str, tuple[tuple[str, ...], ...]]]:
-    """(symbol, args), places in the texts ('at mod.py:6') blanked, each list of names
-    ('A, B and C') as a sorted tuple."""
+    """(symbol, args), places in the texts ('at mod.py:6') dropped, each list of names
+    ('by A, B and C') as a sorted tuple of its names."""
     return {
         (
             f.symbol,
             tuple(
-                tuple(sorted(re.split(r", | and ", _PLACE.sub("at <place>", arg))))
+                tuple(sorted(w for w in re.split(r", | and |\bby ", _PLACE.sub("", arg)) if w))
                 for arg in f.args
             ),
         )
