@@ -174,7 +174,8 @@ def essence(findings: list[Finding]) -> set[tuple[str, str]]:
     return {(f.symbol, f.args[0]) for f in findings}
 
 
-_PLACE = re.compile(r"\s*\bat [^\s,()]+:\d+")
+# A quoted place ('at mod.py:6', followed by '(and 2 more)' when there are several).
+_PLACE = re.compile(r"\s*\bat [^\s,()]+:\d+(?: \(and \d+ more\))?")
 
 
 def texts(findings: list[Finding]) -> set[tuple[str, tuple[tuple[str, ...], ...]]]:
