@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from astroid import nodes
+from astroid import bases, nodes
 
-from pylint_rpcsurface.classes import infer_unique, location_of
+from pylint_rpcsurface.classes import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.config import DispatchForm
-from pylint_rpcsurface.model import Broadcast, Location
+from pylint_rpcsurface.model import Broadcast, Location, Sent
 
 Code = nodes.FunctionDef | nodes.Lambda
 
@@ -124,7 +124,133 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
         waited=waited,
         wait_at=wait_at,
         wait_source=wait_source,
+        unpacked=_unpacked(call),
+        sent=sent_arguments(call, form),
+        drops_none=form.drops_none,
+        shared_reply_queue=form.shared_reply_queue,
     )
+
+
+def not_a_named_rpc(call: nodes.Call, form: DispatchForm) -> bool:
+    """Whether the call passes its name through (a forwarding layer) or sends a callable.
+
+    A forwarding layer's name argument is a parameter of the enclosing function, never
+    rebound: ``def collective_rpc(self, method, ...): inner.collective_rpc(method, ...)``.
+    The literal call sites upstream are the ones checked. A name argument that infers to
+    a function, a lambda or a class is code to run on each worker, not a named RPC.
+    """
+    name_node = _name_argument(call, form)
+    if name_node is None or isinstance(name_node, nodes.Starred):
+        return False
+    if isinstance(name_node, nodes.Name) and _is_untouched_parameter(name_node):
+        return True
+    return _is_callable(name_node)
+
+
+def _is_callable(node: nodes.NodeNG) -> bool:
+    """Whether *node* certainly infers to functions, lambdas, methods or classes only."""
+    try:
+        values = list(node.infer())
+    except INFERENCE_ERRORS:
+        return False
+    callables = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef, bases.UnboundMethod)
+    return bool(values) and all(isinstance(value, callables) for value in values)
+
+
+def _is_untouched_parameter(name: nodes.Name) -> bool:
+    scope = name.scope()
+    if not isinstance(scope, nodes.FunctionDef):
+        return False
+    try:
+        _, assignments = name.lookup(name.name)
+    except (AttributeError, KeyError, ValueError):
+        return False
+    if not assignments:
+        return False
+    return all(
+        isinstance(a, nodes.AssignName)
+        and isinstance(a.parent, nodes.Arguments)
+        and a.parent.parent is scope
+        for a in assignments
+    )
+
+
+def _unpacked(call: nodes.Call) -> int | None:
+    """``a, b, c = <call>``: 3. Any other use of the reply: None."""
+    parent = call.parent
+    if not isinstance(parent, nodes.Assign) or parent.value is not call:
+        return None
+    if len(parent.targets) != 1 or not isinstance(parent.targets[0], (nodes.Tuple, nodes.List)):
+        return None
+    elements = parent.targets[0].elts
+    if any(isinstance(element, nodes.Starred) for element in elements):
+        return None
+    return len(elements)
+
+
+def sent_arguments(call: nodes.Call, form: DispatchForm) -> Sent | None:
+    """The arguments the call forwards to the handler, or None when they can't be known.
+
+    By default the positional arguments after the name are forwarded and no keyword
+    is (a call with any other keyword is not judged). With ``args-from`` and
+    ``kwargs-from``, the tuple and the dict those keywords hold are forwarded.
+    """
+    keywords = call.keywords or ()
+    if any(keyword.arg is None for keyword in keywords):
+        return None  # **options may carry anything
+    by_name = {keyword.arg: keyword.value for keyword in keywords}
+    if form.args_from is None:
+        positional = _positional_after_name(call, form)
+    else:
+        positional = _tuple_length(by_name.get(form.args_from))
+    if form.kwargs_from is None:
+        passed: tuple[str, ...] | None = ()
+        ours = {form.waits if isinstance(form.waits, str) else None, form.name_keyword}
+        if any(name not in ours and name != form.args_from for name in by_name):
+            return None  # whether the dispatch method forwards those is not known
+    else:
+        passed = _dict_keys(by_name.get(form.kwargs_from))
+    if positional is None or passed is None:
+        return None
+    return Sent(positional, passed)
+
+
+def _positional_after_name(call: nodes.Call, form: DispatchForm) -> int | None:
+    if len(call.args) <= form.name_arg:
+        return None  # the name came by keyword: which positionals are forwarded is unknown
+    after = call.args[form.name_arg + 1 :]
+    if any(isinstance(argument, nodes.Starred) for argument in call.args):
+        return None
+    return len(after)
+
+
+def _tuple_length(node: nodes.NodeNG | None) -> int | None:
+    if node is None:
+        return 0
+    value = node if isinstance(node, (nodes.Tuple, nodes.List)) else infer_unique(node)
+    if isinstance(value, nodes.Const) and value.value is None:
+        return 0
+    if not isinstance(value, (nodes.Tuple, nodes.List)):
+        return None
+    if any(isinstance(element, nodes.Starred) for element in value.elts):
+        return None
+    return len(value.elts)
+
+
+def _dict_keys(node: nodes.NodeNG | None) -> tuple[str, ...] | None:
+    if node is None:
+        return ()
+    value = node if isinstance(node, nodes.Dict) else infer_unique(node)
+    if isinstance(value, nodes.Const) and value.value is None:
+        return ()
+    if not isinstance(value, nodes.Dict):
+        return None
+    keys = []
+    for key, _ in value.items:
+        if not (isinstance(key, nodes.Const) and isinstance(key.value, str)):
+            return None  # ``**more`` or a computed key
+        keys.append(key.value)
+    return tuple(keys)
 
 
 def _name_argument(call: nodes.Call, form: DispatchForm) -> nodes.NodeNG | None:

@@ -18,14 +18,21 @@ from pylint import interfaces
 from pylint.checkers import BaseChecker
 from pylint.typing import MessageDefinitionTuple
 
+from pylint_rpcsurface.cache import (
+    CACHE_DIR,
+    NO_CACHE_ENV,
+    analyse_with_cache,
+    disabled_by_environment,
+)
 from pylint_rpcsurface.config import Config, ConfigError, ConfigFinder
-from pylint_rpcsurface.engine import Analysis, analyse
-from pylint_rpcsurface.messages import CHECKER_NAME, MESSAGES
+from pylint_rpcsurface.messages import BY_SYMBOL, CHECKER_NAME, MESSAGES
 from pylint_rpcsurface.model import Finding
-from pylint_rpcsurface.project import real
+from pylint_rpcsurface.results import Analysis
+from pylint_rpcsurface.sources import real
 
 if TYPE_CHECKING:
     from pylint.lint import PyLinter
+    from pylint.message import MessageDefinition
 
 _Span = tuple[int, int | None, int | None, int | None]
 
@@ -36,7 +43,12 @@ class RpcSurfaceChecker(BaseChecker):
     name = CHECKER_NAME
     # BaseChecker declares msgs as an instance attribute; pylint reads it from the class.
     msgs: dict[str, MessageDefinitionTuple] = {  # noqa: RUF012
-        spec.msgid: (spec.template, spec.symbol, spec.description) for spec in MESSAGES
+        spec.msgid: (
+            (spec.text, spec.symbol, spec.description)
+            if spec.default_enabled
+            else (spec.text, spec.symbol, spec.description, {"default_enabled": False})
+        )
+        for spec in MESSAGES
     }
     options = (
         (
@@ -48,6 +60,16 @@ class RpcSurfaceChecker(BaseChecker):
                 "help": "TOML file whose [tool.rpcsurface] table configures the checker. "
                 "By default the nearest pyproject.toml with such a table, searched upward "
                 "from each linted file.",
+            },
+        ),
+        (
+            "rpcsurface-no-cache",
+            {
+                "default": False,
+                "type": "yn",
+                "metavar": "<y or n>",
+                "help": f"Don't read or write the fact cache in {CACHE_DIR}/ beside the "
+                f"configuration (the environment variable {NO_CACHE_ENV}=1 does the same).",
             },
         ),
     )
@@ -95,7 +117,8 @@ class RpcSurfaceChecker(BaseChecker):
             buffer_digest = hashlib.sha256(text.encode()).hexdigest()
         key = (str(config.path), config.digest, buffer_digest)
         if key not in self._analyses:
-            self._analyses[key] = analyse(config, overrides)
+            use_cache = not (self.linter.config.rpcsurface_no_cache or disabled_by_environment())
+            self._analyses[key] = analyse_with_cache(config, overrides, use_cache=use_cache)
         return self._analyses[key]
 
     def _report_config_error(self, module: nodes.Module, error: ConfigError) -> None:
@@ -146,3 +169,27 @@ def _spans(module: nodes.Module) -> dict[_Span, nodes.NodeNG]:
 
 def register(linter: PyLinter) -> None:
     linter.register_checker(RpcSurfaceChecker(linter))
+    _accept_our_symbols_in_enable_and_disable(linter)
+
+
+def _accept_our_symbols_in_enable_and_disable(linter: PyLinter) -> None:
+    """Make ``--disable=rpc-unanswered`` and ``# pylint: disable=rpc-unanswered`` work.
+
+    pylint takes any name starting with ``rp`` for the id of a report (``RP0001``) and
+    silently does nothing else with it, so without this every one of our symbols would be
+    ignored by ``--enable``, ``--disable`` and pragmas; only the ids would work. The fix
+    wraps one method on this linter instance (never the class, so nothing outlives the
+    run) and sends our symbols to the message store; every other
+    name, report ids included, goes to pylint unchanged. pylint loads plugins before it
+    reads ``--enable``/``--disable``, so the command line is covered too.
+    """
+    pylints_own = linter._get_messages_to_set  # pylint: disable=protected-access
+
+    def messages_to_set(
+        msgid: str, enable: bool, ignore_unknown: bool = False
+    ) -> list[MessageDefinition]:
+        if msgid in BY_SYMBOL:
+            return list(linter.msgs_store.get_message_definitions(msgid))
+        return pylints_own(msgid, enable, ignore_unknown)
+
+    linter._get_messages_to_set = messages_to_set  # type: ignore[method-assign]  # pylint: disable=protected-access

@@ -65,8 +65,18 @@ _MARKER = b"rpcsurface"
 
 # Allowed keys per table, in the order the documentation lists them; the order
 # is also the order of the list shown when an unknown key is found.
-_TOP_KEYS = ("source-roots", "dispatch", "surface")
-_DISPATCH_KEYS = ("method", "waits", "name-arg", "name-keyword")
+_TOP_KEYS = ("source-roots", "dispatch", "surface", "helper-depth")
+_DISPATCH_KEYS = (
+    "method",
+    "waits",
+    "name-arg",
+    "name-keyword",
+    "drops-none",
+    "shared-reply-queue",
+    "args-from",
+    "kwargs-from",
+)
+_DEFAULT_HELPER_DEPTH = 5
 _SURFACE_KEYS = ("name", "callers", "handlers", "base-handlers", "registry")
 _CLASS_FIELDS = ("callers", "handlers", "base-handlers")
 
@@ -87,6 +97,10 @@ class DispatchForm:
     name_arg: int = 0
     name_keyword: str | None = None
     key: str = ""  # e.g. "tool.rpcsurface.dispatch[0]"
+    drops_none: bool = False  # a None reply is never delivered
+    shared_reply_queue: bool = False  # replies share one FIFO without request ids
+    args_from: str | None = None  # keyword holding the handler's positional args (a tuple)
+    kwargs_from: str | None = None  # keyword holding the handler's keyword args (a dict)
 
 
 @dataclass(frozen=True)
@@ -110,6 +124,7 @@ class Config:
     dispatch: tuple[DispatchForm, ...]
     surfaces: tuple[SurfaceSpec, ...]
     digest: str  # sha256 hex of a canonical JSON dump of the validated table
+    helper_depth: int = _DEFAULT_HELPER_DEPTH  # how many helper calls deep broadcasts count
 
     @property
     def root(self) -> Path:
@@ -158,6 +173,9 @@ def parse_table(table: object, path: Path) -> Config:
     check = _Checker(file)
     top = check.table(table, _TABLE_KEY, _TOP_KEYS)
     source_roots = check.source_roots(top)
+    helper_depth = check.index(
+        top.get("helper-depth", _DEFAULT_HELPER_DEPTH), f"{_TABLE_KEY}.helper-depth"
+    )
     dispatch = check.dispatch(top)
     surfaces = check.surfaces(top)
     return Config(
@@ -165,7 +183,8 @@ def parse_table(table: object, path: Path) -> Config:
         source_roots=source_roots,
         dispatch=dispatch,
         surfaces=surfaces,
-        digest=_digest(source_roots, dispatch, surfaces),
+        digest=_digest(source_roots, dispatch, surfaces, helper_depth),
+        helper_depth=helper_depth,
     )
 
 
@@ -295,7 +314,40 @@ class _Checker:
                 f"{key}.waits",
                 f"expected a keyword other than name-keyword, got {_describe(waits)} for both",
             )
-        return DispatchForm(method, waits, name_arg, name_keyword, key)
+        drops_none = self.boolean(table.get("drops-none", False), f"{key}.drops-none")
+        shared = self.boolean(table.get("shared-reply-queue", False), f"{key}.shared-reply-queue")
+        taken = {"waits": waits if isinstance(waits, str) else None, "name-keyword": name_keyword}
+        carriers: dict[str, str | None] = {}
+        for name in ("args-from", "kwargs-from"):
+            carrier = None
+            if name in table:
+                carrier = self.identifier(table[name], f"{key}.{name}")
+                for other, used in taken.items():
+                    if used is not None and used == carrier:
+                        # One keyword cannot carry the handler's arguments and something else.
+                        self.fail(
+                            f"{key}.{name}",
+                            f"expected a keyword other than {other}, got {_describe(carrier)} "
+                            "for both",
+                        )
+                taken[name] = carrier
+            carriers[name] = carrier
+        return DispatchForm(
+            method,
+            waits,
+            name_arg,
+            name_keyword,
+            key,
+            drops_none=drops_none,
+            shared_reply_queue=shared,
+            args_from=carriers["args-from"],
+            kwargs_from=carriers["kwargs-from"],
+        )
+
+    def boolean(self, value: object, key: str) -> bool:
+        if not isinstance(value, bool):
+            self.fail(key, f"expected true or false, got {_describe(value)}")
+        return value
 
     def waits(self, value: object, key: str) -> bool | str:
         if isinstance(value, bool):
@@ -403,6 +455,7 @@ def _digest(
     source_roots: tuple[Path, ...],
     dispatch: tuple[DispatchForm, ...],
     surfaces: tuple[SurfaceSpec, ...],
+    helper_depth: int = _DEFAULT_HELPER_DEPTH,
 ) -> str:
     """Hash the validated table, with defaults filled in and roots resolved.
 
@@ -412,12 +465,17 @@ def _digest(
     """
     canonical: dict[str, Any] = {
         "source-roots": [str(root) for root in source_roots],
+        "helper-depth": helper_depth,
         "dispatch": [
             {
                 "method": form.method,
                 "waits": form.waits,
                 "name-arg": form.name_arg,
                 "name-keyword": form.name_keyword,
+                "drops-none": form.drops_none,
+                "shared-reply-queue": form.shared_reply_queue,
+                "args-from": form.args_from,
+                "kwargs-from": form.kwargs_from,
             }
             for form in dispatch
         ],

@@ -29,8 +29,11 @@ _CONSEQUENCE = {
 }
 
 
-def _finding(location: Location, symbol: str, args: tuple[str, ...]) -> Finding:
+def finding(location: Location, symbol: str, args: tuple[str, ...]) -> Finding:
     return Finding(location, symbol, args, BY_SYMBOL[symbol].confidence)
+
+
+_finding = finding
 
 
 def derive(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
@@ -57,9 +60,22 @@ def names_list(qualnames: Iterable[str]) -> str:
     return ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
-def _where(location: Location, root: str) -> str:
+def where(location: Location, root: str) -> str:
+    """``path:line``, the path relative to the project folder *root*."""
     path = os.path.relpath(location.path, root) if root else location.path
     return f"{path.replace(os.sep, '/')}:{location.line}"
+
+
+_where = where
+
+
+def callers_text(site: CallerBroadcast, root: str) -> str:
+    """The callers of a site, and the helper calls leading to it: ``A via _f() at x.py:3``."""
+    text = names_list(site.callers)
+    steps = site.broadcast.via
+    if steps:
+        text += " via " + ", ".join(f"{step.name}() at {where(step.call, root)}" for step in steps)
+    return text
 
 
 def _handlers_text(surface: SurfaceFacts) -> str:
@@ -107,7 +123,7 @@ def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:
         rpc = broadcast.rpc
         if rpc is None:
             continue
-        callers = names_list(site.callers)
+        callers = callers_text(site, surface.root)
         answered = rpc in handlers.names or rpc in bases.names
         if not answered and handlers.complete and bases.complete:
             findings.append(

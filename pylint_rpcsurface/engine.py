@@ -10,46 +10,38 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
+import astroid
 from astroid import nodes
 
-from pylint_rpcsurface.broadcasts import dispatch_calls, own_code, read_broadcast
+from pylint_rpcsurface.broadcasts import (
+    Code,
+    dispatch_calls,
+    not_a_named_rpc,
+    own_code,
+    read_broadcast,
+)
 from pylint_rpcsurface.classes import ClassIndex, answered_names, location_of
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
 from pylint_rpcsurface.derive import derive
+from pylint_rpcsurface.handlers import handler_methods
+from pylint_rpcsurface.helpers import helper_calls, reached_helpers
 from pylint_rpcsurface.model import (
     Broadcast,
     CallerBroadcast,
-    Finding,
+    HelperStep,
     Location,
     Registry,
     SurfaceFacts,
 )
 from pylint_rpcsurface.project import ModuleStore, SourceTree, real
 from pylint_rpcsurface.registry import read_registry
+from pylint_rpcsurface.replies import reply_findings
+from pylint_rpcsurface.results import Analysis
 from pylint_rpcsurface.subclasses import CallerFamily, find_caller_classes
 
-
-@dataclass(frozen=True)
-class Analysis:
-    """The findings of one configuration over the project, grouped by file."""
-
-    config_errors: tuple[ConfigError, ...]
-    _by_path: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def of(cls, errors: list[ConfigError], findings: list[Finding]) -> Analysis:
-        grouped: dict[str, list[Finding]] = defaultdict(list)
-        for finding in findings:
-            grouped[finding.location.path].append(finding)
-        return cls(
-            tuple(errors),
-            {path: tuple(found) for path, found in grouped.items()},
-        )
-
-    def findings_in(self, path: str) -> tuple[Finding, ...]:
-        return self._by_path.get(real(path), ())
+__all__ = ["Analysis", "Facts", "analyse", "files_astroid_has_read", "surface_facts"]
 
 
 @dataclass
@@ -61,8 +53,27 @@ class _ResolvedSurface:
     registry: tuple[nodes.Module, str] | None
 
 
+@dataclass(frozen=True)
+class Facts:
+    """What ``report`` and ``fix`` read: each usable surface's facts, before derivation."""
+
+    config_errors: tuple[ConfigError, ...]
+    surfaces: tuple[SurfaceFacts, ...]
+
+
 def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analysis:
     """Analyse the project *config* describes; *overrides* maps real paths to unsaved text."""
+    facts = surface_facts(config, overrides)
+    surfaces = list(facts.surfaces)
+    return Analysis.of(facts.config_errors, derive(surfaces) + reply_findings(surfaces))
+
+
+def surface_facts(config: Config, overrides: Mapping[str, str] | None = None) -> Facts:
+    """The facts :func:`analyse` derives its findings from, one per usable surface.
+
+    :func:`analyse` is these facts, derived; ``report`` and ``fix`` read them directly
+    (and uncached).
+    """
     store = ModuleStore(SourceTree(config.source_roots), dict(overrides or {}))
     index = ClassIndex(store)
     with store.resolving_imports():
@@ -72,9 +83,19 @@ def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analy
         configured = {name: cls for s in usable for name, cls in s.callers.items()}
         family = find_caller_classes(index, configured)
         forms = {form.method: form for form in config.dispatch}
-        collector = _BroadcastCollector(forms, index)
+        collector = _BroadcastCollector(forms, index, config.helper_depth)
         facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
-    return Analysis.of(errors, derive(facts))
+    return Facts(tuple(errors), tuple(facts))
+
+
+def files_astroid_has_read() -> list[str]:
+    """The files of every module in astroid's cache: all an analysis can have read.
+
+    Inference reaches modules outside the source roots too (a base class from an installed
+    library); the cache records these so that changing them invalidates its entry.
+    """
+    files = {getattr(module, "file", None) for module in astroid.MANAGER.astroid_cache.values()}
+    return sorted(real(file) for file in files if isinstance(file, str))
 
 
 def _resolve_surface(
@@ -123,25 +144,50 @@ def _resolve_surface(
 
 
 class _BroadcastCollector:
-    """Reads each method's dispatch calls once, however many callers inherit it."""
+    """Reads each method's dispatch calls once, however many callers inherit it.
 
-    def __init__(self, forms: Mapping[str, DispatchForm], index: ClassIndex) -> None:
+    A method's broadcasts include those of the helpers it calls (within ``depth``
+    calls), each marked with the chain of helper calls that leads to it. Calls that pass
+    the name through from a parameter, or send a callable, are not named RPCs: left out.
+    """
+
+    def __init__(self, forms: Mapping[str, DispatchForm], index: ClassIndex, depth: int) -> None:
         self.forms = dict(forms)
         self.index = index
-        self._by_code: dict[int, list[Broadcast]] = {}
+        self.depth = depth
+        self._direct: dict[int, list[Broadcast]] = {}
+        self._calls: dict[int, list[tuple[nodes.FunctionDef, HelperStep]]] = {}
 
     def of_class(self, cls: nodes.ClassDef) -> tuple[list[Broadcast], bool]:
         order, complete = self.index.linearize(cls)
+        codes = own_code(order)
+        own = frozenset(id(code) for code in codes)
         found: list[Broadcast] = []
-        for code in own_code(order):
-            if id(code) not in self._by_code:
-                fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
-                self._by_code[id(code)] = [
-                    read_broadcast(call, form, fallback)
-                    for call, form in dispatch_calls(code, self.forms)
-                ]
-            found.extend(self._by_code[id(code)])
+        for code in codes:
+            found.extend(self._read(code))
+            for helper, chain in reached_helpers(code, self.depth, own, self._helper_calls):
+                found.extend(self._via(self._read(helper), chain))
         return found, complete
+
+    def _read(self, code: Code) -> list[Broadcast]:
+        if id(code) not in self._direct:
+            fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
+            self._direct[id(code)] = [
+                read_broadcast(call, form, fallback)
+                for call, form in dispatch_calls(code, self.forms)
+                if not not_a_named_rpc(call, form)
+            ]
+        return self._direct[id(code)]
+
+    def _helper_calls(self, code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
+        """The helper calls of *code*, inferred once however many callers run it."""
+        if id(code) not in self._calls:
+            self._calls[id(code)] = list(helper_calls(code, self.index.store.tree))
+        return self._calls[id(code)]
+
+    @staticmethod
+    def _via(broadcasts: list[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
+        return [replace(broadcast, via=chain) for broadcast in broadcasts]
 
 
 def _surface_facts(
@@ -157,13 +203,22 @@ def _surface_facts(
         for name, caller in family.classes.items()
         if caller.configured.intersection(configured)
     }
+    # A site is one call, however many chains of helper calls reach it: the shortest
+    # (a direct one first) is the one its messages name.
     callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
+    chains: dict[Broadcast, tuple[HelperStep, ...]] = {}
     callers_complete = not family.unparsed
     for name, cls in members.items():
         broadcasts, complete = collector.of_class(cls)
         callers_complete = callers_complete and complete
         for broadcast in broadcasts:
-            callers_by_site[broadcast].add(name)
+            site = replace(broadcast, via=())
+            callers_by_site[site].add(name)
+            known = chains.get(site)
+            if known is None or _chain_order(broadcast.via) < _chain_order(known):
+                chains[site] = broadcast.via
+    rpcs = {broadcast.rpc for broadcast in callers_by_site if broadcast.rpc is not None}
+    methods = handler_methods(rpcs, [*surface.handlers, *surface.base_handlers], index)
     registry: Registry | None = None
     if surface.registry is not None:
         module, attribute = surface.registry
@@ -173,11 +228,16 @@ def _surface_facts(
         callers=tuple(sorted(members)),
         callers_complete=callers_complete,
         broadcasts=tuple(
-            CallerBroadcast(site, tuple(sorted(names)))
+            CallerBroadcast(replace(site, via=chains[site]), tuple(sorted(names)))
             for site, names in sorted(callers_by_site.items(), key=lambda item: item[0].call)
         ),
         handlers=answered_names(surface.handlers, index),
         base_handlers=answered_names(surface.base_handlers, index),
         registry=registry,
         root=str(config.root),
+        handler_methods=methods,
     )
+
+
+def _chain_order(chain: tuple[HelperStep, ...]) -> tuple[int, list[tuple[Location, str]]]:
+    return len(chain), [(step.call, step.name) for step in chain]

@@ -40,12 +40,34 @@ class Broadcast:
     waited: bool | None
     wait_at: Location | None  # the wait keyword's value, when that is what is unknown
     wait_source: str | None
+    # The rest describe the reply and the arguments; None means unknown (never guessed).
+    unpacked: int | None = None  # ``a, b = <call>``: how many names the reply unpacks into
+    sent: Sent | None = None  # the arguments the call forwards to the handler
+    via: tuple[HelperStep, ...] = ()  # the helper calls that lead from a caller to this site
+    drops_none: bool = False  # the dispatch form's drops-none
+    shared_reply_queue: bool = False  # the dispatch form's shared-reply-queue
 
     @property
     def wait_state(self) -> str:
         if self.waited is None:
             return "unknown"
         return "waited" if self.waited else "unwaited"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """The arguments a dispatch call forwards to the handler: a count and keyword names."""
+
+    positional: int
+    keywords: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HelperStep:
+    """One call of a helper (a module-level function, staticmethod or classmethod)."""
+
+    name: str  # the helper's name, e.g. "_rebind"
+    call: Location  # where it is called
 
 
 @dataclass(frozen=True)
@@ -67,6 +89,61 @@ class Answers:
     classes: tuple[str, ...]
     names: frozenset[str]
     complete: bool
+
+
+@dataclass(frozen=True)
+class Returns:
+    """What a handler method's ``return`` statements (and falling off its end) give back.
+
+    ``none_at`` lists the places a None reply can come from: a bare ``return``, a value
+    that infers to None, or the ``def`` itself when the body can fall off its end.
+    ``value_at`` lists the returns whose value is inferred and never None; ``unknown``
+    is True when some return's value can't be inferred, so no claim rests on it.
+    """
+
+    none_at: tuple[Location, ...]
+    maybe_none_at: tuple[Location, ...]  # returns inferring to None on some paths only
+    value_at: tuple[Location, ...]
+    unknown: bool
+    tuple_arity: int | None  # every return is a tuple of this length
+    tuple_at: Location | None  # the first such return
+
+    @property
+    def never_value(self) -> bool:
+        """Certain: whenever the method returns, it returns None."""
+        return bool(self.none_at) and not (self.value_at or self.maybe_none_at or self.unknown)
+
+    @property
+    def first_maybe_none(self) -> Location | None:
+        found = sorted(self.none_at + self.maybe_none_at)
+        return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class Signature:
+    """How a handler method binds arguments, ``self`` (or ``cls``) left out."""
+
+    positional: tuple[str, ...]  # positional-only first, then positional-or-keyword
+    positional_only: int  # how many of ``positional`` are positional-only
+    required_positional: int  # the leading ones without a default
+    varargs: bool
+    keyword_only: tuple[str, ...]
+    required_keyword_only: tuple[str, ...]
+    varkw: bool
+    text: str  # as written, e.g. "(seq_ids, token_ids=None, *args)"
+
+
+@dataclass(frozen=True)
+class HandlerMethod:
+    """The effective method answering *rpc* for some handler classes, by MRO."""
+
+    rpc: str
+    classes: tuple[str, ...]  # the handler classes it answers for, sorted
+    owner: str  # the fully qualified name of the class defining it
+    name: str
+    at: Location
+    returns: Returns | None  # None for a generator or coroutine: no claim about replies
+    signature: Signature | None  # None when a decorator may change it
 
 
 @dataclass(frozen=True)
@@ -98,6 +175,7 @@ class SurfaceFacts:
     base_handlers: Answers
     registry: Registry | None
     root: str  # the project folder, for relative paths in message texts
+    handler_methods: tuple[HandlerMethod, ...] = ()  # of every broadcast name, sorted
 
 
 @dataclass(frozen=True, order=True)

@@ -1,9 +1,7 @@
 """The analysed project: its source roots, module names, and the astroid modules we build.
 
-Module identity comes from paths, never from the names pylint or astroid gave a module:
-in a tree with implicit namespace packages pylint names ``atom/model_engine/engine_core.py``
-``engine_core`` (or ``model_engine.engine_core``), and two files may share a basename.
-Here a file's module name is its path relative to the deepest source root holding it.
+Module names come from paths (see ``sources.py``), never from the names pylint or astroid
+gave a module.
 
 The project is never imported. Modules are built by astroid from source text; the text of
 the file being linted from stdin replaces the saved file.
@@ -22,96 +20,9 @@ from astroid import nodes
 from astroid.builder import AstroidBuilder, build_namespace_package_module
 from astroid.manager import AstroidManager
 
-# Folders that never hold the project's own importable modules.
-_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+from pylint_rpcsurface.sources import SourceTree, real
 
-
-def real(path: str | os.PathLike[str]) -> str:
-    """The key every path is compared by: symlinks and ``..`` resolved."""
-    return os.path.realpath(os.fspath(path))
-
-
-def _is_identifier_path(parts: tuple[str, ...]) -> bool:
-    return bool(parts) and all(part.isidentifier() for part in parts)
-
-
-class SourceTree:
-    """Maps files under the source roots to fully qualified module names and back."""
-
-    def __init__(self, roots: tuple[Path, ...]) -> None:
-        self.roots = tuple(real(root) for root in roots)
-        # The deepest root wins when roots nest ("." and "src"), as Python would import
-        # a module from the more specific path entry.
-        self._by_depth = sorted(self.roots, key=lambda r: r.count(os.sep), reverse=True)
-        self._files: tuple[str, ...] | None = None
-
-    def module_name(self, path: str) -> str | None:
-        """The module name of the file at *path*, or None outside every source root."""
-        path = real(path)
-        for root in self._by_depth:
-            if path == root or not path.startswith(root.rstrip(os.sep) + os.sep):
-                continue
-            rel = Path(os.path.relpath(path, root))
-            if rel.suffix not in (".py", ".pyi"):
-                return None
-            parts = rel.with_suffix("").parts
-            if parts and parts[-1] == "__init__":
-                parts = parts[:-1]
-            return ".".join(parts) if _is_identifier_path(parts) else None
-        return None
-
-    def locate(self, modname: str) -> tuple[str, ...]:
-        """What *modname* names under the roots: one file, or the folders of a namespace
-        package (several roots may each hold a part of it), or nothing."""
-        parts = modname.split(".")
-        if not _is_identifier_path(tuple(parts)):
-            return ()
-        folders: list[str] = []
-        for root in self.roots:
-            base = os.path.join(root, *parts)
-            for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
-                if os.path.isfile(candidate):
-                    return (real(candidate),)
-            if os.path.isdir(base):
-                folders.append(real(base))
-        return tuple(folders)
-
-    def top_level_names(self) -> frozenset[str]:
-        """The first component of every module name the roots provide."""
-        names: set[str] = set()
-        for root in self.roots:
-            with contextlib.suppress(OSError):
-                for entry in os.listdir(root):
-                    stem = entry[:-3] if entry.endswith(".py") else entry
-                    if stem.isidentifier():
-                        names.add(stem)
-        return frozenset(names)
-
-    def python_files(self) -> tuple[str, ...]:
-        """Every importable .py file under the roots, sorted; listed once per tree."""
-        if self._files is None:
-            found: set[str] = set()
-            for root in self.roots:
-                found.update(_walk_python_files(root))
-            self._files = tuple(sorted(found))
-        return self._files
-
-
-def _walk_python_files(root: str) -> Iterator[str]:
-    for folder, dirs, files in os.walk(root):
-        # Hidden folders (.git, .venv, .tox), caches and virtualenvs hold no project code,
-        # and folders whose names are not identifiers can't be packages.
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if not d.startswith(".")
-            and d not in _SKIPPED_DIRS
-            and d.isidentifier()
-            and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))
-        )
-        for name in files:
-            if name.endswith(".py") and name[:-3].isidentifier():
-                yield real(os.path.join(folder, name))
+__all__ = ["BuildFailure", "ModuleStore", "SourceTree", "real"]
 
 
 @dataclass(frozen=True)
@@ -143,6 +54,8 @@ class ModuleStore:
 
     def text(self, path: str) -> str:
         """The source text of *path* (the override if there is one); '' if unreadable."""
+        if path in self._texts and path not in self.overrides:
+            return self._texts[path]  # already a real path, read before: skip realpath()
         path = real(path)
         if path in self.overrides:
             return self.overrides[path]

@@ -42,11 +42,12 @@ def find_caller_classes(
     parsed: set[str] = set()
     unparsed: list[str] = []
     files = store.python_files()
-    while words:
-        pattern = _word_pattern(words)
-        batch = [p for p in files if p not in parsed and pattern.search(store.text(p))]
-        if not batch:
-            break
+    searched: set[str] = set()
+    while words - searched:
+        # A file that didn't mention the words of earlier rounds can only match a new one.
+        new = words - searched
+        searched.update(new)
+        batch = [p for p in files if p not in parsed and _mentions(store.text(p), new)]
         for path in batch:
             parsed.add(path)
             module = store.module(path)
@@ -65,6 +66,17 @@ def find_caller_classes(
                     words.add(cls.name)
             words.update(_aliases(module, words))
     return CallerFamily(found, tuple(unparsed))
+
+
+def _mentions(text: str, words: set[str]) -> bool:
+    """Whether *text* holds one of *words* as a whole word.
+
+    A plain substring test first: it is many times faster than the regular expression,
+    and most files mention none of the words at all.
+    """
+    if not any(word in text for word in words):
+        return False
+    return _word_pattern(words).search(text) is not None
 
 
 def _word_pattern(words: Iterable[str]) -> re.Pattern[str]:

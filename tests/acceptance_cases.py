@@ -62,6 +62,11 @@ SYMBOLS = frozenset(
         "rpc-wait-uninferable",
         "rpc-registry-invalid",
         "rpcsurface-config-error",
+        "rpc-waited-none-reply",
+        "rpc-waited-maybe-none",
+        "rpc-unwaited-reply",
+        "rpc-reply-arity",
+        "rpc-handler-signature",
     }
 )
 
@@ -499,8 +504,8 @@ CASES: tuple[Case, ...] = (
     Case(
         "X1",
         "seed X1 (RapidServe answers drain_stream_pool; a module-level helper after "
-        "DecodeEngineCore waits on it; seed red via rapid_only): silent, module-level "
-        "functions are not a caller's code",
+        "DecodeEngineCore waits on it; seed red via rapid_only): silent, since no caller "
+        "calls the helper, so its broadcast is nobody's",
         (
             answer("drain_stream_pool"),
             after_decode_core(
@@ -508,6 +513,22 @@ CASES: tuple[Case, ...] = (
                 '    """Operator tool: drain the stream pool of every rank."""\n'
                 '    return runner_mgr.call_func("drain_stream_pool", wait_out=True)\n'
             ),
+        ),
+    ),
+    Case(
+        "X1-CALLED",
+        "seed X1 with helpers followed: PrefillEngineCore.warmup calls the helper, so the "
+        "helper's waited broadcast is PrefillEngineCore's: rpc-unlisted on the helper's "
+        "call_func, naming the chain",
+        (
+            answer("drain_stream_pool"),
+            after_decode_core(
+                "def drain_all(runner_mgr: RunnerManager) -> int:\n"
+                '    """Operator tool: drain the stream pool of every rank."""\n'
+                '    return runner_mgr.call_func("drain_stream_pool", wait_out=True)'
+                "  # expect: rpc-unlisted\n"
+            ),
+            insert_after(ENGINE_CORE, PREFILL_WARMUP_CALL, "        drain_all(self.runner_mgr)\n"),
         ),
     ),
     Case(

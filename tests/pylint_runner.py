@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 ONLY_OUR_CHECKER = ("--disable=all", "--enable=rpcsurface")
+# Each of our texts ends with " (see docs/messages/<symbol>.md)"; tests compare the text
+# before it, and tests/test_message_examples.py checks the pointer itself.
+_POINTER = re.compile(r" \(see (docs/messages/[a-z0-9-]+\.md)\)$")
 
 
 @dataclass(frozen=True)
@@ -26,8 +30,16 @@ class Reported:
     column: int
     end_line: int | None
     end_column: int | None
-    text: str
+    text: str  # without the trailing pointer to the docs page, which is in `page`
     confidence: str
+    page: str = ""  # the docs page the text points to, "" when it points to none
+
+
+def _split_pointer(message: str) -> tuple[str, str]:
+    match = _POINTER.search(message)
+    if match is None:
+        return message, ""
+    return message[: match.start()], match.group(1)
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,7 @@ def run_pylint(
     stdin: str | None = None,
     only_ours: bool = True,
     timeout: float = 300,
+    env: dict[str, str] | None = None,
 ) -> PylintRun:
     """Run ``python -m pylint`` in *project* with the plugin loaded.
 
@@ -73,8 +86,10 @@ def run_pylint(
         *(ONLY_OUR_CHECKER if only_ours else ()),
         *args,
     ]
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
+    environment = dict(os.environ)
+    environment.pop("PYTHONPATH", None)
+    environment.pop("RPCSURFACE_NO_CACHE", None)
+    environment.update(env or {})
     completed = subprocess.run(
         command,
         cwd=project,
@@ -83,7 +98,7 @@ def run_pylint(
         text=True,
         encoding="utf-8",
         timeout=timeout,
-        env=env,
+        env=environment,
         check=False,
     )
     messages: tuple[Reported, ...] = ()
@@ -102,8 +117,9 @@ def run_pylint(
                         column=m["column"],
                         end_line=m.get("endLine"),
                         end_column=m.get("endColumn"),
-                        text=m["message"],
+                        text=_split_pointer(m["message"])[0],
                         confidence=m["confidence"],
+                        page=_split_pointer(m["message"])[1],
                     )
                     for m in report["messages"]
                 ),
@@ -111,3 +127,63 @@ def run_pylint(
             )
         )
     return PylintRun(completed.returncode, messages, completed.stdout, completed.stderr)
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """One run of the ``rpcsurface check`` command line."""
+
+    returncode: int
+    messages: tuple[Reported, ...]  # from --format json; empty for text output
+    stdout: str
+    stderr: str
+
+
+def run_check(
+    project: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> CheckRun:
+    """Run ``python -m pylint_rpcsurface.cli check ARGS`` in *project*.
+
+    With ``--format json`` among *args*, the findings are parsed into the same
+    :class:`Reported` records as pylint's, so the two can be compared directly.
+    """
+    command = [sys.executable, "-m", "pylint_rpcsurface.cli", "check", *args]
+    environment = dict(os.environ)
+    environment.pop("PYTHONPATH", None)
+    environment.pop("RPCSURFACE_NO_CACHE", None)
+    environment.update(env or {})
+    completed = subprocess.run(
+        command,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env=environment,
+        check=False,
+    )
+    messages: tuple[Reported, ...] = ()
+    if "json" in args and completed.returncode in (0, 1):
+        messages = tuple(
+            sorted(
+                (
+                    Reported(
+                        symbol=m["symbol"],
+                        path=_relative(m["absolutePath"], project),
+                        line=m["line"],
+                        column=m["column"],
+                        end_line=m["endLine"],
+                        end_column=m["endColumn"],
+                        text=_split_pointer(m["message"])[0],
+                        confidence=m["confidence"],
+                        page=_split_pointer(m["message"])[1],
+                    )
+                    for m in json.loads(completed.stdout)
+                ),
+                key=lambda r: (r.path, r.line, r.column, r.symbol, r.text),
+            )
+        )
+    return CheckRun(completed.returncode, messages, completed.stdout, completed.stderr)

@@ -32,7 +32,7 @@ from acceptance_cases import (
     python_files,
     sentinels,
 )
-from pylint_runner import run_pylint
+from pylint_runner import run_check, run_pylint
 
 REGISTRY_NAMES = (
     "prefill_forward",
@@ -68,6 +68,15 @@ def test_case(case: Case, tmp_path: Path) -> None:
     else:
         assert run.returncode == 0, explain(expected, run)
     assert sentinels(copy) == [], "the linter imported a module of the fixture"
+
+    # The command line agrees with pylint to the column and the text, computed afresh
+    # (--no-cache) and answered from the entry the pylint run just left in the cache.
+    whole = {(m.symbol, m.path, m.line, m.column, m.text) for m in run.messages}
+    for how in (("--no-cache",), ()):
+        check = run_check(copy, "--format", "json", *how)
+        assert check.returncode == (1 if expected else 0), check.stderr
+        assert {(m.symbol, m.path, m.line, m.column, m.text) for m in check.messages} == whole
+    assert sentinels(copy) == [], "the command line imported a module of the fixture"
 
 
 # ---------------------------------------------------------------------------
@@ -161,3 +170,15 @@ def test_plugin_declares_every_symbol(tmp_path: Path) -> None:
     assert "Traceback" not in completed.stderr, completed.stderr
     missing = sorted(s for s in SYMBOLS if f":{s} (" not in completed.stdout)
     assert not missing, f"symbols not declared by the plugin: {missing}\n{completed.stderr}"
+
+
+def test_x1_called_names_the_helper_chain(tmp_path: Path) -> None:
+    copy = make_copy(tmp_path / "engine", CASES_BY_ID["X1-CALLED"].edits)
+    lines = (copy / ENGINE_CORE).read_text(encoding="utf-8").splitlines()
+    (call_line,) = [n for n, line in enumerate(lines, 1) if "drain_all(self.runner_mgr)" in line]
+    run = run_pylint(copy, "--recursive=y", "atom")
+    (unlisted,) = [m for m in run.messages if m.symbol == "rpc-unlisted"]
+    assert (
+        "'drain_stream_pool' is waited on by PrefillEngineCore via drain_all() at "
+        f"{ENGINE_CORE}:{call_line} and answered only by RapidServeModelRunner"
+    ) in unlisted.text, unlisted.text

@@ -649,6 +649,62 @@ def test_table_constant() -> None:
 
 
 # --------------------------------------------------------------------------
+# The reply keys (issue 4): dispatch drops-none, shared-reply-queue, args-from,
+# kwargs-from; top-level helper-depth
+# --------------------------------------------------------------------------
+
+
+def test_reply_keys_default_to_todays_behaviour(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    config = load_config(write(tmp_path, FULL_EXAMPLE))
+    assert config.helper_depth == 5
+    for form in config.dispatch:
+        assert (form.drops_none, form.shared_reply_queue) == (False, False)
+        assert (form.args_from, form.kwargs_from) == (None, None)
+
+
+def test_reply_keys_are_read(tmp_path: Path) -> None:
+    text = (
+        "[tool.rpcsurface]\nhelper-depth = 0\n"
+        '[[tool.rpcsurface.dispatch]]\nmethod = "collective_rpc"\nwaits = true\n'
+        'drops-none = true\nshared-reply-queue = true\nargs-from = "args"\n'
+        'kwargs-from = "kwargs"\n'
+    )
+    config = load_text(tmp_path, text)
+    assert config.helper_depth == 0
+    (form,) = config.dispatch
+    assert (form.drops_none, form.shared_reply_queue) == (True, True)
+    assert (form.args_from, form.kwargs_from) == ("args", "kwargs")
+
+
+@pytest.mark.parametrize(
+    ("line", "key", "expected"),
+    [
+        ('drops-none = "true"', "drops-none", "expected true or false, got 'true'"),
+        ("shared-reply-queue = 0", "shared-reply-queue", "expected true or false, got integer 0"),
+        ("args-from = 1", "args-from", "expected a Python identifier, got integer 1"),
+        ('kwargs-from = "class"', "kwargs-from", "expected a Python identifier, got 'class'"),
+        ('args-from = "wait_out"', "args-from", "expected a keyword other than waits"),
+        ('name-keyword = "m"\nargs-from = "m"', "args-from", "a keyword other than name-keyword"),
+    ],
+)
+def test_reply_keys_refuse_bad_values(tmp_path: Path, line: str, key: str, expected: str) -> None:
+    text = '[[tool.rpcsurface.dispatch]]\nmethod = "call_func"\nwaits = "wait_out"\n'
+    error = error_of(tmp_path, "[tool.rpcsurface]\n" + text + line + "\n")
+    assert_error(error, f"tool.rpcsurface.dispatch[0].{key}", expected)
+
+
+@pytest.mark.parametrize("value", ["-1", "true", "2.5", '"5"'])
+def test_helper_depth_must_be_a_non_negative_integer(tmp_path: Path, value: str) -> None:
+    text = (
+        f"[tool.rpcsurface]\nhelper-depth = {value}\n"
+        '[[tool.rpcsurface.dispatch]]\nmethod = "call_func"\n'
+    )
+    error = error_of(tmp_path, text)
+    assert_error(error, "tool.rpcsurface.helper-depth", "expected an integer >= 0")
+
+
+# --------------------------------------------------------------------------
 # digest
 # --------------------------------------------------------------------------
 
@@ -673,6 +729,11 @@ def test_digest_is_equal_for_equal_content(tmp_path: Path) -> None:
         ('registry = "atom.config.RAPIDSERVE_RPCS"', ""),
         ('name = "rapidserve"', 'name = "rapid"'),
         ('source-roots = ["src"]', 'source-roots = ["."]'),
+        ('waits = "wait_out"', 'waits = "wait_out"\ndrops-none = true'),
+        ('waits = "wait_out"', 'waits = "wait_out"\nshared-reply-queue = true'),
+        ('waits = "wait_out"', 'waits = "wait_out"\nargs-from = "args"'),
+        ('waits = "wait_out"', 'waits = "wait_out"\nkwargs-from = "kwargs"'),
+        ('source-roots = ["src"]', 'source-roots = ["src"]\nhelper-depth = 2'),
     ],
 )
 def test_digest_changes_when_content_changes(tmp_path: Path, old: str, new: str) -> None:

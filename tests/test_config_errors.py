@@ -100,13 +100,14 @@ TABLE_CASES = {
         "[tool.rpcsurface]\n",
         "[tool.rpcsurface]\nfoo = 1\n",
         "tool.rpcsurface.foo",
-        "unknown key; allowed keys are: source-roots, dispatch, surface",
+        "unknown key; allowed keys are: source-roots, dispatch, surface, helper-depth",
     ),
     "unknown-dispatch-key": (
         'waits = "wait_out"\n',
         'waits = "wait_out"\nwait = true\n',
         "tool.rpcsurface.dispatch[0].wait",
-        "unknown key; allowed keys are: method, waits, name-arg, name-keyword",
+        "unknown key; allowed keys are: method, waits, name-arg, name-keyword, drops-none, "
+        "shared-reply-queue, args-from, kwargs-from",
     ),
     "unknown-surface-key": (
         'registry = "app.FAST_RPCS"',
@@ -131,6 +132,48 @@ TABLE_CASES = {
         "waits = 3",
         "tool.rpcsurface.dispatch[0].waits",
         "expected true, false or a keyword name, got integer 3",
+    ),
+    "drops-none-is-a-string": (
+        'waits = "wait_out"\n',
+        'waits = "wait_out"\ndrops-none = "yes"\n',
+        "tool.rpcsurface.dispatch[0].drops-none",
+        "expected true or false, got 'yes'",
+    ),
+    "shared-reply-queue-is-an-integer": (
+        'waits = "wait_out"\n',
+        'waits = "wait_out"\nshared-reply-queue = 1\n',
+        "tool.rpcsurface.dispatch[0].shared-reply-queue",
+        "expected true or false, got integer 1",
+    ),
+    "args-from-is-not-an-identifier": (
+        'waits = "wait_out"\n',
+        'waits = "wait_out"\nargs-from = "the args"\n',
+        "tool.rpcsurface.dispatch[0].args-from",
+        "expected a Python identifier, got 'the args'",
+    ),
+    "kwargs-from-is-the-wait-keyword": (
+        'waits = "wait_out"\n',
+        'waits = "wait_out"\nkwargs-from = "wait_out"\n',
+        "tool.rpcsurface.dispatch[0].kwargs-from",
+        "expected a keyword other than waits, got 'wait_out' for both",
+    ),
+    "kwargs-from-is-args-from": (
+        'waits = "wait_out"\n',
+        'waits = "wait_out"\nargs-from = "args"\nkwargs-from = "args"\n',
+        "tool.rpcsurface.dispatch[0].kwargs-from",
+        "expected a keyword other than args-from, got 'args' for both",
+    ),
+    "helper-depth-is-negative": (
+        "[tool.rpcsurface]\n",
+        "[tool.rpcsurface]\nhelper-depth = -1\n",
+        "tool.rpcsurface.helper-depth",
+        "expected an integer >= 0, got integer -1",
+    ),
+    "helper-depth-is-a-boolean": (
+        "[tool.rpcsurface]\n",
+        "[tool.rpcsurface]\nhelper-depth = true\n",
+        "tool.rpcsurface.helper-depth",
+        "expected an integer >= 0, got boolean true",
     ),
     "handlers-missing": (
         'handlers = ["app.FastRunner"]\n',

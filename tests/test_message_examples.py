@@ -28,6 +28,11 @@ def test_the_bad_example_gives_exactly_its_marked_messages(symbol: str) -> None:
     assert symbol in {marked for marked, _ in wanted}, "the example must show its own message"
     messages, _ = gen_messages.lint_example(symbol, "bad")
     assert {(m.symbol, m.line) for m in messages} == wanted
+    # What pylint prints ends with a pointer to the message's own page, which exists.
+    for message in messages:
+        pointer = f" (see docs/messages/{message.symbol}.md)"
+        assert message.text.endswith(pointer), message.text
+        assert (gen_messages.DOCS / f"{message.symbol}.md").is_file()
 
 
 @pytest.mark.parametrize("symbol", SYMBOLS)

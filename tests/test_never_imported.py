@@ -184,6 +184,15 @@ FORBIDDEN_ATTRIBUTES = frozenset(
 )
 
 
+def _forbidden_module(name: str) -> bool:
+    """runpy, imp and importlib run or import code; importlib.metadata only reads the
+    installed distributions' metadata (the package's own version), so it is allowed."""
+    top = name.split(".", 1)[0]
+    if top in {"runpy", "imp"}:
+        return True
+    return top == "importlib" and not name.startswith("importlib.metadata")
+
+
 def forbidden_uses(source: str, filename: str) -> list[str]:
     """Every use of a forbidden name, attribute or module in *source*, as 'file:line: what'."""
     found: list[str] = []
@@ -194,12 +203,11 @@ def forbidden_uses(source: str, filename: str) -> list[str]:
         elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRIBUTES:
             what = node.attr
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            modules = [alias.name for alias in node.names]
             if isinstance(node, ast.ImportFrom):
-                modules = [node.module or ""]
-                modules += [f"{node.module}.{alias.name}" for alias in node.names]
-            bad = [m for m in modules if m.split(".")[0] in {"runpy", "imp", "importlib"}]
-            what = ", ".join(bad) or None
+                modules = [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                modules = [alias.name for alias in node.names]
+            what = ", ".join(m for m in modules if _forbidden_module(m)) or None
         if what:
             found.append(f"{filename}:{getattr(node, 'lineno', '?')}: {what}")
     return found
@@ -226,6 +234,8 @@ def test_the_package_never_evaluates_or_imports_what_it_reads() -> None:
         "importlib.import_module(name)",
         "from importlib import import_module",
         "import runpy",
+        "import importlib",
+        "from importlib import util",
         "runpy.run_path(path)",
         "spec.loader.exec_module(module)",
         "importlib.util.module_from_spec(spec)",

@@ -1,0 +1,12 @@
+class Runner:
+    def memory_profile(self):
+        return 64, 12, 52  # total, used, free
+
+
+class Core:
+    def __init__(self, mgr):
+        self.mgr = mgr
+
+    def plan(self):
+        total, free = self.mgr.call_func("memory_profile", wait_out=True)  # [rpc-reply-arity]
+        return free / total

@@ -1,0 +1,708 @@
+"""``rpcsurface fix``: rewrite each registry constant to the names the code implies.
+
+The registry must equal the names the callers wait on, that the handlers answer, minus
+the names the base handlers answer (see ``derive.py``). :func:`wanted_names` computes that
+set from a surface's facts, and refuses when any part of it is unknown, exactly where the
+derivation refuses to judge. :func:`rewrite` then edits the constant's literal in the
+source text and nothing else: stale names are removed (with the rest of their line when
+each name has a line of its own, so a comment on that line goes with its name), missing
+names are added in sorted order (at their sorted place when the literal was sorted),
+and the literal keeps its form, quotes, indentation, trailing comma and every other
+comment. It reads the file with :mod:`ast` only: nothing is imported or run.
+
+A rewrite is checked before it is written: the new text must parse, and the constant must
+read back as exactly the expected names, in the expected order, in the same form.
+Writes are atomic: a temporary file in the same folder (named so that no tool takes it
+for a module), then ``os.replace``; the file's mode, encoding, BOM and newlines are kept.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import contextlib
+import difflib
+import io
+import os
+import re
+import stat
+import tempfile
+import tokenize
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pylint_rpcsurface.model import Location, SurfaceFacts
+
+_CONSTRUCTORS = frozenset({"frozenset", "set", "tuple", "list"})
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_AFTER_ELEMENT = re.compile(r"[ \t]*(,)?[ \t]*(#[^\r\n]*)?(\r\n|\r|\n)?$")
+
+
+class Refused(Exception):
+    """The registry can't be fixed safely; the message says why, in one line."""
+
+    def __init__(self, line: int, why: str) -> None:
+        super().__init__(why)
+        self.line = line
+        self.why = why
+
+
+@dataclass(frozen=True)
+class Target:
+    """One registry constant and the names it must hold."""
+
+    path: str  # the real path of the module that assigns it
+    attribute: str
+    qualname: str
+    line: int  # where it is bound, for messages
+    wanted: frozenset[str]
+    surfaces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    path: str
+    line: int
+    qualname: str
+    why: str
+
+
+def wanted_names(surface: SurfaceFacts) -> frozenset[str] | Refusal | None:
+    """The names *surface*'s registry must list; a refusal when that is not known;
+    None when the surface has no registry."""
+    registry = surface.registry
+    if registry is None:
+        return None
+    at = registry.location
+
+    def refuse(why: str) -> Refusal:
+        return Refusal(at.path, at.line, registry.qualname, why)
+
+    if registry.problem is not None:
+        return refuse(f"it {registry.problem}")
+    for element in registry.elements:
+        if element.value is None:
+            return refuse(
+                f"the element {element.source} (line {element.location.line}) is not a str"
+            )
+    if not surface.handlers.complete or not surface.base_handlers.complete:
+        return refuse(
+            "the names the handlers answer are not all known (a base class does not resolve)"
+        )
+    if not surface.callers_complete:
+        return refuse(
+            "the callers are not all known "
+            "(a base class does not resolve or a module does not parse)"
+        )
+    for site in surface.broadcasts:
+        broadcast = site.broadcast
+        if broadcast.rpc is None and broadcast.waited is not False:
+            return refuse(
+                f"the RPC name {broadcast.name_source} at "
+                f"{_where(broadcast.name_at, surface.root)} does not infer to one str "
+                "and may be waited on"
+            )
+        if broadcast.rpc is not None and broadcast.waited is None:
+            return refuse(
+                f"whether '{broadcast.rpc}' is waited on at "
+                f"{_where(broadcast.name_at, surface.root)} is not known ({broadcast.wait_source})"
+            )
+    waited = {s.broadcast.rpc for s in surface.broadcasts if s.broadcast.waited is True}
+    return frozenset(
+        name
+        for name in waited
+        if name is not None
+        and name in surface.handlers.names
+        and name not in surface.base_handlers.names
+    )
+
+
+def plan(surfaces: Iterable[SurfaceFacts]) -> tuple[list[Target], list[Refusal]]:
+    """The registries to rewrite, and those that can't be; a registry that two surfaces
+    share is fixed only when both want the same names."""
+    targets: dict[tuple[str, str], Target] = {}
+    refusals: list[Refusal] = []
+    refused: set[tuple[str, str]] = set()
+    for surface in surfaces:
+        wanted = wanted_names(surface)
+        registry = surface.registry
+        if wanted is None or registry is None:
+            continue
+        key = (registry.location.path, registry.qualname)
+        if isinstance(wanted, Refusal):
+            refusals.append(wanted)
+            refused.add(key)
+            continue
+        known = targets.get(key)
+        if known is not None and known.wanted != wanted:
+            refusals.append(
+                Refusal(
+                    key[0],
+                    registry.location.line,
+                    registry.qualname,
+                    f"surfaces {', '.join(known.surfaces)} and {surface.name} share "
+                    f"{registry.qualname} but need different names in it",
+                )
+            )
+            refused.add(key)
+            continue
+        names = (known.surfaces if known else ()) + (surface.name,)
+        targets[key] = Target(
+            key[0],
+            registry.qualname.rsplit(".", 1)[-1],
+            registry.qualname,
+            registry.location.line,
+            wanted,
+            names,
+        )
+    return [t for k, t in sorted(targets.items()) if k not in refused], refusals
+
+
+def _where(location: Location, root: str) -> str:
+    path = os.path.relpath(location.path, root) if root else location.path
+    return f"{path.replace(os.sep, '/')}:{location.line}"
+
+
+# --- reading and writing a file, keeping its encoding and bytes -------------------------
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str
+    data: bytes
+    encoding: str
+    text: str
+
+    @classmethod
+    def read(cls, path: str) -> SourceFile:
+        with open(path, "rb") as stream:
+            data = stream.read()
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            text = data.decode(encoding)
+        except (SyntaxError, LookupError, UnicodeDecodeError) as error:
+            raise Refused(1, f"the file can't be decoded: {error}") from None
+        return cls(path, data, encoding, text)
+
+    def encode(self, text: str) -> bytes:
+        try:
+            return text.encode(self.encoding)
+        except UnicodeEncodeError as error:
+            raise Refused(1, f"the new text can't be written in {self.encoding}: {error}") from None
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace *path* with *data*: readers see the old file or the new one, never a mix.
+
+    The temporary file lives in the same folder (so the rename is atomic) under a name
+    that ends in ``.tmp``, so no tool takes a leftover for a module.
+    """
+    folder, name = os.path.split(os.path.abspath(path))
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".rpcsurface.tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def unified_diff(shown: str, old: str, new: str) -> str:
+    """The change from *old* to *new* as a unified diff of the file *shown*."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"a/{shown}",
+        tofile=f"b/{shown}",
+    )
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)
+
+
+# --- the edit ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Literal:
+    """The registry's value as written: its form and its elements' spans."""
+
+    form: str  # "tuple", "list", "set", or "frozenset(tuple)" etc. for a constructor call
+    container: ast.expr | None  # the Tuple/List/Set, None for an empty constructor call
+    call: ast.Call | None
+    values: tuple[str, ...]
+    elements: tuple[ast.Constant, ...]
+
+
+class _Offsets:
+    """Character offsets in a text from ast's (line, UTF-8 byte column) positions."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        for match in _LINE_END.finditer(text):
+            self.starts.append(match.end())
+
+    def line_text(self, line: int) -> str:
+        start = self.starts[line - 1]
+        end = self.starts[line] if line < len(self.starts) else len(self.text)
+        return self.text[start:end]
+
+    def at(self, line: int, byte_col: int) -> int:
+        prefix = self.line_text(line).encode("utf-8")[:byte_col]
+        return self.starts[line - 1] + len(prefix.decode("utf-8", errors="replace"))
+
+    def line_of(self, offset: int) -> int:
+        low, high = 0, len(self.starts) - 1
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self.starts[middle] <= offset:
+                low = middle
+            else:
+                high = middle - 1
+        return low + 1
+
+    def line_start(self, line: int) -> int:
+        return self.starts[line - 1]
+
+    def line_end(self, line: int) -> int:
+        """Just after the line's newline (or the end of the text)."""
+        return self.starts[line] if line < len(self.starts) else len(self.text)
+
+
+def _module_bindings(tree: ast.Module, name: str) -> list[ast.AST]:
+    """Every statement or target that binds *name* in the module's own scope."""
+    found: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            found.append(node)
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                found.append(node)
+            stack.extend(node.decorator_list)
+            continue
+        if isinstance(
+            node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        ):
+            continue
+        if _binds(node, name):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == name and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.split(".")[0]) == name
+    if isinstance(node, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)):
+        return node.name == name
+    if isinstance(node, ast.MatchMapping):
+        return node.rest == name
+    return False
+
+
+def _read_literal(tree: ast.Module, attribute: str) -> tuple[int, _Literal]:
+    bindings = _module_bindings(tree, attribute)
+    if not bindings:
+        raise Refused(1, "it is not assigned in this file")
+    lines = sorted({getattr(b, "lineno", 1) for b in bindings})
+    if len(bindings) > 1:
+        shown = ", ".join(str(line) for line in lines)
+        raise Refused(
+            lines[0],
+            f"it is bound {len(bindings)} times (lines {shown}); "
+            "fix edits one module-level assignment",
+        )
+    binding = bindings[0]
+    line = lines[0]
+    statement = _statement_of(tree, binding)
+    if isinstance(statement, ast.Assign) and statement.targets == [binding]:
+        value: ast.expr | None = statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.target is binding:
+        value = statement.value
+    else:
+        raise Refused(line, f"it is not bound by a plain `{attribute} = <literal>` assignment")
+    if value is None:
+        raise Refused(line, "it is declared without a value")
+    return line, _literal_of(tree, value, line)
+
+
+def _assigned(statement: ast.stmt, attribute: str) -> ast.expr | None:
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target: ast.expr = statement.targets[0]
+    elif isinstance(statement, ast.AnnAssign):
+        target = statement.target
+    else:
+        return None
+    return statement.value if isinstance(target, ast.Name) and target.id == attribute else None
+
+
+def _statement_of(tree: ast.Module, binding: ast.AST) -> ast.AST | None:
+    for statement in ast.walk(tree):
+        if isinstance(statement, ast.Assign) and binding in statement.targets:
+            return statement
+        if isinstance(statement, ast.AnnAssign) and statement.target is binding:
+            return statement
+    return None
+
+
+def _literal_of(tree: ast.Module, value: ast.expr, line: int) -> _Literal:
+    expression = ast.unparse(value)
+    if len(expression) > 60:
+        expression = expression[:57] + "..."
+    refusal = Refused(
+        line,
+        f"it is built from an expression (`{expression}`); fix edits a tuple, list "
+        "or set literal of str, or frozenset(...), set(...), tuple(...) or list(...) of one",
+    )
+    call: ast.Call | None = None
+    container: ast.expr | None = value
+    form = type(value).__name__.lower()
+    if isinstance(value, ast.Call):
+        func = value.func
+        if (
+            not isinstance(func, ast.Name)
+            or func.id not in _CONSTRUCTORS
+            or value.keywords
+            or len(value.args) > 1
+            or _module_bindings(tree, func.id)
+        ):
+            raise refusal
+        call = value
+        container = value.args[0] if value.args else None
+        form = f"{func.id}({type(container).__name__.lower() if container else ''})"
+    if container is not None and not isinstance(container, (ast.Tuple, ast.List, ast.Set)):
+        raise refusal
+    elements: list[ast.Constant] = []
+    for element in container.elts if container is not None else []:
+        if not isinstance(element, ast.Constant) or not isinstance(element.value, str):
+            raise Refused(
+                getattr(element, "lineno", line),
+                f"it has an element that is not a str literal (`{ast.unparse(element)}`)",
+            )
+        elements.append(element)
+    return _Literal(form, container, call, tuple(str(e.value) for e in elements), tuple(elements))
+
+
+def final_order(values: Sequence[str], wanted: frozenset[str]) -> list[str]:
+    """The names the registry will hold, in order: existing order kept (first of any
+    duplicate), new names appended sorted, or everything sorted if it was."""
+    kept = list(dict.fromkeys(v for v in values if v in wanted))
+    added = sorted(wanted.difference(kept))
+    if values and list(values) == sorted(values):
+        return sorted(kept + added)
+    return kept + added
+
+
+def rewrite(text: str, attribute: str, qualname: str, wanted: frozenset[str]) -> str:
+    """*text* with the registry *attribute* holding exactly *wanted*; :class:`Refused`
+    (with a line and a reason) when that can't be done safely."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError) as error:
+        raise Refused(
+            getattr(error, "lineno", None) or 1, f"the file does not parse: {error}"
+        ) from None
+    line, literal = _read_literal(tree, attribute)
+    expected = final_order(literal.values, wanted)
+    if expected == list(literal.values):
+        return text
+    new = _Editor(text, literal, line, qualname).apply(expected)
+    _verify(new, attribute=attribute, form=literal.form, expected=expected, line=line)
+    return new
+
+
+def _verify(new: str, *, attribute: str, form: str, expected: list[str], line: int) -> None:
+    try:
+        _, again = _read_literal(ast.parse(new), attribute)
+    except (SyntaxError, ValueError, Refused):
+        again = None
+    if again is None or list(again.values) != expected or _family(again.form) != _family(form):
+        raise Refused(line, "the edit would not read back as intended; nothing written")
+
+
+def _family(form: str) -> str:
+    """The form a user sees: ``frozenset()`` and ``frozenset({...})`` are one form, and
+    an emptied set literal can only be written ``set()``."""
+    return form.split("(", 1)[0]
+
+
+@dataclass(frozen=True)
+class _Span:
+    value: str
+    start: int
+    end: int
+    first_line: int
+    last_line: int
+
+
+class _Editor:
+    def __init__(self, text: str, literal: _Literal, line: int, qualname: str) -> None:
+        self.text = text
+        self.literal = literal
+        self.line = line
+        self.qualname = qualname
+        self.offsets = _Offsets(text)
+        self.spans = [
+            _Span(
+                value,
+                self.offsets.at(e.lineno, e.col_offset),
+                self.offsets.at(e.end_lineno or e.lineno, e.end_col_offset or 0),
+                e.lineno,
+                e.end_lineno or e.lineno,
+            )
+            for value, e in zip(literal.values, literal.elements, strict=True)
+        ]
+        self.comments = _comment_offsets(text)
+        self.quote = _quote_of(text, self.spans)
+
+    def apply(self, expected: list[str]) -> str:
+        literal = self.literal
+        if (
+            not expected
+            and literal.container is not None
+            and isinstance(literal.container, ast.Set)
+        ):
+            return self._replace_node(literal.container, "()" if literal.call else "set()")
+        if not self.spans:
+            return self._fill_empty(expected)
+        kept: list[int] = []
+        seen: set[str] = set()
+        for index, span in enumerate(self.spans):
+            if span.value in expected and span.value not in seen:
+                kept.append(index)
+                seen.add(span.value)
+        added = [name for name in expected if name not in seen]
+        edits = (
+            self._one_per_line(kept, added, expected)
+            if self._is_one_per_line()
+            else self._inline(kept, added, expected)
+        )
+        new = _splice(self.text, edits)
+        if isinstance(literal.container, ast.Tuple) and len(expected) == 1:
+            new = self._keep_tuple(new, expected[0])
+        return new
+
+    def _keep_tuple(self, new: str, name: str) -> str:
+        """A one-element tuple needs its comma: add it if the edit took it away."""
+        attribute = self.qualname.rsplit(".", 1)[-1]
+        try:
+            tree = ast.parse(new)
+            _read_literal(tree, attribute)
+        except SyntaxError:
+            return new  # the check before writing refuses it
+        except Refused:
+            for statement in tree.body:
+                value = _assigned(statement, attribute)
+                for node in ast.walk(value) if value is not None else ():
+                    if isinstance(node, ast.Constant) and node.value == name:
+                        offsets = _Offsets(new)
+                        at = offsets.at(node.end_lineno or node.lineno, node.end_col_offset or 0)
+                        return new[:at] + "," + new[at:]
+        return new
+
+    def _is_one_per_line(self) -> bool:
+        for index, span in enumerate(self.spans):
+            before = self.text[self.offsets.line_start(span.first_line) : span.start]
+            if before.strip():
+                return False
+            after = self.text[span.end : self.offsets.line_end(span.last_line)]
+            match = _AFTER_ELEMENT.match(after)
+            if match is None:
+                return False
+            if index < len(self.spans) - 1 and match.group(1) is None:
+                return False
+        return True
+
+    def _has_comma_after(self, span: _Span) -> bool:
+        after = self.text[span.end : self.offsets.line_end(span.last_line)]
+        match = _AFTER_ELEMENT.match(after)
+        return bool(match and match.group(1))
+
+    def _quoted(self, name: str) -> str:
+        if name.isidentifier():
+            return f"{self.quote}{name}{self.quote}"
+        return repr(name)
+
+    def _one_per_line(
+        self, kept: list[int], added: list[str], expected: list[str]
+    ) -> list[tuple[int, int, str]]:
+        edits: list[tuple[int, int, str]] = []
+        kept_set = set(kept)
+        for index, span in enumerate(self.spans):
+            if index not in kept_set:
+                edits.append(
+                    (
+                        self.offsets.line_start(span.first_line),
+                        self.offsets.line_end(span.last_line),
+                        "",
+                    )
+                )
+        first = self.spans[0]
+        first_line = self.offsets.line_text(first.first_line)
+        indent = first_line[: len(first_line) - len(first_line.lstrip(" \t"))]
+        newline_match = _LINE_END.search(first_line)
+        newline = newline_match.group(0) if newline_match else "\n"
+        trailing = self._has_comma_after(self.spans[-1])
+        kept_spans = [self.spans[i] for i in kept]
+        rank = {name: position for position, name in enumerate(expected)}
+        kept_ranks = [rank[span.value] for span in kept_spans]
+        at_end: list[str] = []
+        for name in added:
+            place = bisect.bisect_right(kept_ranks, rank[name])
+            if place == len(kept_spans):
+                at_end.append(name)
+            else:
+                # After the previous name's line rather than before the next one's, so a
+                # comment heading the next name stays with it.
+                position = (
+                    self.offsets.line_end(kept_spans[place - 1].last_line)
+                    if place
+                    else self.offsets.line_start(kept_spans[place].first_line)
+                )
+                edits.append((position, position, f"{indent}{self._quoted(name)},{newline}"))
+        if at_end:
+            if kept_spans:
+                last = kept_spans[-1]
+                if not self._has_comma_after(last):
+                    edits.append((last.end, last.end, ","))
+                position = self.offsets.line_end(last.last_line)
+                if position == len(self.text) or self.text[position - 1] not in "\r\n":
+                    at_end_text = newline
+                else:
+                    at_end_text = ""
+            else:
+                position = self.offsets.line_start(first.first_line)
+                at_end_text = ""
+            for count, name in enumerate(at_end, 1):
+                comma = "," if trailing or count < len(at_end) else ""
+                at_end_text += f"{indent}{self._quoted(name)}{comma}{newline}"
+            edits.append((position, position, at_end_text))
+        return edits
+
+    def _inline(
+        self, kept: list[int], added: list[str], expected: list[str]
+    ) -> list[tuple[int, int, str]]:
+        spans = self.spans
+        kept_set = set(kept)
+        removed = [i for i in range(len(spans)) if i not in kept_set]
+        edits: list[tuple[int, int, str]] = []
+        if not kept:
+            edits.append((spans[0].start, spans[-1].end, ""))
+        else:
+            last_kept = kept[-1]
+            for index in removed:
+                if index < last_kept:
+                    edits.append((spans[index].start, spans[index + 1].start, ""))
+            if last_kept < len(spans) - 1:
+                edits.append((spans[last_kept].end, spans[-1].end, ""))
+        for start, end, _ in edits:
+            if any(start <= c < end for c in self.comments):
+                raise Refused(
+                    self.offsets.line_of(start),
+                    "a comment sits among the names to remove; "
+                    "fix removes a commented name only when each name has a line of its own",
+                )
+        kept_spans = [spans[i] for i in kept]
+        rank = {name: position for position, name in enumerate(expected)}
+        kept_ranks = [rank[span.value] for span in kept_spans]
+        at_end: list[str] = []
+        for name in added:
+            place = bisect.bisect_right(kept_ranks, rank[name])
+            if place == len(kept_spans):
+                at_end.append(name)
+            else:
+                following = kept_spans[place]
+                edits.append((following.start, following.start, f"{self._quoted(name)}, "))
+        if at_end:
+            joined = ", ".join(self._quoted(name) for name in at_end)
+            if kept_spans:
+                edits.append((kept_spans[-1].end, kept_spans[-1].end, f", {joined}"))
+            else:
+                edits.append((spans[0].start, spans[0].start, joined))
+        return edits
+
+    def _fill_empty(self, expected: list[str]) -> str:
+        joined = ", ".join(self._quoted(name) for name in expected)
+        literal = self.literal
+        if literal.container is None:  # frozenset() / set() / tuple() / list()
+            call = literal.call
+            assert call is not None
+            inner = (
+                "{" + joined + "}"
+                if literal.form.startswith(("frozenset", "set"))
+                else (
+                    "(" + joined + ("," if len(expected) == 1 else "") + ")"
+                    if literal.form.startswith("tuple")
+                    else "[" + joined + "]"
+                )
+            )
+            end = self.offsets.at(call.end_lineno or call.lineno, call.end_col_offset or 0)
+            close = self.text.rindex(")", 0, end)
+            new = self.text[:close] + inner + self.text[close:]
+            # The inner literal changes the form's description; check the names only.
+            return new
+        container = literal.container
+        start = self.offsets.at(container.lineno, container.col_offset)
+        end = self.offsets.at(
+            container.end_lineno or container.lineno, container.end_col_offset or 0
+        )
+        inside = self.text[start + 1 : end - 1]
+        if inside.strip():
+            raise Refused(
+                self.line,
+                "the empty literal holds a comment; add the names by hand",
+            )
+        if isinstance(container, ast.Tuple) and len(expected) == 1:
+            joined += ","
+        return self.text[: start + 1] + joined + self.text[end - 1 :]
+
+    def _replace_node(self, node: ast.expr, replacement: str) -> str:
+        start = self.offsets.at(node.lineno, node.col_offset)
+        end = self.offsets.at(node.end_lineno or node.lineno, node.end_col_offset or 0)
+        if any(start <= c < end for c in self.comments):
+            raise Refused(self.line, "emptying it would drop a comment; empty it by hand")
+        return self.text[:start] + replacement + self.text[end:]
+
+
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    out: list[str] = []
+    cursor = 0
+    for start, end, replacement in sorted(edits, key=lambda edit: (edit[0], edit[1])):
+        if start < cursor:
+            raise Refused(1, "internal error: overlapping edits; nothing written")
+        out.append(text[cursor:start])
+        out.append(replacement)
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _comment_offsets(text: str) -> list[int]:
+    offsets = _Offsets(text)
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
+            if token.type == tokenize.COMMENT:
+                line, column = token.start
+                found.append(offsets.line_start(line) + column)
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
+
+
+def _quote_of(text: str, spans: Sequence[_Span]) -> str:
+    for span in spans:
+        for char in text[span.start : span.end]:
+            if char in "'\"":
+                return char
+    return '"'

@@ -1,0 +1,243 @@
+"""What a handler method replies and which arguments it accepts, read with astroid.
+
+The handler for a name is the handler class's effective method by MRO, as for callers.
+Only facts astroid establishes for certain are recorded: a return value counts as None
+only when it infers to None alone, and a decorator other than ``staticmethod`` or
+``classmethod`` makes the signature unknown, since it may wrap the method in another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from astroid import nodes, util
+
+from pylint_rpcsurface.classes import INFERENCE_ERRORS, ClassIndex, infer_unique, location_of
+from pylint_rpcsurface.model import HandlerMethod, Location, Returns, Signature
+
+
+def handler_methods(
+    rpcs: Iterable[str], classes: Iterable[nodes.ClassDef], index: ClassIndex
+) -> tuple[HandlerMethod, ...]:
+    """The effective method of every class for every name, one entry per distinct method."""
+    found: dict[tuple[str, int], tuple[nodes.FunctionDef, nodes.ClassDef, set[str]]] = {}
+    for rpc in sorted(set(rpcs)):
+        for cls in classes:
+            located = effective_method(cls, rpc, index)
+            if located is None:
+                continue
+            method, owner = located
+            entry = found.setdefault((rpc, id(method)), (method, owner, set()))
+            entry[2].add(index.qualname(cls))
+    methods = []
+    for (rpc, _), (method, owner, users) in found.items():
+        at = location_of(method)
+        if at is None:
+            continue
+        methods.append(
+            HandlerMethod(
+                rpc=rpc,
+                classes=tuple(sorted(users)),
+                owner=index.qualname(owner),
+                name=method.name,
+                at=at,
+                returns=returns_of(method),
+                signature=signature_of(method),
+            )
+        )
+    return tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes)))
+
+
+def effective_method(
+    cls: nodes.ClassDef, name: str, index: ClassIndex
+) -> tuple[nodes.FunctionDef, nodes.ClassDef] | None:
+    """The method *cls* runs for *name*, and the class defining it; None if not a def."""
+    order, _ = index.linearize(cls)
+    for klass in order:
+        bindings = klass.locals.get(name)
+        if bindings:
+            binding = bindings[-1]
+            if isinstance(binding, nodes.FunctionDef):
+                return binding, klass
+            return None  # a lambda, a nested class or a plain attribute: no claim
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Returns
+
+
+def returns_of(method: nodes.FunctionDef) -> Returns | None:
+    """The replies of *method*; None for generators and coroutines (always a value)."""
+    if isinstance(method, nodes.AsyncFunctionDef) or method.is_generator():
+        return None
+    none_at: list[Location] = []
+    maybe_at: list[Location] = []
+    value_at: list[Location] = []
+    unknown = False
+    arities: set[int | None] = set()
+    tuple_at: Location | None = None
+    for statement in own_returns(method):
+        at = location_of(statement)
+        if at is None:
+            unknown = True
+            continue
+        kind = _kind_of(statement.value)
+        {"none": none_at, "maybe": maybe_at, "value": value_at}.get(kind, []).append(at)
+        unknown = unknown or kind == "unknown"
+        arity = _tuple_arity(statement.value)
+        arities.add(arity)
+        if arity is not None and tuple_at is None:
+            tuple_at = at
+    falls_off = can_complete(method.body)
+    if falls_off:
+        end = location_of(method)
+        if end is not None:
+            none_at.append(end)
+        arities.add(None)
+    tuple_arity = None
+    if len(arities) == 1:
+        tuple_arity = next(iter(arities))
+    return Returns(
+        none_at=tuple(none_at),
+        maybe_none_at=tuple(maybe_at),
+        value_at=tuple(value_at),
+        unknown=unknown,
+        tuple_arity=tuple_arity,
+        tuple_at=tuple_at if tuple_arity is not None else None,
+    )
+
+
+def own_returns(method: nodes.FunctionDef) -> Iterator[nodes.Return]:
+    """The ``return`` statements of *method* itself, not of functions nested in it."""
+    stack: list[nodes.NodeNG] = list(method.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.Return):
+            yield node
+        if isinstance(node, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
+            continue
+        stack.extend(node.get_children())
+
+
+def _kind_of(value: nodes.NodeNG | None) -> str:
+    """'none', 'maybe' (None on some inference paths), 'value' or 'unknown'."""
+    if value is None:
+        return "none"
+    if isinstance(value, nodes.Const):
+        return "none" if value.value is None else "value"
+    try:
+        inferred = list(value.infer())
+    except INFERENCE_ERRORS:
+        return "unknown"
+    if not inferred or any(v is util.Uninferable for v in inferred):
+        return "unknown"
+    nones = [v for v in inferred if isinstance(v, nodes.Const) and v.value is None]
+    if len(nones) == len(inferred):
+        return "none"
+    return "maybe" if nones else "value"
+
+
+def _tuple_arity(value: nodes.NodeNG | None) -> int | None:
+    """The length of the tuple *value* certainly is, or None."""
+    if value is None:
+        return None
+    node = value if isinstance(value, nodes.Tuple) else infer_unique(value)
+    if not isinstance(node, nodes.Tuple):
+        return None
+    if any(isinstance(element, nodes.Starred) for element in node.elts):
+        return None
+    return len(node.elts)
+
+
+def can_complete(body: list[nodes.NodeNG]) -> bool:
+    """Whether running *body* can reach its end (and so fall off a function's end).
+
+    Conservative in the direction of "yes": only ``return``, ``raise``, an ``if`` whose
+    branches all stop, a ``try`` whose every way out stops, a ``with`` whose body stops
+    and ``while True`` without ``break`` are taken to stop.
+    """
+    return all(_statement_completes(statement) for statement in body)
+
+
+def _statement_completes(statement: nodes.NodeNG) -> bool:
+    if isinstance(statement, (nodes.Return, nodes.Raise)):
+        return False
+    if isinstance(statement, nodes.If):
+        return can_complete(statement.body) or can_complete(statement.orelse)
+    if isinstance(statement, nodes.With):
+        return can_complete(statement.body)
+    if isinstance(statement, nodes.Try):
+        if statement.finalbody and not can_complete(statement.finalbody):
+            return False
+        body = can_complete(statement.body) and can_complete(statement.orelse)
+        return body or any(can_complete(handler.body) for handler in statement.handlers)
+    if isinstance(statement, nodes.While):
+        test = statement.test
+        endless = isinstance(test, nodes.Const) and bool(test.value)
+        if endless:
+            return any(_breaks(statement))
+        return True
+    return True
+
+
+def _breaks(loop: nodes.While) -> Iterator[nodes.Break]:
+    """The ``break`` statements that leave *loop* itself."""
+    stack: list[nodes.NodeNG] = list(loop.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.Break):
+            yield node
+        if isinstance(node, (nodes.For, nodes.While, nodes.FunctionDef, nodes.ClassDef)):
+            continue
+        stack.extend(node.get_children())
+
+
+# ---------------------------------------------------------------------------
+# Signature
+
+_KNOWN_DECORATORS = ("staticmethod", "classmethod")
+
+
+def signature_of(method: nodes.FunctionDef) -> Signature | None:
+    """How *method* binds the arguments a worker passes, or None when not certain."""
+    decorators = method.decorators.nodes if method.decorators else []
+    for decorator in decorators:
+        if not (isinstance(decorator, nodes.Name) and decorator.name in _KNOWN_DECORATORS):
+            return None
+    arguments = method.args
+    if arguments.args is None:  # built from a living object: no signature known
+        return None
+    names = [a.name for a in (arguments.posonlyargs or [])] + [a.name for a in arguments.args]
+    defaults = len(arguments.defaults or [])
+    required = len(names) - defaults
+    positional_only = len(arguments.posonlyargs or [])
+    if method.type != "staticmethod":
+        if not names:
+            return None  # def m(*args): self comes from *args; too clever to judge
+        names = names[1:]
+        required = max(required - 1, 0)
+        positional_only = max(positional_only - 1, 0)
+    keyword_only = [a.name for a in arguments.kwonlyargs or []]
+    kw_defaults = arguments.kw_defaults or [None] * len(keyword_only)
+    required_keyword_only = [
+        name for name, default in zip(keyword_only, kw_defaults, strict=False) if default is None
+    ]
+    shown = [*names[: max(required, 0)], *(f"{n}=..." for n in names[max(required, 0) :])]
+    if arguments.vararg:
+        shown.append(f"*{arguments.vararg}")
+    elif keyword_only:
+        shown.append("*")
+    shown += [n if n in required_keyword_only else f"{n}=..." for n in keyword_only]
+    if arguments.kwarg:
+        shown.append(f"**{arguments.kwarg}")
+    return Signature(
+        positional=tuple(names),
+        positional_only=positional_only,
+        required_positional=max(required, 0),
+        varargs=arguments.vararg is not None,
+        keyword_only=tuple(keyword_only),
+        required_keyword_only=tuple(required_keyword_only),
+        varkw=arguments.kwarg is not None,
+        text=f"({', '.join(shown)})",
+    )

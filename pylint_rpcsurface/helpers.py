@@ -1,0 +1,182 @@
+"""Helpers a caller's code calls: their broadcasts count as the caller's.
+
+A helper is a module-level function, a staticmethod or a classmethod that the code calls,
+directly or through other helpers, where astroid resolves the call to one function. The
+walk is breadth-first, so each helper is reached by its shortest chain; it never enters
+a helper twice (recursion terminates) and stops after ``depth`` calls.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+
+from astroid import bases, nodes
+
+from pylint_rpcsurface.classes import INFERENCE_ERRORS, location_of
+from pylint_rpcsurface.model import HelperStep
+from pylint_rpcsurface.sources import SourceTree
+
+Code = nodes.FunctionDef | nodes.Lambda
+
+
+def _body(code: Code) -> list[nodes.NodeNG]:
+    return list(code.body) if isinstance(code, nodes.FunctionDef) else [code.body]
+
+
+def _is_helper(function: nodes.NodeNG) -> bool:
+    if not isinstance(function, nodes.FunctionDef):
+        return False
+    if isinstance(function.parent, nodes.Module):
+        return True
+    return function.type in ("staticmethod", "classmethod")
+
+
+def _unbound(value: object) -> object:
+    """A bound or unbound method's FunctionDef; anything else as it is."""
+    if isinstance(value, bases.UnboundMethod):
+        # astroid's proxies expose what they wrap only as _proxied.
+        return value._proxied  # pylint: disable=protected-access
+    return value
+
+
+def _callee(call: nodes.Call) -> nodes.FunctionDef | None:
+    """The one function *call* calls, by inference; a bound method counts as its def."""
+    try:
+        values = list(call.func.infer())
+    except INFERENCE_ERRORS:
+        return None
+    functions = {id(f): f for f in map(_unbound, values)}
+    if len(functions) != 1:
+        return None
+    (function,) = functions.values()
+    return function if isinstance(function, nodes.FunctionDef) else None
+
+
+def _reaches_only_python_itself(call: nodes.Call, tree: SourceTree) -> bool:
+    """Whether *call* can only call a builtin or the standard library, by syntax alone.
+
+    Neither ever dispatches an RPC, and inferring such calls is most of the cost of
+    following helpers (``logger.info(...)`` builds the whole ``logging`` package). A call
+    is skipped when the name its callee starts from (``f`` in ``f(...)``, ``m`` in
+    ``m.f(...)``, ``logger`` in ``logger.info(...)``) is bound nowhere in the code's scopes
+    (a builtin), or only by imports of standard-library modules that no file under the
+    source roots shadows, or only by assignments (``logger = logging.getLogger(...)``,
+    ``with open(...) as f``) of values that start from such names. Anything else is
+    inferred.
+    """
+    return _only_python_itself(_root_name(call.func), tree, hops=3)
+
+
+def _root_name(expression: nodes.NodeNG | None) -> nodes.Name | None:
+    """The name an expression starts from: ``a`` in ``a.b(c).d[0]``."""
+    while isinstance(expression, (nodes.Attribute, nodes.Call, nodes.Subscript)):
+        if isinstance(expression, nodes.Attribute):
+            expression = expression.expr
+        elif isinstance(expression, nodes.Call):
+            expression = expression.func
+        else:
+            expression = expression.value
+    return expression if isinstance(expression, nodes.Name) else None
+
+
+def _only_python_itself(name: nodes.Name | None, tree: SourceTree, hops: int) -> bool:
+    if name is None or hops == 0:
+        return False
+    try:
+        _, bindings = name.lookup(name.name)
+    except INFERENCE_ERRORS:
+        return False
+    return all(_binds_python_itself(binding, name.name, tree, hops) for binding in bindings)
+
+
+def _binds_python_itself(binding: nodes.NodeNG, name: str, tree: SourceTree, hops: int) -> bool:
+    if binding.root().name == "builtins":
+        return True  # astroid's look-up ends in the builtins module
+    modules: list[str]
+    if isinstance(binding, nodes.ImportFrom):
+        modules = [binding.modname] if binding.modname and not binding.level else []
+    elif isinstance(binding, nodes.Import):
+        modules = [
+            imported if alias else imported.partition(".")[0]
+            for imported, alias in binding.names
+            if (alias or imported.partition(".")[0]) == name
+        ]
+    elif isinstance(binding, nodes.AssignName):
+        return _only_python_itself(_root_name(_assigned_value(binding)), tree, hops - 1)
+    else:
+        return False
+    return bool(modules) and all(
+        module.partition(".")[0] in sys.stdlib_module_names and not tree.locate(module)
+        for module in modules
+    )
+
+
+def _assigned_value(target: nodes.AssignName) -> nodes.NodeNG | None:
+    """The value a plain ``x = value`` or ``with value as x`` binds to *target*."""
+    parent = target.parent
+    if isinstance(parent, nodes.Assign) and parent.targets == [target]:
+        return parent.value
+    if isinstance(parent, nodes.With):
+        for value, bound in parent.items:
+            if bound is target:
+                return value
+    return None
+
+
+def helper_calls(
+    code: Code, tree: SourceTree | None = None
+) -> Iterator[tuple[nodes.FunctionDef, HelperStep]]:
+    """The helpers *code* calls where astroid resolves the callee, in source order.
+
+    With *tree*, calls that can only reach builtins or the standard library are not
+    inferred (see :func:`_reaches_only_python_itself`).
+    """
+    for statement in _body(code):
+        for call in statement.nodes_of_class(nodes.Call):
+            if tree is not None and _reaches_only_python_itself(call, tree):
+                continue
+            target = _callee(call)
+            if not isinstance(target, nodes.FunctionDef) or not _is_helper(target):
+                continue
+            at = location_of(call)
+            if at is None or location_of(target) is None:
+                continue  # a builtin or a function astroid made up
+            yield target, HelperStep(target.name, at)
+
+
+Calls = Callable[[Code], list[tuple[nodes.FunctionDef, HelperStep]]]
+
+
+def _all_helper_calls(code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
+    return list(helper_calls(code))
+
+
+def reached_helpers(
+    code: Code,
+    depth: int,
+    own: frozenset[int] = frozenset(),
+    calls: Calls = _all_helper_calls,
+) -> list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]]:
+    """Every helper *code* reaches within *depth* calls, with the chain that reaches it.
+
+    *own* holds the ids of code already counted as the caller's own (its staticmethods
+    and classmethods): those are not helpers of it. *calls* gives the helper calls of
+    one function (a cache of :func:`helper_calls` may be passed).
+    """
+    reached: list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]] = []
+    seen: set[int] = {id(code), *own}
+    frontier: list[tuple[Code, tuple[HelperStep, ...]]] = [(code, ())]
+    for _ in range(depth):
+        following: list[tuple[Code, tuple[HelperStep, ...]]] = []
+        for current, chain in frontier:
+            for helper, step in calls(current):
+                if id(helper) in seen:
+                    continue
+                seen.add(id(helper))
+                reached.append((helper, (*chain, step)))
+                following.append((helper, (*chain, step)))
+        frontier = following
+        if not frontier:
+            break
+    return reached

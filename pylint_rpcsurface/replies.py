@@ -1,0 +1,149 @@
+"""The reply rules: pure functions from surface facts to findings about replies and arguments.
+
+They judge each broadcast against every handler method that answers its name (the
+effective method of each handler and base handler class, by MRO):
+
+* ``rpc-waited-none-reply``: the dispatch drops None replies, the call waits, and the
+  handler never returns anything but None. A certain hang.
+* ``rpc-waited-maybe-none``: the same, when only some paths return None (opt-in).
+* ``rpc-unwaited-reply``: replies share one queue, the call doesn't wait, and the handler
+  returns a value: the stale reply answers the next waited call.
+* ``rpc-reply-arity``: the call unpacks N values and every return is a tuple of M != N.
+* ``rpc-handler-signature``: the forwarded arguments can't bind to the handler.
+
+Where a fact is unknown (an uninferable return, a decorated handler, ``*args`` at the
+call) the rule says nothing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from pylint_rpcsurface.derive import callers_text, finding, names_list, where
+from pylint_rpcsurface.model import (
+    CallerBroadcast,
+    Finding,
+    HandlerMethod,
+    Sent,
+    Signature,
+    SurfaceFacts,
+)
+
+
+def reply_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
+    """Every reply and argument finding of every surface, deduplicated and sorted."""
+    findings: set[Finding] = set()
+    for surface in surfaces:
+        methods: dict[str, list[HandlerMethod]] = defaultdict(list)
+        for method in surface.handler_methods:
+            methods[method.rpc].append(method)
+        for site in surface.broadcasts:
+            rpc = site.broadcast.rpc
+            if rpc is None:
+                continue
+            for method in methods.get(rpc, ()):
+                findings.update(_site_findings(surface, site, method))
+    return sorted(findings)
+
+
+def handler_text(method: HandlerMethod, root: str) -> str:
+    """``Runner.load at pkg/runner.py:12``, naming the handler classes when they differ."""
+    owner = method.owner.rsplit(".", 1)[-1]
+    text = f"{owner}.{method.name} at {where(method.at, root)}"
+    if method.classes != (method.owner,):
+        text += f" (for {names_list(method.classes)})"
+    return text
+
+
+def _site_findings(
+    surface: SurfaceFacts, site: CallerBroadcast, method: HandlerMethod
+) -> list[Finding]:
+    broadcast = site.broadcast
+    rpc = str(broadcast.rpc)
+    by = callers_text(site, surface.root)
+    handler = handler_text(method, surface.root)
+    at = broadcast.name_at
+    found: list[Finding] = []
+    returns = method.returns
+    if returns is not None and broadcast.drops_none and broadcast.waited is True:
+        first_none = returns.first_maybe_none
+        if returns.never_value:
+            found.append(finding(at, "rpc-waited-none-reply", (rpc, by, handler)))
+        elif first_none is not None:
+            found.append(
+                finding(
+                    at,
+                    "rpc-waited-maybe-none",
+                    (rpc, by, handler, where(first_none, surface.root)),
+                )
+            )
+    if (
+        returns is not None
+        and broadcast.shared_reply_queue
+        and broadcast.waited is False
+        and returns.value_at
+    ):
+        first_value = where(sorted(returns.value_at)[0], surface.root)
+        found.append(finding(at, "rpc-unwaited-reply", (rpc, by, handler, first_value)))
+    if (
+        returns is not None
+        and broadcast.unpacked is not None
+        and returns.tuple_arity is not None
+        and returns.tuple_at is not None
+        and returns.tuple_arity != broadcast.unpacked
+    ):
+        args = (
+            rpc,
+            str(broadcast.unpacked),
+            by,
+            handler,
+            str(returns.tuple_arity),
+            where(returns.tuple_at, surface.root),
+        )
+        found.append(finding(at, "rpc-reply-arity", args))
+    if broadcast.sent is not None and method.signature is not None:
+        problem = bind_problem(method.signature, broadcast.sent.positional, broadcast.sent.keywords)
+        if problem is not None:
+            args = (rpc, by, sent_text(broadcast.sent), handler, method.signature.text, problem)
+            found.append(finding(at, "rpc-handler-signature", args))
+    return found
+
+
+def sent_text(sent: Sent) -> str:
+    """``2 positional arguments and the keyword 'x'``, or ``no arguments``."""
+    parts = []
+    if sent.positional:
+        plural = "s" if sent.positional != 1 else ""
+        parts.append(f"{sent.positional} positional argument{plural}")
+    if sent.keywords:
+        shown = ", ".join(f"'{k}'" for k in sent.keywords)
+        parts.append(f"the keyword{'s' if len(sent.keywords) > 1 else ''} {shown}")
+    return " and ".join(parts) or "no arguments"
+
+
+def bind_problem(signature: Signature, positional: int, keywords: tuple[str, ...]) -> str | None:
+    """Why *positional* arguments and *keywords* can't bind to *signature*, or None."""
+    params = signature.positional
+    if positional > len(params) and not signature.varargs:
+        return f"it takes {len(params)} positional argument(s) but {positional} were given"
+    bound = set(params[:positional])
+    for keyword in keywords:
+        if keyword in params[: signature.positional_only]:
+            if signature.varkw:
+                continue
+            return f"'{keyword}' is positional-only but was given as a keyword"
+        if keyword in params:
+            if keyword in bound:
+                return f"it got multiple values for argument '{keyword}'"
+            bound.add(keyword)
+        elif keyword in signature.keyword_only:
+            bound.add(keyword)
+        elif not signature.varkw:
+            return f"it got an unexpected keyword argument '{keyword}'"
+    missing = [name for name in params[: signature.required_positional] if name not in bound]
+    missing += [name for name in signature.required_keyword_only if name not in bound]
+    if missing:
+        shown = ", ".join(f"'{name}'" for name in missing)
+        return f"it is missing required argument(s) {shown}"
+    return None

@@ -1,0 +1,239 @@
+"""``rpcsurface report``: one table per surface, one row per RPC name.
+
+A row says who waits on the name (each caller and the ``file:line`` of its call), which
+handlers answer it, whether the registry lists it, and the verdict: ``ok`` or the symbols
+of the findings the derivation makes about that name. The rows come from the same facts
+and the same derivation as the checker's findings, so the two never disagree.
+
+Three renderings: plain text (aligned columns, for pipes and logs), markdown (for pull
+request comments), JSON; and a rich table on a terminal when rich is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from pylint_rpcsurface.derive import derive, names_list
+from pylint_rpcsurface.model import CallerBroadcast, Location, SurfaceFacts
+
+COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
+
+
+@dataclass(frozen=True)
+class Site:
+    callers: tuple[str, ...]
+    where: str  # path relative to the project, forward slashes, ":line"
+    waited: bool | None
+
+
+@dataclass(frozen=True)
+class Row:
+    rpc: str  # the name, or the source of a name that does not infer
+    inferred: bool
+    sites: tuple[Site, ...]
+    answered_by: str
+    listed: str
+    verdict: tuple[str, ...]
+
+    def cells(self) -> tuple[str, str, str, str, str]:
+        return (
+            self.rpc if self.inferred else f"{self.rpc} (not inferable)",
+            "; ".join(_site_text(site) for site in self.sites) or "-",
+            self.answered_by,
+            self.listed,
+            ", ".join(self.verdict),
+        )
+
+
+@dataclass(frozen=True)
+class SurfaceReport:
+    name: str
+    registry: str | None
+    rows: tuple[Row, ...]
+    notes: tuple[str, ...]  # findings about the registry as a whole
+
+
+def _site_text(site: Site) -> str:
+    suffix = {True: "", False: ", not waited", None: ", wait unknown"}[site.waited]
+    return f"{names_list(site.callers)} ({site.where}{suffix})"
+
+
+def _where(location: Location, root: str) -> str:
+    path = os.path.relpath(location.path, root) if root else location.path
+    return f"{path.replace(os.sep, '/')}:{location.line}"
+
+
+def build(surface: SurfaceFacts) -> SurfaceReport:
+    findings = derive([surface])
+    by_location: dict[Location, set[str]] = defaultdict(set)
+    for finding in findings:
+        by_location[finding.location].add(finding.symbol)
+    sites: dict[tuple[bool, str], list[CallerBroadcast]] = defaultdict(list)
+    for site in surface.broadcasts:
+        rpc = site.broadcast.rpc
+        sites[(rpc is not None, rpc if rpc is not None else site.broadcast.name_source)].append(
+            site
+        )
+    listed: dict[tuple[bool, str], list[Location]] = defaultdict(list)
+    registry = surface.registry
+    notes: list[str] = []
+    if registry is not None:
+        if registry.problem is not None:
+            notes.append(f"{registry.qualname} {registry.problem} (rpc-registry-invalid)")
+        for element in registry.elements:
+            value = element.value
+            listed[(value is not None, value if value is not None else element.source)].append(
+                element.location
+            )
+    rows = []
+    for key in sorted(set(sites) | set(listed), key=lambda k: (not k[0], k[1])):
+        inferred, rpc = key
+        symbols: set[str] = set()
+        for site in sites.get(key, []):
+            symbols |= by_location.get(site.broadcast.name_at, set())
+            if site.broadcast.wait_at is not None:
+                symbols |= by_location.get(site.broadcast.wait_at, set())
+        for location in listed.get(key, []):
+            symbols |= by_location.get(location, set())
+        rows.append(
+            Row(
+                rpc=rpc,
+                inferred=inferred,
+                sites=tuple(
+                    Site(s.callers, _where(s.broadcast.name_at, surface.root), s.broadcast.waited)
+                    for s in sorted(sites.get(key, []), key=lambda s: s.broadcast.name_at)
+                ),
+                answered_by=_answered_by(surface, rpc if inferred else None),
+                listed=_listed(registry is not None, len(listed.get(key, []))),
+                verdict=tuple(sorted(symbols)) or ("ok",),
+            )
+        )
+    return SurfaceReport(
+        surface.name, registry.qualname if registry else None, tuple(rows), tuple(notes)
+    )
+
+
+def _answered_by(surface: SurfaceFacts, rpc: str | None) -> str:
+    handlers, bases = surface.handlers, surface.base_handlers
+    if rpc is None:
+        return "?"
+    if rpc in bases.names:
+        return f"{names_list(bases.classes)} (base)"
+    if rpc in handlers.names:
+        return names_list(handlers.classes)
+    if not (handlers.complete and bases.complete):
+        return "? (a base class does not resolve)"
+    return "none"
+
+
+def _listed(has_registry: bool, count: int) -> str:
+    if not has_registry:
+        return "n/a"
+    if count == 0:
+        return "no"
+    return "yes" if count == 1 else f"yes ({count} times)"
+
+
+def _title(report: SurfaceReport) -> str:
+    registry = f"registry {report.registry}" if report.registry else "no registry"
+    return f"surface {report.name} ({registry})"
+
+
+def render_text(reports: Sequence[SurfaceReport], out: TextIO) -> None:
+    for number, report in enumerate(reports):
+        if number:
+            out.write("\n")
+        out.write(_title(report) + "\n")
+        table = [COLUMNS, *(row.cells() for row in report.rows)]
+        widths = [max(len(line[column]) for line in table) for column in range(len(COLUMNS))]
+        for line in table:
+            cells = [cell.ljust(width) for cell, width in zip(line, widths, strict=True)]
+            out.write("  ".join(cells).rstrip() + "\n")
+        for note in report.notes:
+            out.write(f"note: {note}\n")
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
+    for number, report in enumerate(reports):
+        if number:
+            out.write("\n")
+        registry = f"registry `{report.registry}`" if report.registry else "no registry"
+        out.write(f"### Surface `{report.name}` ({registry})\n\n")
+        out.write("| " + " | ".join(c[0].upper() + c[1:] for c in COLUMNS) + " |\n")
+        out.write("|" + "---|" * len(COLUMNS) + "\n")
+        for row in report.rows:
+            rpc, waited, answered, listed, verdict = row.cells()
+            rpc_cell = f"`{row.rpc}`" if row.inferred else f"`{row.rpc}` (not inferable)"
+            verdict_cell = ", ".join(v if v == "ok" else f"`{v}`" for v in row.verdict)
+            del rpc, verdict
+            cells = [rpc_cell, waited, answered, listed, verdict_cell]
+            out.write("| " + " | ".join(_markdown_cell(c) for c in cells) + " |\n")
+        for note in report.notes:
+            out.write(f"\n> {_markdown_cell(note)}\n")
+
+
+def as_json(reports: Sequence[SurfaceReport]) -> list[dict[str, object]]:
+    return [
+        {
+            "surface": report.name,
+            "registry": report.registry,
+            "rows": [
+                {
+                    "rpc": row.rpc,
+                    "inferred": row.inferred,
+                    "waitedBy": [
+                        {"callers": list(s.callers), "at": s.where, "waited": s.waited}
+                        for s in row.sites
+                    ],
+                    "answeredBy": row.answered_by,
+                    "listed": row.listed,
+                    "verdict": list(row.verdict),
+                }
+                for row in report.rows
+            ],
+            "notes": list(report.notes),
+        }
+        for report in reports
+    ]
+
+
+def render_json(reports: Sequence[SurfaceReport], out: TextIO) -> None:
+    json.dump(as_json(reports), out, indent=2)
+    out.write("\n")
+
+
+def rich_available() -> bool:
+    try:
+        import rich  # noqa: F401, PLC0415  # pylint: disable=import-outside-toplevel,unused-import
+    except ImportError:
+        return False
+    return True
+
+
+def render_rich(reports: Sequence[SurfaceReport], out: TextIO) -> None:
+    """Tables for a terminal (rich is an optional dependency: see ``rich_available``)."""
+    from rich.console import Console  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+    from rich.table import Table  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+    from rich.text import Text  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    console = Console(file=out)
+    for report in reports:
+        table = Table(title=_title(report), title_justify="left")
+        for column in COLUMNS:
+            table.add_column(column)
+        for row in report.rows:
+            cells = row.cells()
+            style = "green" if row.verdict == ("ok",) else "red"
+            table.add_row(*(Text(cell) for cell in cells[:4]), Text(cells[4], style=style))
+        console.print(table)
+        for note in report.notes:
+            console.print(f"note: {note}", markup=False)

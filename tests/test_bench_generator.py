@@ -1,0 +1,183 @@
+"""The benchmark's project generator: the shape of what it writes, its figures, and the
+planted findings, which real pylint must report exactly."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from bench_scripts import load
+from pylint_runner import run_pylint
+from tiny_project import assert_no_crash, explain
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+gen = load("generate_project")
+
+SMALL = 0.03  # a few dozen modules: pylint runs over it in seconds
+Finding = tuple[str, str, int]
+
+
+def python_files(project: Path) -> dict[str, str]:
+    return {
+        p.relative_to(project).as_posix(): p.read_text("utf-8")
+        for p in sorted(project.rglob("*.py"))
+    }
+
+
+def marked(project: Path) -> set[Finding]:
+    """The (symbol, path, line) of every ``# expect: symbol`` marker in the project's text."""
+    found = set()
+    for path, text in python_files(project).items():
+        for number, line in enumerate(text.splitlines(), start=1):
+            match = re.search(r"# expect: ([a-z-]+)\s*$", line)
+            if match:
+                found.add((match[1], path, number))
+    return found
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
+    out = tmp_path_factory.mktemp("bench") / "project"
+    return out, gen.write(out, SMALL, 0)
+
+
+def test_real_pylint_reports_exactly_the_planted_findings(
+    small: tuple[Path, dict[str, object]],
+) -> None:
+    project, manifest = small
+    expected = marked(project)
+    assert {symbol for symbol, _, _ in expected} == {"rpc-unlisted", "rpc-unanswered"}
+    assert {tuple(f) for f in manifest["expected_findings"]} == expected  # type: ignore[attr-defined]
+    run = run_pylint(project, "--recursive=y", ".")
+    assert_no_crash(run)
+    assert run.keys() == expected, explain(run)
+    assert len(run.messages) == len(expected), explain(run)  # each reported once
+
+
+def test_shape(small: tuple[Path, dict[str, object]]) -> None:
+    project, manifest = small
+    files = python_files(project)
+    # Every folder on the way to a module is a package, regular or namespace.
+    folders = {
+        "/".join(path.split("/")[:depth])
+        for path in files
+        for depth in range(1, path.count("/") + 1)
+    }
+    regular = {f for f in folders if f"{f}/__init__.py" in files}
+    namespace = folders - regular
+    assert "infer" in namespace  # the top-level package itself
+    assert len(namespace) >= 3
+    assert len(regular) >= 3
+    # pylint --recursive=y never lints a folder without __init__.py inside a regular package.
+    for folder in namespace:
+        parents = [folder.rsplit("/", n)[0] for n in range(1, folder.count("/") + 1)]
+        assert not set(parents) & regular, folder
+    assert sorted(manifest["namespace_packages"]) == sorted(namespace)  # type: ignore[arg-type]
+    for text in files.values():
+        ast.parse(text)
+
+    callers = manifest["caller_modules"]
+    assert isinstance(callers, list)
+    caller_text = "\n".join(files[c] for c in callers)
+    assert re.search(r'\.call_func\("\w+", wait_out=True\)', caller_text.replace("'", '"'))
+    assert re.search(r"\.call_func\(RPC_\w+, wait_out=True\)", caller_text)
+    assert ".call_func_with_aggregation(" in caller_text
+    assert re.search(r"import DisaggEngineCore as (\w+)\n", caller_text)  # an alias import
+    # Two levels deep: a subclass of a subclass of the configured caller.
+    assert "class PrefillEngineCore(DisaggEngineCore):" in caller_text
+    assert "class ChunkedPrefillEngineCore(PrefillEngineCore):" in caller_text
+    # The single-file figures' module: the longest caller module.
+    lines = {c: files[c].count("\n") for c in callers}
+    assert lines[manifest["largest_caller_module"]] == max(lines.values())  # type: ignore[index]
+    # Dispatches on receivers that are no callers, outside the caller modules.
+    others = [p for p, t in files.items() if p not in callers and ".pool.call_func(" in t]
+    assert others
+
+
+def test_pyproject_names_classes_that_exist(small: tuple[Path, dict[str, object]]) -> None:
+    project, _ = small
+    table = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))["tool"]["rpcsurface"]
+    surface = table["surface"][0]
+    for qualname in [*surface["callers"], *surface["handlers"], *surface["base-handlers"]]:
+        module, name = qualname.rsplit(".", 1)
+        text = (project / (module.replace(".", "/") + ".py")).read_text("utf-8")
+        assert re.search(rf"^class {name}\b", text, re.MULTILINE), qualname
+    module, name = surface["registry"].rsplit(".", 1)
+    tree = ast.parse((project / (module.replace(".", "/") + ".py")).read_text("utf-8"))
+    [registry] = [
+        n.value
+        for n in tree.body
+        if isinstance(n, ast.Assign) and [ast.unparse(t) for t in n.targets] == [name]
+    ]
+    assert isinstance(registry, ast.Tuple)  # a tuple constant of str
+    assert registry.elts
+    assert all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in registry.elts)
+    assert {d["method"] for d in table["dispatch"]} == {"call_func", "call_func_with_aggregation"}
+
+
+def figures_of(path: Path) -> int:
+    return path.read_text("utf-8").count("\n")
+
+
+def figures(project: Path) -> tuple[int, int]:
+    files = python_files(project)
+    return len(files), sum(text.count("\n") for text in files.values())
+
+
+def test_figures_scale_with_s_and_1x_is_big_enough(tmp_path: Path) -> None:
+    measured = {}
+    for scale in (0.1, 0.2, 1.0):
+        manifest = gen.write(tmp_path / str(scale), scale, 0)
+        measured[scale] = figures(tmp_path / str(scale))
+        assert (manifest["modules"], manifest["lines"]) == measured[scale]
+    modules, lines = measured[1.0]
+    assert modules >= 400
+    assert lines >= 180_000
+    # At 1x the largest handler module is thousands of lines long.
+    handlers = manifest["handler_modules"]
+    assert isinstance(handlers, list)
+    longest = max(figures_of(tmp_path / "1.0" / h) for h in handlers)
+    assert longest >= 2000
+    ratio = measured[0.2][1] / measured[0.1][1]
+    assert 1.6 <= ratio <= 2.4, measured
+
+
+def test_deterministic_per_seed(tmp_path: Path) -> None:
+    first, again, other = (tmp_path / name for name in ("first", "again", "other"))
+    gen.write(first, SMALL, 0)
+    gen.write(again, SMALL, 0)
+    gen.write(other, SMALL, 1)
+    assert python_files(first) == python_files(again)
+    assert python_files(first) != python_files(other)
+
+
+def test_cli_prints_figures_and_refuses_a_folder_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "project"
+    assert gen.main([str(out), "--scale", str(SMALL)]) == 0
+    printed = capsys.readouterr().out
+    modules, lines = figures(out)
+    assert f"modules: {modules}\n" in printed
+    assert f"lines: {lines}\n" in printed
+    assert "largest caller module: infer/" in printed
+    assert f"expected findings: {len(marked(out))}\n" in printed
+
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("mine", encoding="utf-8")
+    for args in ([str(busy)], [str(busy), "--force"]):
+        assert gen.main([*args, "--scale", str(SMALL)]) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1
+        assert str(busy) in error
+    assert (busy / "keep.txt").exists()
+    # --force replaces a generated project.
+    assert gen.main([str(out), "--scale", str(SMALL), "--force", "--seed", "1"]) == 0

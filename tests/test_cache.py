@@ -1,0 +1,252 @@
+"""The persistent fact cache: never stale, never confused by stdin, safe to share, optional.
+
+Each test runs the real pylint plugin or the real command line on a tiny project and
+edits it between runs, the way an IDE or a developer does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pylint_runner import Reported, run_check, run_pylint
+from tiny_project import APP, APP_PLANTED, PLANTED_LINE, PYPROJECT, project
+
+from pylint_rpcsurface.cache import CACHE_DIR, disabled_by_environment
+
+FILES = ("--recursive=y", ".")
+
+
+def _tiny(tmp_path: Path, app: str = APP) -> Path:
+    return project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": app})
+
+
+def _entries(root: Path) -> list[Path]:
+    return sorted((root / CACHE_DIR).glob("analysis-*.json"))
+
+
+def _planted(messages: tuple[Reported, ...]) -> set[tuple[str, int]]:
+    return {(m.symbol, m.line) for m in messages}
+
+
+PLANTED = {("rpc-unanswered", PLANTED_LINE)}
+
+
+def test_the_cache_folder_ignores_itself_and_holds_one_entry(tmp_path: Path) -> None:
+    root = _tiny(tmp_path, APP_PLANTED)
+    assert _planted(run_pylint(root, *FILES).messages) == PLANTED
+    assert (root / CACHE_DIR / ".gitignore").read_text().splitlines()[-1] == "*"
+    (entry,) = _entries(root)
+    # The entry is the findings and the fingerprint of every module under the roots.
+    data = json.loads(entry.read_bytes())
+    assert set(data["modules"]) == {os.path.realpath(root / "app.py")}
+    assert [f[5] for f in data["findings"]] == ["rpc-unanswered"]
+
+
+def test_an_edit_is_seen_even_with_the_same_size_and_mtime(tmp_path: Path) -> None:
+    """The edit keeps the size and the mtime of the version the cache saw. The file was
+    written moments before that run, so its mtime can't be trusted and it is hashed."""
+    root = _tiny(tmp_path, APP_PLANTED)
+    app = root / "app.py"
+    before = os.stat(app)
+    assert _planted(run_check(root, "--format", "json").messages) == PLANTED
+    # Same length: rename the planted RPC to one the base handler answers... padded.
+    edited = APP_PLANTED.replace('"no_such_rpc"', '"step"       ')
+    assert len(edited) == len(APP_PLANTED)
+    app.write_text(edited, encoding="utf-8")
+    os.utime(app, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(app).st_size == before.st_size
+    run = run_check(root, "--format", "json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.messages == ()
+
+
+def test_an_old_file_is_trusted_by_stat_and_an_edit_changes_its_mtime(tmp_path: Path) -> None:
+    root = _tiny(tmp_path, APP)
+    app = root / "app.py"
+    old = os.stat(app).st_mtime_ns - 3_600 * 10**9
+    os.utime(app, ns=(old, old))  # settled an hour ago
+    assert run_check(root).returncode == 0
+    app.write_text(APP_PLANTED, encoding="utf-8")  # a real edit: new size, new mtime
+    assert _planted(run_check(root, "--format", "json").messages) == PLANTED
+
+
+def test_added_and_removed_modules_recompute(tmp_path: Path) -> None:
+    """A new module can hold a new caller subclass; a removed one took its broadcasts."""
+    root = _tiny(tmp_path, APP)
+    assert run_check(root).returncode == 0
+    subclass = "from app import Core\n\n\nclass Sub(Core):\n    def go(self):\n"
+    subclass += '        self.mgr.call_func("missing_rpc", wait_out=True)\n'
+    (root / "sub.py").write_text(subclass, encoding="utf-8")
+    line = subclass.splitlines().index('        self.mgr.call_func("missing_rpc", wait_out=True)')
+    run = run_check(root, "--format", "json")
+    assert {(m.symbol, m.path, m.line) for m in run.messages} == {
+        ("rpc-unanswered", "sub.py", line + 1)
+    }
+    (root / "sub.py").unlink()
+    assert run_check(root).returncode == 0
+
+
+def test_the_stdin_buffer_is_never_confused_with_the_saved_file(tmp_path: Path) -> None:
+    root = _tiny(tmp_path, APP)
+    app = str(root / "app.py")
+    # The editor's unsaved buffer has the bug; the saved file doesn't.
+    buffered = run_pylint(root, "--from-stdin", app, stdin=APP_PLANTED)
+    assert _planted(buffered.messages) == PLANTED
+    saved = run_pylint(root, "app.py")
+    assert saved.messages == (), saved.stdout
+    assert run_check(root).returncode == 0
+    # And back: the buffer again, then saving it.
+    assert _planted(run_pylint(root, "--from-stdin", app, stdin=APP_PLANTED).messages) == PLANTED
+    (root / "app.py").write_text(APP_PLANTED, encoding="utf-8")
+    assert _planted(run_check(root, "--format", "json").messages) == PLANTED
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"{not json", b"[]", b'{"identity": {"format": 1}}', b"\xff\xfe\x00"],
+    ids=["empty", "corrupt", "array", "foreign", "binary"],
+)
+def test_a_corrupt_or_foreign_entry_is_rebuilt(tmp_path: Path, content: bytes) -> None:
+    root = _tiny(tmp_path, APP_PLANTED)
+    assert run_check(root).returncode == 1
+    (entry,) = _entries(root)
+    entry.write_bytes(content)
+    run = run_check(root, "--format", "json")
+    assert _planted(run.messages) == PLANTED, run.stderr
+    assert "Traceback" not in run.stderr
+    assert json.loads(entry.read_bytes())["findings"]  # rewritten whole
+
+
+def test_an_entry_with_wrong_findings_from_another_version_is_ignored(tmp_path: Path) -> None:
+    """An entry made by another plugin version must not answer, even if well formed."""
+    root = _tiny(tmp_path, APP_PLANTED)
+    assert run_check(root).returncode == 1
+    (entry,) = _entries(root)
+    data = json.loads(entry.read_bytes())
+    data["identity"]["plugin"] = "0.0.0-other"
+    data["findings"] = []
+    entry.write_text(json.dumps(data), encoding="utf-8")
+    assert _planted(run_check(root, "--format", "json").messages) == PLANTED
+
+
+def test_concurrent_writers_leave_one_whole_entry(tmp_path: Path) -> None:
+    """Six cold runs at once (``-j``, pre-commit and the IDE together): every one reports
+    the same, and what is left is one valid entry and no temporary file."""
+    root = _tiny(tmp_path, APP_PLANTED)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RPCSURFACE_NO_CACHE")}
+    command = [sys.executable, "-m", "pylint_rpcsurface.cli", "check"]
+    runs = [
+        subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(6)
+    ]
+    outputs = {run.communicate(timeout=300)[0] for run in runs}
+    assert [run.returncode for run in runs] == [1] * 6
+    assert len(outputs) == 1
+    assert sorted(p.name for p in (root / CACHE_DIR).iterdir()) == [
+        ".gitignore",
+        _entries(root)[0].name,
+    ]
+    assert json.loads(_entries(root)[0].read_bytes())["findings"]
+
+
+def test_a_read_only_project_still_gets_its_findings(tmp_path: Path) -> None:
+    root = _tiny(tmp_path, APP_PLANTED)
+    (root / CACHE_DIR).write_text("a file where the cache folder would go", encoding="utf-8")
+    run = run_check(root, "--format", "json")
+    assert _planted(run.messages) == PLANTED
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("how", "env"),
+    [
+        (("--rpcsurface-no-cache=y",), {}),
+        ((), {"RPCSURFACE_NO_CACHE": "1"}),
+    ],
+    ids=["option", "environment"],
+)
+def test_pylint_can_run_without_the_cache(
+    tmp_path: Path, how: tuple[str, ...], env: dict[str, str]
+) -> None:
+    root = _tiny(tmp_path, APP_PLANTED)
+    run = run_pylint(root, *how, *FILES, env=env)
+    assert _planted(run.messages) == PLANTED
+    assert not (root / CACHE_DIR).exists()
+
+
+@pytest.mark.parametrize(
+    ("how", "env"),
+    [(("--no-cache",), {}), ((), {"RPCSURFACE_NO_CACHE": "yes"})],
+    ids=["option", "environment"],
+)
+def test_the_command_line_can_run_without_the_cache(
+    tmp_path: Path, how: tuple[str, ...], env: dict[str, str]
+) -> None:
+    root = _tiny(tmp_path, APP_PLANTED)
+    run = run_check(root, "--format", "json", *how, env=env)
+    assert _planted(run.messages) == PLANTED
+    assert not (root / CACHE_DIR).exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "disabled"),
+    [("", False), ("0", False), ("false", False), ("No", False), ("1", True), ("yes", True)],
+)
+def test_which_environment_values_turn_the_cache_off(value: str, disabled: bool) -> None:
+    assert disabled_by_environment({"RPCSURFACE_NO_CACHE": value}) is disabled
+    assert disabled_by_environment({}) is False
+
+
+def test_a_warm_check_does_not_import_astroid_or_pylint(tmp_path: Path) -> None:
+    """The point of the fast path: a hit is a stat of every module and nothing else."""
+    root = _tiny(tmp_path, APP_PLANTED)
+    assert run_check(root).returncode == 1  # cold: fills the cache
+    probe = (
+        "import sys\n"
+        "from pylint_rpcsurface.cli import main\n"
+        "code = main(['check'])\n"
+        "print(sorted(m for m in ('astroid', 'pylint') if m in sys.modules))\n"
+        "sys.exit(code)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RPCSURFACE_NO_CACHE")}
+    warm = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert warm.returncode == 1, warm.stderr
+    assert warm.stdout.splitlines()[-1] == "[]"
+    assert f":{PLANTED_LINE}:" in warm.stdout
+
+
+def test_a_library_base_class_is_fingerprinted_too(tmp_path: Path) -> None:
+    """A caller whose base lives outside the source roots (an installed library) inherits
+    its broadcasts; editing the library must recompute, not answer from the cache."""
+    library = "class LibraryCore:\n    def warm_up(self):\n"
+    library += '        self.mgr.call_func("fast_step", wait_out=True)\n'
+    app = APP.replace(
+        "class Core:", "from corelib import LibraryCore\n\n\nclass Core(LibraryCore):"
+    ).replace('        self.mgr.call_func("fast_step", wait_out=True)\n', "")
+    assert app.count("fast_step") == 2  # the registry and the handler: app.py never waits on it
+    root = project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": app})
+    lib = tmp_path / "site" / "corelib.py"
+    lib.parent.mkdir()
+    lib.write_text(library, encoding="utf-8")
+    env = {"PYTHONPATH": str(lib.parent)}
+    clean = run_check(root, "--format", "json", env=env)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    # Now only the library's method waited on 'fast_step'; without it the entry is unwaited.
+    lib.write_text(library.replace('"fast_step"', '"other_rpc"'), encoding="utf-8")
+    run = run_check(root, "--format", "json", env=env)
+    registry_line = app.splitlines().index('FAST_RPCS = ("fast_step",)') + 1
+    assert {(m.symbol, m.path, m.line) for m in run.messages} == {
+        ("rpc-listed-unwaited", "app.py", registry_line)
+    }, run.stdout + run.stderr

@@ -1,0 +1,308 @@
+"""``rpcsurface fix``: each registry form rewritten in place, --diff, refusals, encodings.
+
+The project: Core waits on some names and sends one without waiting; FastRunner answers
+the fast ones, its base Runner the rest. The registry must be WAITED & FAST - BASE, which
+is computed here from the same constants the fixture is written from.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import re
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_runner import run_cli
+from pylint_runner import run_check
+from tiny_project import project
+
+BASE = ("step",)
+FAST = ("fast_a", "fast_b", "fast_c", "fast_d")
+WAITED = ("step", "fast_a", "fast_c", "fast_d")
+UNWAITED = ("fast_b",)
+DERIVED = frozenset(WAITED) & frozenset(FAST) - frozenset(BASE)  # fast_a, fast_c, fast_d
+
+PYPROJECT = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = "wait_out"
+
+[[tool.rpcsurface.surface]]
+name = "fast"
+callers = ["app.Core"]
+handlers = ["app.FastRunner"]
+base-handlers = ["app.Runner"]
+registry = "registry.RPCS"
+"""
+
+
+def _app(extra_call: str = "", runner_base: str = "Runner") -> str:
+    methods = "".join(f"    def {n}(self):\n        return 1\n\n" for n in BASE)
+    fast = "".join(f"    def {n}(self):\n        return 2\n\n" for n in FAST)
+    calls = "".join(f'        self.mgr.call_func("{n}", wait_out=True)\n' for n in WAITED)
+    calls += "".join(f'        self.mgr.call_func("{n}", wait_out=False)\n' for n in UNWAITED)
+    return (
+        f"class Runner:\n{methods}\n"
+        f"class FastRunner({runner_base}):\n{fast}\n"
+        "class Core:\n    def __init__(self, mgr):\n        self.mgr = mgr\n\n"
+        f"    def run(self, name):\n{calls}{extra_call}"
+    )
+
+
+def _project(tmp_path: Path, registry: str | bytes, **kwargs: str) -> Path:
+    return project(
+        tmp_path / "proj",
+        {"pyproject.toml": PYPROJECT, "app.py": _app(**kwargs), "registry.py": registry},
+    )
+
+
+def _value_of(text: str) -> ast.expr:
+    (assign,) = [n for n in ast.parse(text).body if isinstance(n, (ast.Assign, ast.AnnAssign))]
+    assert assign.value is not None
+    return assign.value
+
+
+def _names(text: str) -> list[str]:
+    value = _value_of(text)
+    if isinstance(value, ast.Call):
+        value = value.args[0] if value.args else ast.Tuple(elts=[])
+    assert isinstance(value, (ast.Tuple, ast.List, ast.Set)), ast.dump(value)
+    return [ast.literal_eval(e) for e in value.elts]
+
+
+def _comments(text: str) -> list[str]:
+    return re.findall(r"#[^\n]*", text)
+
+
+# Each case: the registry as written, and the registry fix must write. The expected text
+# applies the documented rules by hand: stale names leave with their line (and its
+# comment) when each name has a line of its own; new names are appended sorted, or go to
+# their sorted place when the literal was sorted; form, quotes, indentation and trailing
+# comma stay.
+CASES = {
+    "tuple-one-per-line-sorted-with-comments": (
+        """\
+        # The RPCs only FastRunner answers.
+        RPCS = (
+            "fast_a",  # first
+            "fast_b",  # stale: sent without waiting
+            # the c group
+            "fast_c",
+        )
+        """,
+        """\
+        # The RPCs only FastRunner answers.
+        RPCS = (
+            "fast_a",  # first
+            # the c group
+            "fast_c",
+            "fast_d",
+        )
+        """,
+    ),
+    "list-inline-unsorted-single-quotes": (
+        "RPCS = ['fast_c', 'step', 'fast_a']\n",
+        "RPCS = ['fast_c', 'fast_a', 'fast_d']\n",
+    ),
+    "set-literal-sorted-inline": (
+        'RPCS = {"fast_a", "fast_d", "nope"}\n',
+        'RPCS = {"fast_a", "fast_c", "fast_d"}\n',
+    ),
+    "frozenset-of-set-one-per-line-no-trailing-comma": (
+        """\
+        RPCS = frozenset({
+            'fast_d',
+            'fast_a'
+        })
+        """,
+        """\
+        RPCS = frozenset({
+            'fast_d',
+            'fast_a',
+            'fast_c'
+        })
+        """,
+    ),
+    "frozenset-empty": (
+        "RPCS = frozenset()\n",
+        'RPCS = frozenset({"fast_a", "fast_c", "fast_d"})\n',
+    ),
+    "annotated-tuple-one-element-trailing-comma": (
+        'RPCS: tuple[str, ...] = ("fast_a",)\n',
+        'RPCS: tuple[str, ...] = ("fast_a", "fast_c", "fast_d",)\n',
+    ),
+    "duplicate-removed": (
+        'RPCS = ("fast_a", "fast_c", "fast_a", "fast_d")\n',
+        'RPCS = ("fast_a", "fast_c", "fast_d")\n',
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_fix_rewrites_each_form_in_place(tmp_path: Path, case: str) -> None:
+    before, after = (textwrap.dedent(text) for text in CASES[case])
+    assert set(_names(after)) == DERIVED  # the expectation itself obeys the rule
+    root = _project(tmp_path, before)
+    assert run_check(root, "--no-cache").returncode == 1  # the registry is wrong
+    run = run_cli(root, "fix")
+    assert (run.returncode, run.stderr) == (0, ""), run
+    assert run.stdout == "fixed registry.py (registry.RPCS)\n"
+    written = (root / "registry.py").read_text(encoding="utf-8")
+    assert written == after
+    # Every comment that wasn't on a removed name's line survives.
+    removed = {n for n in _names(before) if n not in DERIVED}
+    kept = [
+        c
+        for line in before.splitlines()
+        for c in _comments(line)
+        if not any(f'"{n}"' in line or f"'{n}'" in line for n in removed)
+    ]
+    assert _comments(written) == kept
+    check = run_check(root, "--no-cache")
+    assert (check.returncode, check.stdout) == (0, ""), check
+    again = run_cli(root, "fix")
+    assert (again.returncode, again.stdout) == (0, "")  # nothing left to do
+
+
+def test_diff_prints_the_change_and_writes_nothing(tmp_path: Path) -> None:
+    before = textwrap.dedent(CASES["tuple-one-per-line-sorted-with-comments"][0])
+    root = _project(tmp_path, before)
+    registry = root / "registry.py"
+    stamp = registry.stat().st_mtime_ns
+    run = run_cli(root, "fix", "--diff")
+    assert run.returncode == 1, run
+    assert registry.read_bytes() == before.encode()
+    assert registry.stat().st_mtime_ns == stamp
+    # The diff is exactly the change fix then writes.
+    assert run_cli(root, "fix").returncode == 0
+    expected = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        registry.read_text(encoding="utf-8").splitlines(keepends=True),
+        "a/registry.py",
+        "b/registry.py",
+    )
+    assert run.stdout == "".join(expected)
+    assert '-    "fast_b",  # stale: sent without waiting\n' in run.stdout
+    assert '+    "fast_d",\n' in run.stdout
+
+
+def test_nothing_to_do_exits_0_silently(tmp_path: Path) -> None:
+    text = 'RPCS = ("fast_a", "fast_c", "fast_d")\n'
+    root = _project(tmp_path, text)
+    for args in (("fix",), ("fix", "--diff")):
+        run = run_cli(root, *args)
+        assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    assert (root / "registry.py").read_text(encoding="utf-8") == text
+
+
+REFUSALS = {
+    "expression": (
+        {"registry": 'BASE = ("fast_a",)\nRPCS = BASE + ("fast_c",)\n'},
+        "RPCS = BASE",
+        "it is built from an expression (`BASE + ('fast_c',)`)",
+    ),
+    "two-assignments": (
+        {"registry": 'RPCS = ("fast_a",)\nRPCS = ("fast_c",)\n'},
+        'RPCS = ("fast_a",)',
+        "it is bound 2 times",
+    ),
+    "augmented": (
+        {"registry": 'RPCS = ("fast_a",)\nif True:\n    RPCS += ("fast_c",)\n'},
+        'RPCS = ("fast_a",)',
+        "it is bound 2 times",
+    ),
+    "uninferable-waited-name": (
+        {
+            "registry": 'RPCS = ("fast_a",)\n',
+            "extra_call": "        self.mgr.call_func(name, wait_out=True)\n",
+        },
+        'RPCS = ("fast_a",)',
+        "the RPC name name at app.py:",
+    ),
+    "unresolved-handler-base": (
+        {"registry": 'RPCS = ("fast_a",)\n', "runner_base": "Runner, missing_module.Mixin"},
+        'RPCS = ("fast_a",)',
+        "the names the handlers answer are not all known",
+    ),
+    "non-str-element": (
+        {"registry": 'RPCS = ("fast_a", 3)\n'},
+        'RPCS = ("fast_a", 3)',
+        "the element 3 (line 1) is not a str",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_refusal_is_one_line_with_file_line_and_reason(tmp_path: Path, case: str) -> None:
+    kwargs, at, why = REFUSALS[case]
+    registry = kwargs.pop("registry")
+    root = _project(tmp_path, registry, **kwargs)
+    line = registry[: registry.index(at)].count("\n") + 1
+    for args in (("fix",), ("fix", "--diff")):
+        run = run_cli(root, *args)
+        assert run.returncode == 2, run
+        assert run.stdout == ""
+        (message,) = run.stderr.splitlines()
+        assert message.startswith(f"registry.py:{line}: can't fix registry.RPCS: "), message
+        assert why in message, message
+        assert (root / "registry.py").read_text(encoding="utf-8") == registry
+
+
+def test_encoding_newlines_and_mode_are_kept(tmp_path: Path) -> None:
+    lines = [
+        "# -*- coding: latin-1 -*-",
+        "# Liste des RPC: élève",
+        "RPCS = (",
+        '    "fast_a",',
+        '    "fast_b",  # périmé',
+        ")",
+        "",
+    ]
+    before = "\r\n".join(lines).encode("latin-1")
+    root = _project(tmp_path, before)
+    registry = root / "registry.py"
+    registry.chmod(0o640)
+    run = run_cli(root, "fix")
+    assert run.returncode == 0, run
+    data = registry.read_bytes()
+    expected = [*lines[:4], '    "fast_c",', '    "fast_d",', ")", ""]
+    assert data == "\r\n".join(expected).encode("latin-1")
+    assert stat.S_IMODE(registry.stat().st_mode) == 0o640
+    assert [p.name for p in root.iterdir() if p.name.startswith(".registry")] == []
+
+
+def test_utf8_bom_is_kept(tmp_path: Path) -> None:
+    before = '\ufeff# ü\nRPCS = ["fast_a"]\n'.encode()
+    root = _project(tmp_path, before)
+    assert run_cli(root, "fix").returncode == 0
+    assert (
+        root / "registry.py"
+    ).read_bytes() == '\ufeff# ü\nRPCS = ["fast_a", "fast_c", "fast_d"]\n'.encode()
+
+
+def test_fix_is_a_no_op_without_a_registry(tmp_path: Path) -> None:
+    root = _project(tmp_path, 'RPCS = ("fast_a",)\n')
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(PYPROJECT.replace('registry = "registry.RPCS"\n', ""), encoding="utf-8")
+    run = run_cli(root, "fix")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+
+
+def test_the_example_project_registry_is_refused_not_guessed(tmp_path: Path) -> None:
+    """examples/engine builds DISAGG_RPCS from an expression: fix must say so."""
+    example = Path(__file__).parent.parent / "examples" / "engine"
+    config = (example / "minimind" / "config.py").read_text(encoding="utf-8")
+    line = config[: config.index("DISAGG_RPCS =")].count("\n") + 1
+    run = run_cli(example, "fix", "--diff")
+    assert run.returncode == 2
+    assert run.stderr.startswith(
+        f"minimind/config.py:{line}: can't fix minimind.config.DISAGG_RPCS: "
+        "it is built from an expression"
+    ), run.stderr
+    assert os.path.exists(example / "minimind" / "config.py")

@@ -1,0 +1,264 @@
+"""Unit tests of the reply facts (handlers.py), the argument facts (broadcasts.py), the
+helper walk (helpers.py) and the binding rule (replies.py)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import astroid
+import pytest
+from astroid import nodes
+
+from pylint_rpcsurface.broadcasts import not_a_named_rpc, sent_arguments
+from pylint_rpcsurface.config import DispatchForm
+from pylint_rpcsurface.handlers import can_complete, returns_of, signature_of
+from pylint_rpcsurface.helpers import reached_helpers
+from pylint_rpcsurface.model import Signature
+from pylint_rpcsurface.replies import bind_problem
+
+FORM = DispatchForm("call_func", "wait_out")
+VLLM = DispatchForm("collective_rpc", True, args_from="args", kwargs_from="kwargs")
+
+
+def method(source: str, tmp_path: Path, name: str = "m") -> nodes.FunctionDef:
+    """The function *name* of *source*, parsed from a real file (locations need one)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "mod.py"
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    module = astroid.MANAGER.ast_from_file(str(path), "mod_" + str(abs(hash(path))), source=True)
+    found = [f for f in module.nodes_of_class(nodes.FunctionDef) if f.name == name]
+    assert len(found) == 1
+    return found[0]
+
+
+def line_of(source: str, text: str) -> int:
+    (number,) = [
+        n for n, line in enumerate(textwrap.dedent(source).splitlines(), 1) if text in line
+    ]
+    return number
+
+
+# --- returns --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "never_value"),
+    [
+        ("x = 1", True),
+        ("return", True),
+        ("if a:\n    return None\nreturn", True),
+        ("if a:\n    return None\nreturn 1", False),
+        ("if a:\n    return 1\nraise ValueError", False),
+        ("raise NotImplementedError", False),  # never returns at all
+        ("while True:\n    pass", False),
+        ("while True:\n    break", True),
+        ("try:\n    return 1\nexcept KeyError:\n    pass", False),  # falls off: maybe only
+        ("return a.unknown()", False),
+        ("with a:\n    return 1", False),
+    ],
+)
+def test_never_value(body: str, never_value: bool, tmp_path: Path) -> None:
+    source = "def m(a):\n" + textwrap.indent(body, "    ") + "\n"
+    returns = returns_of(method(source, tmp_path))
+    assert returns is not None
+    assert returns.never_value is never_value
+
+
+def test_maybe_none_points_at_the_first_none_path(tmp_path: Path) -> None:
+    source = "def m(a):\n    if a:\n        return None\n    return [a]\n"
+    returns = returns_of(method(source, tmp_path))
+    assert returns is not None
+    assert not returns.never_value
+    first = returns.first_maybe_none
+    assert first is not None
+    assert first.line == line_of(source, "return None")
+    assert [at.line for at in returns.value_at] == [line_of(source, "return [a]")]
+
+
+def test_generators_and_coroutines_give_no_reply_facts(tmp_path: Path) -> None:
+    assert returns_of(method("def m():\n    yield 1\n", tmp_path)) is None
+    assert returns_of(method("async def m():\n    return None\n", tmp_path / "a")) is None
+
+
+@pytest.mark.parametrize(
+    ("body", "arity"),
+    [
+        ("return 1, 2, 3", 3),
+        ("t = (1, 2)\nreturn t", 2),
+        ("if a:\n    return 1, 2\nreturn 3, 4", 2),
+        ("if a:\n    return 1, 2\nreturn 1, 2, 3", None),  # two shapes
+        ("if a:\n    return 1, 2", None),  # falls off: None is another shape
+        ("return (*a, 1)", None),
+        ("return [1, 2]", None),
+    ],
+)
+def test_tuple_arity(body: str, arity: int | None, tmp_path: Path) -> None:
+    source = "def m(a):\n" + textwrap.indent(body, "    ") + "\n"
+    returns = returns_of(method(source, tmp_path))
+    assert returns is not None
+    assert returns.tuple_arity == arity
+
+
+def test_nested_function_returns_are_not_the_methods(tmp_path: Path) -> None:
+    source = "def m():\n    def inner():\n        return 1\n    inner()\n"
+    returns = returns_of(method(source, tmp_path))
+    assert returns is not None
+    assert returns.never_value  # inner's return 1 is not m's
+
+
+def test_can_complete_if_else_both_return(tmp_path: Path) -> None:
+    function = method(
+        "def m(a):\n    if a:\n        return 1\n    else:\n        raise X\n", tmp_path
+    )
+    assert not can_complete(function.body)
+
+
+# --- signatures and binding -----------------------------------------------------------
+
+
+def test_signature_leaves_self_out_and_keeps_staticmethods_whole(tmp_path: Path) -> None:
+    source = """\
+    class C:
+        def m(self, a, b=1, *args, c, d=2, **kw):
+            pass
+
+        @staticmethod
+        def s(a, /, b):
+            pass
+
+        @property
+        def p(self):
+            pass
+    """
+    m = signature_of(method(source, tmp_path))
+    assert m == Signature(("a", "b"), 0, 1, True, ("c", "d"), ("c",), True, m.text if m else "")
+    assert m is not None
+    assert m.text == "(a, b=..., *args, c, d=..., **kw)"
+    s = signature_of(method(source, tmp_path / "s", "s"))
+    assert s is not None
+    assert (s.positional, s.positional_only, s.required_positional) == (("a", "b"), 1, 2)
+    assert signature_of(method(source, tmp_path / "p", "p")) is None  # decorated: unknown
+
+
+def _sig(**fields: object) -> Signature:
+    values: dict[str, object] = {
+        "positional": ("a", "b"),
+        "positional_only": 0,
+        "required_positional": 2,
+        "varargs": False,
+        "keyword_only": (),
+        "required_keyword_only": (),
+        "varkw": False,
+        "text": "",
+    }
+    values.update(fields)
+    return Signature(**values)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("signature", "positional", "keywords", "problem"),
+    [
+        (_sig(), 2, (), None),
+        (_sig(), 1, (), "missing required argument(s) 'b'"),
+        (_sig(), 3, (), "takes 2 positional argument(s) but 3 were given"),
+        (_sig(varargs=True), 7, (), None),
+        (_sig(), 1, ("b",), None),
+        (_sig(), 1, ("a",), "multiple values for argument 'a'"),
+        (_sig(), 2, ("z",), "unexpected keyword argument 'z'"),
+        (_sig(varkw=True), 2, ("z",), None),
+        (_sig(positional_only=1), 0, ("a", "b"), "'a' is positional-only"),
+        (_sig(keyword_only=("k",), required_keyword_only=("k",)), 2, (), "'k'"),
+        (_sig(keyword_only=("k",), required_keyword_only=("k",)), 2, ("k",), None),
+    ],
+)
+def test_bind_problem(
+    signature: Signature, positional: int, keywords: tuple[str, ...], problem: str | None
+) -> None:
+    found = bind_problem(signature, positional, keywords)
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None
+        assert problem in found
+
+
+# --- what a call sends ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "form", "sent"),
+    [
+        ('mgr.call_func("x", 1, 2, wait_out=True)', FORM, (2, ())),
+        ('mgr.call_func("x")', FORM, (0, ())),
+        ('mgr.call_func("x", *rest)', FORM, None),
+        ('mgr.call_func("x", 1, other=3)', FORM, None),  # forwarded or not: unknown
+        ('mgr.call_func("x", **opts)', FORM, None),
+        ('mgr.collective_rpc("x", args=(1, 2), kwargs={"k": 1})', VLLM, (2, ("k",))),
+        ('mgr.collective_rpc("x", 5.0)', VLLM, (0, ())),  # a timeout, not forwarded
+        ('mgr.collective_rpc("x", args=None, kwargs=None)', VLLM, (0, ())),
+        ('mgr.collective_rpc("x", args=rest)', VLLM, None),
+        ('mgr.collective_rpc("x", kwargs={**more})', VLLM, None),
+    ],
+)
+def test_sent_arguments(
+    call: str, form: DispatchForm, sent: tuple[int, tuple[str, ...]] | None
+) -> None:
+    node = astroid.extract_node(call)
+    assert isinstance(node, nodes.Call)
+    found = sent_arguments(node, form)
+    assert (None if found is None else (found.positional, found.keywords)) == sent
+
+
+def test_forwarding_layers_and_callables_are_not_named_rpcs() -> None:
+    module = astroid.parse(
+        textwrap.dedent(
+            """\
+            def job(w):
+                return w
+
+            class E:
+                def forward(self, method):
+                    return self.mgr.call_func(method)  #@
+
+                def rebound(self, method):
+                    method = method + "_x"
+                    return self.mgr.call_func(method)  #@
+
+                def literal(self):
+                    self.mgr.call_func(job)  #@
+                    self.mgr.call_func("job")  #@
+            """
+        )
+    )
+    calls = [
+        n
+        for n in module.nodes_of_class(nodes.Call)
+        if getattr(n.func, "attrname", "") == "call_func"
+    ]
+    assert [not_a_named_rpc(call, FORM) for call in calls] == [True, False, True, False]
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def test_helper_walk_is_cycle_safe_and_depth_bounded(tmp_path: Path) -> None:
+    source = """\
+    def a(m):
+        b(m)
+
+    def b(m):
+        a(m)
+        c(m)
+
+    def c(m):
+        c(m)
+
+    def start(m):
+        a(m)
+    """
+    start = method(source, tmp_path, "start")
+    names = [(helper.name, len(chain)) for helper, chain in reached_helpers(start, 5)]
+    assert names == [("a", 1), ("b", 2), ("c", 3)]
+    assert [h.name for h, _ in reached_helpers(start, 2)] == ["a", "b"]
+    assert reached_helpers(start, 0) == []

@@ -1,0 +1,143 @@
+"""``rpcsurface report`` on examples/engine: the rows its README promises, in every format."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_runner import run_cli
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "engine"
+README = (EXAMPLE / "README.md").read_text(encoding="utf-8")
+BUG_ROW = re.compile(
+    r"^\| \d \| `(?P<where>[^`]+)` \| (?P<bug>.*) \| `[EW]\d{4}` `(?P<symbol>[a-z-]+)`", re.M
+)
+
+
+def _bugs() -> list[tuple[str, str, str | None]]:
+    """(file:line, symbol, RPC name or None when it isn't a literal) from the README table."""
+    found = []
+    for match in BUG_ROW.finditer(README):
+        name = re.search(r'`"([^"]+)"`', match["bug"])
+        found.append((match["where"], match["symbol"], name[1] if name else None))
+    return found
+
+
+def _prose_names(sentence_start: str) -> list[str]:
+    """The backticked names of the README sentence that starts with *sentence_start*."""
+    start = README.index(sentence_start)
+    sentence = README[start : README.index(".", start + len(sentence_start))]
+    return re.findall(r"`([a-z_]+)`", sentence)
+
+
+BASE_OK = _prose_names("`load_model`")  # "... are answered by the base `ModelRunner`"
+LISTED_OK = _prose_names("`send_kv_cache` and")  # "... answered only by ..., and listed"
+
+
+def _report() -> list[dict[str, object]]:
+    run = run_cli(EXAMPLE, "report", "--format", "json")
+    assert (run.returncode, run.stderr) == (0, ""), run
+    (surface,) = json.loads(run.stdout)
+    assert surface["surface"] == "disagg"
+    assert surface["registry"] == "minimind.config.DISAGG_RPCS"
+    rows = surface["rows"]
+    assert isinstance(rows, list)
+    return rows
+
+
+def test_the_readme_promises_four_bugs_and_five_consistent_names() -> None:
+    # Guards the parsing below: a reworded README must fail here, not pass vacuously.
+    assert len(_bugs()) == 4
+    assert len(BASE_OK) == 3
+    assert len(LISTED_OK) == 2
+
+
+def test_report_rows_match_the_example_readme() -> None:
+    rows = _report()
+    by_name = {row["rpc"]: row for row in rows if row["inferred"]}
+    uninferable = [row for row in rows if not row["inferred"]]
+    for where, symbol, name in _bugs():
+        if name is None:
+            (row,) = uninferable
+        else:
+            row = by_name.pop(name)
+        assert row["verdict"] == [symbol], row
+        if where.startswith("minimind/engine_core.py"):
+            assert where in [site["at"] for site in row["waitedBy"]], row
+    for name in BASE_OK:
+        row = by_name.pop(name)
+        assert (row["verdict"], row["answeredBy"], row["listed"]) == (
+            ["ok"],
+            "ModelRunner (base)",
+            "no",
+        )
+    for name in LISTED_OK:
+        row = by_name.pop(name)
+        assert (row["verdict"], row["answeredBy"], row["listed"]) == (
+            ["ok"],
+            "DisaggModelRunner",
+            "yes",
+        )
+        assert all(site["waited"] for site in row["waitedBy"]), row
+    assert by_name == {}  # no row the README doesn't account for
+
+
+def test_text_and_markdown_carry_the_same_rows() -> None:
+    rows = _report()
+    text = run_cli(EXAMPLE, "report")
+    markdown = run_cli(EXAMPLE, "report", "--format", "markdown")
+    assert text.returncode == markdown.returncode == 0
+    text_lines = text.stdout.splitlines()
+    assert text_lines[0] == "surface disagg (registry minimind.config.DISAGG_RPCS)"
+    assert text_lines[1].split() == ["RPC", "waited", "by", "answered", "by", "listed", "verdict"]
+    table = [line for line in markdown.stdout.splitlines() if line.startswith("| ")]
+    assert table[0] == "| RPC | Waited by | Answered by | Listed | Verdict |"
+    assert len(text_lines) - 2 == len(table) - 1 == len(rows)
+    for row, line, md in zip(rows, text_lines[2:], table[1:], strict=True):
+        assert line.startswith(str(row["rpc"])), line
+        assert line.endswith(", ".join(row["verdict"])), line
+        assert md.startswith(f"| `{row['rpc']}`"), md
+        verdicts = ", ".join(v if v == "ok" else f"`{v}`" for v in row["verdict"])
+        assert md.endswith(f"| {verdicts} |"), md
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pty")
+def test_a_terminal_gets_a_rich_table() -> None:
+    pytest.importorskip("rich")
+    main, secondary = pty.openpty()
+    environment = {**os.environ, "COLUMNS": "200", "TERM": "xterm"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "pylint_rpcsurface.cli", "report"],
+        cwd=EXAMPLE,
+        stdout=secondary,
+        stderr=subprocess.PIPE,
+        env=environment,
+    ) as process:
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert process.wait(timeout=120) == 0
+    os.close(main)
+    shown = b"".join(chunks).decode("utf-8", errors="replace")
+    assert "┃" in shown or "│" in shown  # rich's box drawing, absent from the plain table
+    assert "export_kv_handles" in shown
+    assert "rpc-unlisted" in shown
+
+
+def test_piped_output_is_plain_text() -> None:
+    run = run_cli(EXAMPLE, "report")
+    assert "│" not in run.stdout
+    assert "\x1b[" not in run.stdout
