@@ -75,6 +75,12 @@ class ModuleStore:
             self._modules[path] = self._build(path)
         return self._modules[path]
 
+    def python_files(self) -> tuple[str, ...]:
+        """The tree's files, and the unsaved buffers under the roots that are not saved yet
+        (an editor's new file): the analysis must see the text being edited."""
+        unsaved = [p for p in self.overrides if self.tree.module_name(p) is not None]
+        return tuple(sorted({*self.tree.python_files(), *unsaved}))
+
     def failure(self, path: str) -> BuildFailure | None:
         return self._failures.get(real(path))
 

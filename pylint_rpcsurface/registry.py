@@ -20,6 +20,28 @@ _CONSTRUCTORS = frozenset(
     {"builtins.frozenset", "builtins.set", "builtins.tuple", "builtins.list", "builtins.sorted"}
 )
 _MAX_DEPTH = 40
+# Methods that change a list, set or dict in place: astroid's inference does not see them.
+_MUTATORS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "add",
+        "update",
+        "remove",
+        "discard",
+        "pop",
+        "popitem",
+        "clear",
+        "setdefault",
+        "sort",
+        "reverse",
+        "__setitem__",
+        "__delitem__",
+        "__iadd__",
+        "__ior__",
+    }
+)
 
 
 class _Refused(Exception):
@@ -45,6 +67,9 @@ def read_registry(module: nodes.Module, attribute: str, qualname: str) -> Regist
     try:
         if value is None:
             raise _Refused("is not assigned a value that can be read")
+        mutated = _mutation_of(module, attribute)
+        if mutated is not None:
+            raise _Refused(f"it is changed in place on line {mutated}")
         elements = _elements(value, target_at, 0)
     except _Refused as refusal:
         return Registry(qualname, target_at, (), f"can't be evaluated statically: {refusal}")
@@ -93,6 +118,8 @@ def _elements(node: object, fallback: Location, depth: int) -> list[RegistryElem
         constructed = _constructor_argument(node)
         if constructed is not None:
             return [] if constructed is node else _elements(constructed, fallback, depth + 1)
+    if isinstance(node, nodes.Call):
+        _refuse_mutating_function(node)
     inferred = infer_unique(node)
     if inferred is None:
         raise _Refused(f"'{node.as_string()}' does not infer to one value")
@@ -110,6 +137,41 @@ def _elements(node: object, fallback: Location, depth: int) -> list[RegistryElem
     # Elements astroid made up carry no place of their own; they fall back to the
     # assignment, which is where the user can act on them.
     return _elements(inferred, location_of(node) or fallback, depth + 1)
+
+
+def _mutation_of(scope: nodes.NodeNG, name: str | None) -> int | None:
+    """The line of the first in-place change in *scope* of the container bound to *name*
+    (of any container when *name* is None): ``x.append(...)``, ``x[k] = ...``, ``del x[k]``,
+    ``x += ...`` and the like, which astroid's inference does not follow."""
+    for node in scope.nodes_of_class(
+        (nodes.Call, nodes.Subscript, nodes.AugAssign), skip_klass=(nodes.ClassDef,)
+    ):
+        if isinstance(node, nodes.Call):
+            func = node.func
+            if not (isinstance(func, nodes.Attribute) and func.attrname in _MUTATORS):
+                continue
+            target: nodes.NodeNG = func.expr
+        elif isinstance(node, nodes.Subscript):
+            if node.ctx is None or node.ctx.name == "Load":
+                continue
+            target = node.value
+        else:
+            target = node.target
+        if name is None or (isinstance(target, nodes.Name) and target.name == name):
+            return node.lineno
+        if isinstance(target, nodes.AssignName) and target.name == name:
+            return node.lineno
+    return None
+
+
+def _refuse_mutating_function(call: nodes.Call) -> None:
+    """A registry computed by a function that changes a container in place (a list built
+    with ``append``, say) would be read as astroid sees it, before the changes: a guess."""
+    func = infer_unique(call.func)
+    if isinstance(func, nodes.FunctionDef) and func.root().qname() != "builtins":
+        line = _mutation_of(func, None)
+        if line is not None:
+            raise _Refused(f"'{call.as_string()}' builds it with in-place changes (line {line})")
 
 
 def _sequence(elts: Sequence[object], fallback: Location, depth: int) -> list[RegistryElement]:

@@ -41,7 +41,7 @@ def find_caller_classes(
     words = {name.rsplit(".", 1)[-1] for name in configured}
     parsed: set[str] = set()
     unparsed: list[str] = []
-    files = store.tree.python_files()
+    files = store.python_files()
     searched: set[str] = set()
     while words - searched:
         # A file that didn't mention the words of earlier rounds can only match a new one.

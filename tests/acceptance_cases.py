@@ -36,11 +36,18 @@ FAST_CORES = "atom/model_engine/fast_cores.py"
 OTHER_CORES = "atom/other/cores.py"
 
 # The modules that end in an import trap, and the sentinel each one writes.
+# Every module of the fixture has one: the registry module, the handlers, the callers,
+# the other modules, a package __init__.py and two conftest.py files.
 TRAPPED = {
     CONFIG: "atom/IMPORTED_config",
     "atom/model_engine/__init__.py": "atom/model_engine/IMPORTED_model_engine",
     MODEL_RUNNER: "atom/model_engine/IMPORTED_model_runner",
     ENGINE_CORE: "atom/model_engine/IMPORTED_engine_core",
+    "atom/model_engine/runner_mgr.py": "atom/model_engine/IMPORTED_runner_mgr",
+    "atom/model_engine/scheduler.py": "atom/model_engine/IMPORTED_scheduler",
+    DIFFUSION_CORE: "atom/diffusion/engine/IMPORTED_diffusion_engine_core",
+    "conftest.py": "IMPORTED_conftest",
+    "atom/conftest.py": "atom/IMPORTED_atom_conftest",
 }
 TRAP_COMMENT = "# Import trap:"
 

@@ -1,0 +1,356 @@
+"""Property tests (issue 6, item 2): random projects, properties that must always hold.
+
+Most properties call the engine (``engine.analyse``) directly: a pylint run per example
+would make the budget tiny. Two need real pylint (file order on the command line and
+``-j 2``) and run few examples.
+
+Budget: the default run is bounded and derandomized (the same examples every time, so CI
+is reproducible). ``RPCSURFACE_PROPERTY_EXAMPLES=N`` sets the engine properties' examples
+to N (and the pylint ones to N // 10, at least 2) and draws fresh random examples; see
+docs/reliability.md for the documented run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import hypothesmith
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pylint_runner import run_pylint
+from tiny_project import assert_no_crash, explain
+
+from pylint_rpcsurface.config import ConfigError, load_config
+from pylint_rpcsurface.engine import analyse
+from pylint_rpcsurface.model import Finding
+
+_ENV = "RPCSURFACE_PROPERTY_EXAMPLES"
+_BIG = os.environ.get(_ENV)
+ENGINE_EXAMPLES = int(_BIG) if _BIG else 25
+PYLINT_EXAMPLES = max(2, int(_BIG) // 10) if _BIG else 2
+
+_COMMON = {
+    "deadline": None,
+    "database": None,
+    "derandomize": not _BIG,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+ENGINE = settings(max_examples=ENGINE_EXAMPLES, **_COMMON)  # type: ignore[arg-type]
+PYLINT = settings(max_examples=PYLINT_EXAMPLES, **_COMMON)  # type: ignore[arg-type]
+
+NAMES = ("alpha", "beta", "gamma", "delta", "omega")
+
+PYPROJECT = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = "wait_out"
+
+[[tool.rpcsurface.surface]]
+name = "fast"
+callers = ["core.Core"]
+handlers = ["handlers.FastRunner"]
+base-handlers = ["handlers.Runner"]
+registry = "handlers.RPCS"
+"""
+
+# ---------------------------------------------------------------------------
+# The generated projects
+
+Call = tuple[str, bool]  # RPC name, waited
+
+
+@dataclass(frozen=True)
+class Sub:
+    name: str
+    base: str  # "Core" or an earlier Sub's name
+    calls: tuple[Call, ...]
+    module: int  # subs<module>.py
+
+
+@dataclass(frozen=True)
+class Project:
+    base_answers: frozenset[str]
+    fast_answers: frozenset[str]
+    registry: tuple[str, ...]
+    core_calls: tuple[Call, ...]
+    subs: tuple[Sub, ...]
+    moved: frozenset[str] = frozenset()  # subs placed in moved.py instead
+
+    def module_of(self, cls: str) -> str:
+        if cls == "Core":
+            return "core"
+        sub = next(s for s in self.subs if s.name == cls)
+        return "moved" if sub.name in self.moved else f"subs{sub.module}"
+
+    def leaves(self) -> list[str]:
+        bases = {s.base for s in self.subs}
+        return [s.name for s in self.subs if s.name not in bases]
+
+
+calls = st.lists(st.tuples(st.sampled_from(NAMES), st.booleans()), max_size=4).map(tuple)
+
+
+@st.composite
+def projects(draw: st.DrawFn) -> Project:
+    subs: list[Sub] = []
+    for index in range(draw(st.integers(0, 4))):
+        base = draw(st.sampled_from(["Core", *(s.name for s in subs)]))
+        floor = 0 if base == "Core" else next(s.module for s in subs if s.name == base)
+        module = draw(st.integers(floor, 2))  # never before the base's module: no cycles
+        subs.append(Sub(f"Sub{index}", base, draw(calls), module))
+    return Project(
+        base_answers=frozenset(draw(st.sets(st.sampled_from(NAMES)))),
+        fast_answers=frozenset(draw(st.sets(st.sampled_from(NAMES)))),
+        registry=tuple(draw(st.lists(st.sampled_from(NAMES), unique=True))),
+        core_calls=draw(calls),
+        subs=tuple(subs),
+    )
+
+
+def _methods(cls: str, answers: frozenset[str]) -> str:
+    body = "".join(f"    def {name}(self):\n        return 1\n\n" for name in sorted(answers))
+    return f"class {cls}:\n" + (body or "    pass\n")
+
+
+def _caller(cls: str, base: str, own: tuple[Call, ...]) -> str:
+    lines = [f"class {cls}({base}):" if base else f"class {cls}:"]
+    if not own:
+        lines.append("    pass")
+    else:
+        lines.append(f"    def run_{cls.lower()}(self):")
+        lines += [f'        self.mgr.call_func("{n}", wait_out={w})' for n, w in own]
+    return "\n".join(lines) + "\n"
+
+
+def render(project: Project) -> dict[str, str]:
+    """The project's files: handlers.py, core.py and the subs modules."""
+    handlers = (
+        f"RPCS = ({''.join(repr(n) + ', ' for n in project.registry)})\n\n\n"
+        + _methods("Runner", project.base_answers)
+        + "\n\n"
+        + _methods("FastRunner(Runner)", project.fast_answers)
+    )
+    files = {"handlers.py": handlers, "core.py": _caller("Core", "", project.core_calls)}
+    for sub in project.subs:
+        module = project.module_of(sub.name)
+        text = files.get(f"{module}.py", "")
+        base_module = project.module_of(sub.base)
+        if base_module != module:
+            text = f"from {base_module} import {sub.base}\n" + text
+        files[f"{module}.py"] = text + "\n\n" + _caller(sub.name, sub.base, sub.calls)
+    files["pyproject.toml"] = PYPROJECT
+    return files
+
+
+@contextmanager
+def written(files: dict[str, str]) -> Iterator[Path]:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for relpath, text in files.items():
+            (root / relpath).write_text(text, encoding="utf-8")
+        yield root
+
+
+def findings_of(root: Path) -> list[Finding]:
+    """Every finding of the analysis of the project in *root*, in the order of files."""
+    analysis = analyse(load_config(root / "pyproject.toml"))
+    assert analysis.config_errors == (), analysis.config_errors
+    found: list[Finding] = []
+    for path in sorted(root.glob("*.py")):
+        found.extend(analysis.findings_in(str(path)))
+    return found
+
+
+def essence(findings: list[Finding]) -> set[tuple[str, str]]:
+    """(symbol, RPC name): every message text starts with the RPC name (args[0])."""
+    return {(f.symbol, f.args[0]) for f in findings}
+
+
+# A quoted place ('at mod.py:6', followed by '(and 2 more)' when there are several).
+_PLACE = re.compile(r"\s*\bat [^\s,()]+:\d+(?: \(and \d+ more\))?")
+
+
+def texts(findings: list[Finding]) -> set[tuple[str, tuple[tuple[str, ...], ...]]]:
+    """(symbol, args), places in the texts ('at mod.py:6') dropped, each list of names
+    ('by A, B and C') as a sorted tuple of its names."""
+    return {
+        (
+            f.symbol,
+            tuple(
+                tuple(sorted(w for w in re.split(r", | and |\bby ", _PLACE.sub("", arg)) if w))
+                for arg in f.args
+            ),
+        )
+        for f in findings
+    }
+
+
+# ---------------------------------------------------------------------------
+# Engine properties
+
+
+@ENGINE
+@given(projects())
+def test_findings_are_sorted_and_repeatable(project: Project) -> None:
+    """Within a file, findings come sorted by place and symbol; analysing the same
+    project twice gives the same findings."""
+    with written(render(project)) as root:
+        first = findings_of(root)
+        second = findings_of(root)
+    assert first == second
+    for path in {f.location.path for f in first}:
+        mine = [f for f in first if f.location.path == path]
+        assert mine == sorted(mine)
+
+
+@ENGINE
+@given(projects(), st.data())
+def test_moving_a_caller_subclass_changes_only_locations(
+    project: Project, data: st.DataObject
+) -> None:
+    """Moving a subclass (one nothing derives from, so no import cycle appears) to a new
+    module keeps the set of (symbol, RPC name) findings, and even their texts up to the
+    places they quote and the order of class names (they show short names, which don't
+    change, but are sorted by qualified name, which does)."""
+    leaves = project.leaves()
+    if not leaves:
+        return
+    leaf = data.draw(st.sampled_from(leaves))
+    with written(render(project)) as root:
+        before = findings_of(root)
+    with written(render(replace(project, moved=frozenset({leaf})))) as root:
+        after = findings_of(root)
+    assert essence(after) == essence(before)
+    assert texts(after) == texts(before)
+
+
+UNRELATED_MODULE = """\
+from core import Core
+
+
+def helper(mgr):
+    mgr.call_func("unrelated_rpc", wait_out=True)
+
+
+class Other:
+    def run(self):
+        self.mgr.call_func("{name}", wait_out=True)
+        self.mgr.call_func("unrelated_rpc", wait_out=False)
+
+
+class Another(Other):
+    rpc = "{name}"
+
+
+def make():
+    return Core
+"""
+
+UNRELATED_TAIL = """
+
+
+class Elsewhere:
+    def go(self):
+        self.mgr.call_func("{name}", wait_out=True)
+"""
+
+
+@ENGINE
+@given(projects(), st.sampled_from((*NAMES, "unrelated_rpc")))
+def test_unrelated_modules_classes_and_calls_add_no_finding(project: Project, name: str) -> None:
+    """A module with classes and calls that are not callers', and a class appended to
+    every existing module, change no finding (appending moves no line)."""
+    files = render(project)
+    with written(files) as root:
+        before = findings_of(root)
+    grown = {
+        relpath: text + UNRELATED_TAIL.format(name=name) if relpath.endswith(".py") else text
+        for relpath, text in files.items()
+    }
+    grown["unrelated.py"] = UNRELATED_MODULE.format(name=name)
+    with written(grown) as root:
+        after = findings_of(root)
+    assert [(f.symbol, f.args, f.location.line) for f in after] == [
+        (f.symbol, f.args, f.location.line) for f in before
+    ]
+
+
+_WAITS = st.one_of(st.booleans(), st.sampled_from(["wait_out", "blocking"]))
+_CLASSES = st.sampled_from(
+    ["core.Core", "handlers.Runner", "handlers.FastRunner", "subs0.Sub0", "nowhere.Nothing"]
+)
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> str:
+    """A valid [tool.rpcsurface] table (its classes may or may not exist)."""
+    waits = draw(_WAITS)
+    text = '[tool.rpcsurface]\n\n[[tool.rpcsurface.dispatch]]\nmethod = "call_func"\n'
+    text += f"waits = {str(waits).lower() if isinstance(waits, bool) else repr(waits)}\n"
+    text += f"name-arg = {draw(st.integers(0, 2))}\n"
+    if draw(st.booleans()):
+        text += 'name-keyword = "name"\n'
+    for index in range(draw(st.integers(0, 2))):
+        text += f'\n[[tool.rpcsurface.surface]]\nname = "s{index}"\n'
+        for key in ("callers", "handlers", "base-handlers"):
+            chosen = draw(st.lists(_CLASSES, unique=True, min_size=key != "base-handlers"))
+            text += f"{key} = {chosen!r}\n".replace("'", '"')
+        if draw(st.booleans()):
+            text += f'registry = "{draw(st.sampled_from(["handlers.RPCS", "core.NOPE"]))}"\n'
+    return text
+
+
+@ENGINE
+@given(projects(), configs(), hypothesmith.from_grammar())
+def test_a_random_program_with_a_random_config_never_crashes(
+    project: Project, config: str, program: str
+) -> None:
+    """A random valid program (hypothesmith) as a module that also derives from Core,
+    in a random project under a random valid config: the analysis never raises."""
+    files = render(project)
+    files["pyproject.toml"] = config
+    files["random_mod.py"] = program + "\n\nfrom core import Core\n\n\nclass R(Core):\n    pass\n"
+    if program.strip():
+        files["core.py"] += "\n\n" + program
+    with written(files) as root:
+        try:
+            parsed = load_config(root / "pyproject.toml")
+        except ConfigError as error:  # a valid table never fails to load
+            raise AssertionError(f"{config}\n{error}") from error
+        analysis = analyse(parsed)
+        for path in sorted(root.glob("*.py")):
+            for finding in analysis.findings_in(str(path)):
+                assert finding.args, finding
+                assert finding.args[0], finding
+
+
+# ---------------------------------------------------------------------------
+# Real pylint
+
+
+@PYLINT
+@given(projects())
+def test_file_order_and_jobs_never_change_the_output(project: Project) -> None:
+    """The same files, named in order and reversed, and the whole tree with -j 1 and
+    -j 2: the same messages, byte for byte in their text and place."""
+    with written(render(project)) as root:
+        files = sorted(p.name for p in root.glob("*.py"))
+        runs = {
+            "ordered": run_pylint(root, *files),
+            "reversed": run_pylint(root, *reversed(files)),
+            "j1": run_pylint(root, "-j", "1", *files),
+            "j2": run_pylint(root, "-j", "2", *files),
+        }
+    for run in runs.values():
+        assert_no_crash(run)
+    reference = runs["ordered"].messages
+    for mode, run in runs.items():
+        assert run.messages == reference, f"{mode}:\n{explain(run)}"
