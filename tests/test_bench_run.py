@@ -149,3 +149,13 @@ def test_table_marks_unmet_targets_and_missing_cli(site: object) -> None:
     assert rows[2].endswith("| 1.05 | ≤ 1.1 | yes |")
     assert rows[3].endswith("| 1.32 | ≤ 1.1 | **no** (by 20%) |")
     assert run.NO_CLI in rows[4]
+
+
+def test_growth_by_check_takes_the_check_run_itself_as_the_overhead(site: object) -> None:
+    # numerator: the cold check; denominator: ast.parse, shown for scale only
+    linear = [pair(site, 400, 2, 1), pair(site, 2800, 14, 7)]
+    lines, verdict = run.growth(linear, by_check=True)
+    assert verdict.startswith("yes: overhead grows as modules^1.00")
+    assert "| 1x | 400 | 180000 | 2.00 | 1.00 | +2.00 | +5.00 |" in lines
+    worse = [pair(site, 400, 2, 1), pair(site, 2800, 28, 7)]
+    assert run.growth(worse, by_check=True)[1].startswith("**no**: overhead grows as modules^1.36")
