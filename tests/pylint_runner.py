@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ONLY_OUR_CHECKER = ("--disable=all", "--enable=rpcsurface")
 # Each of our texts ends with " (see docs/messages/<symbol>.md)"; tests compare the text
@@ -86,10 +87,7 @@ def run_pylint(
         *(ONLY_OUR_CHECKER if only_ours else ()),
         *args,
     ]
-    environment = dict(os.environ)
-    environment.pop("PYTHONPATH", None)
-    environment.pop("RPCSURFACE_NO_CACHE", None)
-    environment.update(env or {})
+    environment = _environment(env)
     completed = subprocess.run(
         command,
         cwd=project,
@@ -107,26 +105,38 @@ def run_pylint(
     except json.JSONDecodeError:
         report = None
     if isinstance(report, dict):
-        messages = tuple(
-            sorted(
-                (
-                    Reported(
-                        symbol=m["symbol"],
-                        path=_relative(m["absolutePath"], project),
-                        line=m["line"],
-                        column=m["column"],
-                        end_line=m.get("endLine"),
-                        end_column=m.get("endColumn"),
-                        text=_split_pointer(m["message"])[0],
-                        confidence=m["confidence"],
-                        page=_split_pointer(m["message"])[1],
-                    )
-                    for m in report["messages"]
-                ),
-                key=lambda r: (r.path, r.line, r.column, r.symbol, r.text),
+        messages = _reported(report["messages"], project)
+    return PylintRun(completed.returncode, messages, completed.stdout, completed.stderr)
+
+
+def _environment(env: dict[str, str] | None) -> dict[str, str]:
+    """The test process's environment, without what would change how the plugin runs."""
+    environment = dict(os.environ)
+    environment.pop("PYTHONPATH", None)
+    environment.pop("RPCSURFACE_NO_CACHE", None)
+    environment.update(env or {})
+    return environment
+
+
+def _reported(items: list[dict[str, Any]], project: Path) -> tuple[Reported, ...]:
+    """pylint's json2 messages, or ``rpcsurface check --format json``'s (same keys)."""
+    found = []
+    for m in items:
+        text, page = _split_pointer(m["message"])
+        found.append(
+            Reported(
+                symbol=m["symbol"],
+                path=_relative(m["absolutePath"], project),
+                line=m["line"],
+                column=m["column"],
+                end_line=m.get("endLine"),
+                end_column=m.get("endColumn"),
+                text=text,
+                confidence=m["confidence"],
+                page=page,
             )
         )
-    return PylintRun(completed.returncode, messages, completed.stdout, completed.stderr)
+    return tuple(sorted(found, key=lambda r: (r.path, r.line, r.column, r.symbol, r.text)))
 
 
 @dataclass(frozen=True)
@@ -151,10 +161,7 @@ def run_check(
     :class:`Reported` records as pylint's, so the two can be compared directly.
     """
     command = [sys.executable, "-m", "pylint_rpcsurface.cli", "check", *args]
-    environment = dict(os.environ)
-    environment.pop("PYTHONPATH", None)
-    environment.pop("RPCSURFACE_NO_CACHE", None)
-    environment.update(env or {})
+    environment = _environment(env)
     completed = subprocess.run(
         command,
         cwd=project,
@@ -167,23 +174,5 @@ def run_check(
     )
     messages: tuple[Reported, ...] = ()
     if "json" in args and completed.returncode in (0, 1):
-        messages = tuple(
-            sorted(
-                (
-                    Reported(
-                        symbol=m["symbol"],
-                        path=_relative(m["absolutePath"], project),
-                        line=m["line"],
-                        column=m["column"],
-                        end_line=m["endLine"],
-                        end_column=m["endColumn"],
-                        text=_split_pointer(m["message"])[0],
-                        confidence=m["confidence"],
-                        page=_split_pointer(m["message"])[1],
-                    )
-                    for m in json.loads(completed.stdout)
-                ),
-                key=lambda r: (r.path, r.line, r.column, r.symbol, r.text),
-            )
-        )
+        messages = _reported(json.loads(completed.stdout), project)
     return CheckRun(completed.returncode, messages, completed.stdout, completed.stderr)
