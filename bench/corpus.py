@@ -13,11 +13,13 @@ Pass: zero tracebacks, zero ``astroid-error`` (F0002), zero ``fatal`` (F0001). p
 own reports on files it can't read (``syntax-error``, ``parse-error``) are counted, not
 failures: the standard library ships such files on purpose.
 
-When ``pylint_rpcsurface.cli`` is importable, ``rpcsurface check --format json`` is run too
-(pass: no traceback, exit 0, 1 or 2).
+``rpcsurface check --format json`` is run too (pass: no traceback, exit 0, 1 or 2). When
+both tools ran, their findings are compared as (path, line, column, symbol): every mode
+must give the same findings, so a difference fails the run.
 
     python bench/corpus.py                        # every target, every config kind
     python bench/corpus.py --targets pylint --kinds exists --jobs 2
+    python bench/corpus.py --targets stdlib --tools check
     python bench/corpus.py --slice                # stdlib's json package: what the suite runs
 
 It prints one JSON object per run and a Markdown table; exit status 1 if any run failed.
@@ -35,7 +37,7 @@ import sys
 import sysconfig
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 DISPATCH = """
@@ -199,10 +201,30 @@ class Result:
     tracebacks: int
     astroid_errors: int
     fatals: int
+    # this plugin's findings as (absolute path, line, column, symbol), config errors
+    # excepted: what the two tools are compared on
+    keys: frozenset[tuple[str, int, int, str]] = field(default=frozenset(), repr=False)
+    disagreements: int = 0  # findings only one of the two tools gave (set by compare())
 
     @property
     def passed(self) -> bool:
-        return not (self.tracebacks or self.astroid_errors or self.fatals) and self.exit_code >= 0
+        return (
+            not (self.tracebacks or self.astroid_errors or self.fatals or self.disagreements)
+            and self.exit_code >= 0
+        )
+
+    def summary(self) -> dict[str, object]:
+        """What is printed for a run: everything but the compared keys."""
+        shown = asdict(self)
+        del shown["keys"]
+        return shown | {"passed": self.passed}
+
+
+def compare(pylint: Result, check: Result) -> list[tuple[str, int, int, str]]:
+    """Findings only one tool gave; both results record how many."""
+    differ = sorted(pylint.keys ^ check.keys)
+    pylint.disagreements = check.disagreements = len(differ)
+    return differ
 
 
 def run_pylint(root: Path, folders: list[str], jobs: int, timeout: float) -> tuple:
@@ -255,6 +277,11 @@ def judge_pylint(
     for message in messages:
         by_symbol[message["symbol"]] = by_symbol.get(message["symbol"], 0) + 1
     ours = sum(n for s, n in by_symbol.items() if s.startswith(("rpc-", "rpcsurface-")))
+    keys = frozenset(
+        (m["absolutePath"], m["line"], m["column"], m["symbol"])
+        for m in messages
+        if m["symbol"].startswith("rpc-")
+    )
     return Result(
         target,
         kind,
@@ -269,6 +296,7 @@ def judge_pylint(
         out.count("Traceback") + err.count("Traceback") + (0 if messages or out else 1),
         by_symbol.get("astroid-error", 0),
         by_symbol.get("fatal", 0),
+        keys,
     )
 
 
@@ -280,7 +308,9 @@ def judge_cli(target: str, kind: str, root: Path, folders: list[str], timeout: f
     )
     start = time.monotonic()
     done = subprocess.run(
-        [*command, "check", *folders, "--format", "json"],
+        # --no-cache: the pylint run before this one filled the cache for this config, and
+        # the comparison is worth something only if this run derives its findings itself
+        [*command, "check", *folders, "--format", "json", "--no-cache"],
         cwd=root,
         capture_output=True,
         text=True,
@@ -291,6 +321,15 @@ def judge_cli(target: str, kind: str, root: Path, folders: list[str], timeout: f
     )
     seconds = time.monotonic() - start
     tracebacks = done.stdout.count("Traceback") + done.stderr.count("Traceback")
+    try:
+        findings = json.loads(done.stdout) if done.returncode in (0, 1) else []
+    except json.JSONDecodeError:
+        findings, tracebacks = [], tracebacks + 1  # unreadable output fails the run
+    by_symbol: dict[str, int] = {}
+    for finding in findings:
+        by_symbol[finding["symbol"]] = by_symbol.get(finding["symbol"], 0) + 1
+    # exit 2 is a usage or configuration error: one line on stderr, the errors joined by "; "
+    config_errors = done.stderr.count("; ") + 1 if done.returncode == 2 else 0
     return Result(
         target,
         kind,
@@ -299,12 +338,13 @@ def judge_cli(target: str, kind: str, root: Path, folders: list[str], timeout: f
         lines,
         round(seconds, 1),
         done.returncode,
-        -1,  # the CLI's JSON layout is its own; findings are not counted here
-        -1,
-        {},
+        len(findings) + config_errors,
+        config_errors,
+        dict(sorted(by_symbol.items())),
         tracebacks + (done.returncode not in (0, 1, 2)),
         0,
         0,
+        frozenset((f["absolutePath"], f["line"], f["column"], f["symbol"]) for f in findings),
     )
 
 
@@ -314,11 +354,13 @@ def main(argv: list[str] | None = None) -> int:
         "--targets", nargs="*", default=[t for t in TARGETS if t != SLICE], choices=list(TARGETS)
     )
     parser.add_argument("--kinds", nargs="*", default=list(KINDS), choices=list(KINDS))
+    parser.add_argument(
+        "--tools", nargs="*", default=["pylint", "check"], choices=["pylint", "check"]
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=7200)
     parser.add_argument("--slice", action="store_true", help="only stdlib/json, every kind")
     args = parser.parse_args(argv)
-    with_cli = importlib.util.find_spec("pylint_rpcsurface.cli") is not None
     results: list[Result] = []
     targets = [SLICE] if args.slice else args.targets
     for name in targets:
@@ -328,25 +370,32 @@ def main(argv: list[str] | None = None) -> int:
             folders = copy_target(target, root)
             for kind in args.kinds:
                 (root / "pyproject.toml").write_text(config_text(target, kind), encoding="utf-8")
-                result = judge_pylint(
-                    name, kind, root, folders, jobs=args.jobs, timeout=args.timeout
-                )
-                results.append(result)
-                print(json.dumps(asdict(result) | {"passed": result.passed}), flush=True)
-                if with_cli:
-                    result = judge_cli(name, kind, root, folders, args.timeout)
-                    results.append(result)
-                    print(json.dumps(asdict(result) | {"passed": result.passed}), flush=True)
+                ran: list[Result] = []
+                if "pylint" in args.tools:
+                    ran.append(
+                        judge_pylint(
+                            name, kind, root, folders, jobs=args.jobs, timeout=args.timeout
+                        )
+                    )
+                if "check" in args.tools:
+                    ran.append(judge_cli(name, kind, root, folders, args.timeout))
+                if len(ran) == 2:
+                    for key in compare(*ran)[:20]:
+                        print(f"only one tool gave {key}", file=sys.stderr)
+                for result in ran:
+                    print(json.dumps(result.summary()), flush=True)
+                results.extend(ran)
     print()
     print(
-        "| target | config | tool | files | lines | findings | config errors | time (s) | result |"
+        "| target | config | tool | files | lines | findings | config errors | time (s) "
+        "| disagreements | result |"
     )
-    print("|---|---|---|---:|---:|---:|---:|---:|---|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         verdict = "pass" if r.passed else "FAIL"
         print(
             f"| {r.target} | {r.kind} | {r.tool} | {r.files} | {r.lines} | {r.findings} "
-            f"| {r.config_errors} | {r.seconds} | {verdict} |"
+            f"| {r.config_errors} | {r.seconds} | {r.disagreements} | {verdict} |"
         )
     return 0 if all(r.passed for r in results) else 1
 

@@ -1,10 +1,11 @@
 """The always-on slice of the corpus runs (bench/corpus.py): the standard library's json
 package, with each of the three config kinds, through real pylint.
 
-Pass, as for the full runs: no traceback, no astroid-error, no fatal. Beyond that, each
-kind must do what it is for: ``exists`` resolves every configured class (no config
-error), ``missing`` gives exactly one config error per configured name in every module,
-``call`` resolves the classes too and reads the call-valued registry.
+Pass, as for the full runs: no traceback, no astroid-error, no fatal, and
+``rpcsurface check`` gives exactly the findings pylint gives. Beyond that, each kind must
+do what it is for: ``exists`` resolves every configured class (no config error),
+``missing`` gives exactly one config error per configured name in every module, ``call``
+resolves the classes too and reads the call-valued registry.
 """
 
 from __future__ import annotations
@@ -44,17 +45,34 @@ def results() -> dict:
             found[kind] = corpus.judge_pylint(
                 corpus.SLICE, kind, root, folders, jobs=1, timeout=300
             )
+            found[kind, "check"] = corpus.judge_cli(corpus.SLICE, kind, root, folders, 300)
     return found
 
 
+@pytest.mark.parametrize("tool", ["pylint", "check"])
 @pytest.mark.parametrize("kind", corpus.KINDS)
-def test_slice_passes(results: dict, kind: str) -> None:
-    result = results[kind]
+def test_slice_passes(results: dict, kind: str, tool: str) -> None:
+    result = results[kind] if tool == "pylint" else results[kind, tool]
     assert result.files > 0
     assert result.lines > 0
     assert result.exit_code >= 0, result
     assert (result.tracebacks, result.astroid_errors, result.fatals) == (0, 0, 0), result
     assert result.passed
+
+
+@pytest.mark.parametrize("kind", ["exists", "call"])
+def test_check_gives_the_findings_pylint_gives(results: dict, kind: str) -> None:
+    pylint, check = results[kind], results[kind, "check"]
+    assert pylint.keys, "the slice must give findings, or the comparison proves nothing"
+    assert corpus.compare(pylint, check) == []
+    assert check.passed
+
+
+def test_check_names_each_missing_class_once(results: dict) -> None:
+    """The command line tool reports a configuration once, not once per module: exit 2
+    and the three unresolved names on one line."""
+    check = results["missing", "check"]
+    assert (check.exit_code, check.config_errors) == (2, 3), check
 
 
 def test_each_config_kind_does_what_it_is_for(results: dict) -> None:
