@@ -18,6 +18,7 @@ from pathlib import Path
 import astroid
 from astroid import nodes
 from astroid.builder import AstroidBuilder, build_namespace_package_module
+from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
 
 from pylint_rpcsurface.sources import SourceTree, real
@@ -124,12 +125,20 @@ class ModuleStore:
 
     @contextlib.contextmanager
     def resolving_imports(self) -> Iterator[None]:
-        """Within this block, imports astroid can't resolve are looked up under the roots.
+        """Within this block, imports of our module names find the files under the roots.
+
+        Module names are the roots' (see ``sources.py``), so ``from pkg.base import Base``
+        must reach the roots' ``pkg/base.py`` even when another copy of ``pkg`` sits on
+        sys.path (the project installed in its virtualenv, or a tree copied out of
+        site-packages): astroid is told where each module file under the roots is, in
+        the table where it remembers its look-ups. That is what Python would find with the
+        roots first on sys.path, as pylint puts the root of each file it lints.
 
         pylint does not put the roots of implicit namespace packages on sys.path, and
         astroid remembers failed look-ups, so ``from atom.config import X`` would not
-        infer. The hook is astroid's public fallback; it is removed on exit so nothing
-        outlives the analysis.
+        infer either: imports astroid can't resolve are looked up under the roots through
+        astroid's public fallback hook. Both are undone on exit, so nothing outlives the
+        analysis.
         """
 
         def resolve(modname: str) -> nodes.Module:
@@ -139,14 +148,44 @@ class ModuleStore:
             return module
 
         self._evict_conflicting_modules()
-        for path in self.overrides:
-            self.module(path)  # before any look-up can build the saved file instead
+        self._forget_look_ups()
+        self._point_look_ups_at_the_roots()
         hooks = self.manager._failed_import_hooks  # pylint: disable=protected-access
         hooks.append(resolve)
         try:
+            for path in self.overrides:
+                self.module(path)  # before any look-up can build the saved file instead
             yield
         finally:
             hooks.remove(resolve)
+            self._forget_look_ups()
+
+    def _point_look_ups_at_the_roots(self) -> None:
+        """Record, for each module file under the roots, that its name is found there.
+
+        astroid resolves every import by absolute name through ``file_from_module_name``
+        with no context file, and looks in its file cache under ``(name, None)`` before it
+        searches sys.path. Namespace packages are left to the search and the fallback hook,
+        as Python lets a regular package anywhere on sys.path win over them.
+        """
+        found = self.manager._mod_file_cache  # pylint: disable=protected-access
+        names = {self.tree.module_name(path) for path in self.tree.python_files()}
+        for name in sorted(n for n in names if n is not None):
+            located = self.tree.locate(name)
+            if len(located) == 1 and os.path.isfile(located[0]):
+                found[(name, None)] = ModuleSpec(name, ModuleType.PY_SOURCE, located[0])
+
+    def _forget_look_ups(self) -> None:
+        """Drop what astroid remembers about where our module names are.
+
+        Its file cache outlives an analysis (an IDE's language server, a test session):
+        an earlier look-up may have found another project's module of the same name, or
+        failed. Names that are not ours keep their entries.
+        """
+        ours = self.tree.top_level_names()
+        found = self.manager._mod_file_cache  # pylint: disable=protected-access
+        for key in [key for key in found if key[0].partition(".")[0] in ours]:
+            del found[key]
 
     def _evict_conflicting_modules(self) -> None:
         """Drop cached modules that carry one of our module names but another file.

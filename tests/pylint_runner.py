@@ -16,6 +16,19 @@ from pathlib import Path
 from typing import Any
 
 ONLY_OUR_CHECKER = ("--disable=all", "--enable=rpcsurface")
+
+# The `rpcsurface` command as the package installs it; without an installed script, the
+# same entry point with the working folder taken off sys.path again, as the script has it.
+_SCRIPT = Path(sys.executable).parent / ("rpcsurface.exe" if os.name == "nt" else "rpcsurface")
+CONSOLE_SCRIPT: tuple[str, ...] = (
+    (str(_SCRIPT),)
+    if _SCRIPT.exists()
+    else (
+        sys.executable,
+        "-c",
+        "import sys; del sys.path[0]; from pylint_rpcsurface.cli import main; sys.exit(main())",
+    )
+)
 # Each of our texts ends with " (see docs/messages/<symbol>.md)"; tests compare the text
 # before it, and tests/test_message_examples.py checks the pointer itself.
 _POINTER = re.compile(r" \(see (docs/messages/[a-z0-9-]+\.md)\)$")
@@ -155,12 +168,16 @@ def run_check(
     env: dict[str, str] | None = None,
     timeout: float = 300,
 ) -> CheckRun:
-    """Run ``python -m pylint_rpcsurface.cli check ARGS`` in *project*.
+    """Run ``rpcsurface check ARGS`` in *project*, as a user does.
+
+    The installed console script is what runs: ``python -m`` would put the working folder
+    first on sys.path, which the command a user types does not, and imports would then
+    resolve as they never do for the user.
 
     With ``--format json`` among *args*, the findings are parsed into the same
     :class:`Reported` records as pylint's, so the two can be compared directly.
     """
-    command = [sys.executable, "-m", "pylint_rpcsurface.cli", "check", *args]
+    command = [*CONSOLE_SCRIPT, "check", *args]
     environment = _environment(env)
     completed = subprocess.run(
         command,

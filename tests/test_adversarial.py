@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from pylint_runner import PylintRun, run_pylint
+from pylint_runner import PylintRun, run_check, run_pylint
 from tiny_project import (
     APP,
     APP_PLANTED,
@@ -317,6 +317,64 @@ def test_symlinked_source_file_and_folder(tmp_path: Path) -> None:
     assert [(m.symbol, m.line) for m in via_link.messages] == [("rpc-unanswered", PLANTED_LINE)], (
         explain(via_link)
     )
+
+
+SHADOWED_PYPROJECT = PYPROJECT.replace('"app.', '"pkg.app.')
+
+
+def test_project_shadowed_by_an_installed_copy(tmp_path: Path) -> None:
+    """The project's package is also installed elsewhere on sys.path, in an older version
+    (here through PYTHONPATH; found by the corpus run, where pytest's copied tree was
+    shadowed by the installed pytest). Its modules are the ones under the source roots:
+    the caller's base class, imported with ``from pkg.base import Base``, is the one in
+    the project, which waits on 'real_rpc', never the installed one's 'shadow_rpc'.
+    pylint and ``rpcsurface check`` (run as the installed console script, which puts no
+    folder of its own on sys.path) give that one finding."""
+    base = textwrap.dedent(
+        """        class Base:
+            def __init__(self, mgr):
+                self.mgr = mgr
+
+            def run_base(self):
+                self.mgr.call_func("{name}", wait_out=True)
+        """
+    )
+    app = HANDLERS + textwrap.dedent(
+        """
+
+        from pkg.base import Base
+
+
+        class Core(Base):
+            def run(self):
+                self.mgr.call_func("step", wait_out=True)
+                self.mgr.call_func("fast_step", wait_out=True)
+        """
+    )
+    root = project(
+        tmp_path / "project",
+        {
+            "pyproject.toml": SHADOWED_PYPROJECT,
+            "pkg/__init__.py": "",
+            "pkg/base.py": base.format(name="real_rpc"),
+            "pkg/app.py": app,
+        },
+    )
+    installed = project(
+        tmp_path / "installed",
+        {"pkg/__init__.py": "", "pkg/base.py": base.format(name="shadow_rpc")},
+    )
+    expected = {("rpc-unanswered", "pkg/base.py", line_of(base, "{name}"))}
+    env = {"PYTHONPATH": str(installed)}
+
+    run = run_pylint(root, "--recursive=y", "pkg", env=env)
+    assert_no_crash(run)
+    assert run.keys() == expected, explain(run)
+
+    check = run_check(root, "--format", "json", "--no-cache", env=env)
+    assert check.returncode == 1, check
+    assert {(m.symbol, m.path, m.line) for m in check.messages} == expected, check
+    assert all("real_rpc" in m.text for m in check.messages), check
 
 
 @pytest.mark.parametrize("spelling", ["pkg", "pkg.__init__"])

@@ -7,6 +7,7 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import astroid
 import pytest
 from astroid import nodes
 
@@ -134,6 +135,22 @@ def test_another_projects_module_of_the_same_name_is_not_used(tmp_path: Path) ->
             (inferred,) = module.igetattr("NAME")
             assert isinstance(inferred, nodes.Const)
             assert inferred.value == value
+
+
+def test_look_ups_point_at_the_roots_only_while_analysing(tmp_path: Path) -> None:
+    """Within an analysis astroid finds our module names under the roots, whatever else
+    is on sys.path; afterwards it remembers nothing of them, so pylint's next run in the
+    same process (an IDE's language server) searches for them afresh."""
+    files = {"names.py": "NAME = 1\n", "pkg/__init__.py": "", "pkg/mod.py": ""}
+    found = astroid.MANAGER._mod_file_cache  # pylint: disable=protected-access
+    with analysing(tmp_path, files):
+        located = {name: found[(name, None)].location for name in ("names", "pkg", "pkg.mod")}
+        assert located == {
+            "names": real(tmp_path / "names.py"),
+            "pkg": real(tmp_path / "pkg/__init__.py"),
+            "pkg.mod": real(tmp_path / "pkg/mod.py"),
+        }
+    assert [key for key in found if key[0].partition(".")[0] in ("names", "pkg")] == []
 
 
 # --- the registry keeps each element's place -------------------------------------------
