@@ -169,11 +169,8 @@ class ModuleStore:
         as Python lets a regular package anywhere on sys.path win over them.
         """
         found = self.manager._mod_file_cache  # pylint: disable=protected-access
-        names = {self.tree.module_name(path) for path in self.tree.python_files()}
-        for name in sorted(n for n in names if n is not None):
-            located = self.tree.locate(name)
-            if len(located) == 1 and os.path.isfile(located[0]):
-                found[(name, None)] = ModuleSpec(name, ModuleType.PY_SOURCE, located[0])
+        for name, path in self.tree.module_files().items():
+            found[(name, None)] = ModuleSpec(name, ModuleType.PY_SOURCE, path)
 
     def _forget_look_ups(self) -> None:
         """Drop what astroid remembers about where our module names are.

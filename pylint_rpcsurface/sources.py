@@ -38,10 +38,33 @@ class SourceTree:
         # a module from the more specific path entry.
         self._by_depth = sorted(self.roots, key=lambda r: r.count(os.sep), reverse=True)
         self._files: tuple[str, ...] | None = None
+        self._module_files: dict[str, str] | None = None
 
     def module_name(self, path: str) -> str | None:
         """The module name of the file at *path*, or None outside every source root."""
-        path = real(path)
+        return self._name_of_real(real(path))
+
+    def module_files(self) -> dict[str, str]:
+        """Each module name of the tree's files, with the file Python would import for it.
+
+        Only names given by more than one file (``pkg.py`` beside ``pkg/__init__.py``, or
+        the same module under two roots) need :meth:`locate`'s answer.
+        """
+        if self._module_files is None:
+            candidates: dict[str, list[str]] = {}
+            for path in self.python_files():  # real paths already
+                name = self._name_of_real(path)
+                if name is not None:
+                    candidates.setdefault(name, []).append(path)
+            chosen: dict[str, str] = {}
+            for name, paths in candidates.items():
+                located = self.locate(name) if len(paths) > 1 else (paths[0],)
+                if located and os.path.isfile(located[0]):
+                    chosen[name] = located[0]
+            self._module_files = chosen
+        return self._module_files
+
+    def _name_of_real(self, path: str) -> str | None:
         for root in self._by_depth:
             if path == root or not path.startswith(root.rstrip(os.sep) + os.sep):
                 continue

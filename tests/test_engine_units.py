@@ -137,6 +137,22 @@ def test_another_projects_module_of_the_same_name_is_not_used(tmp_path: Path) ->
             assert inferred.value == value
 
 
+def test_module_files_are_the_files_python_would_import(tmp_path: Path) -> None:
+    """One file per module name: a package's __init__.py wins over a module file of the
+    same name beside it (Python's path finder looks for the package first), and a file
+    under a nested root is named from the deepest root."""
+    write(
+        tmp_path,
+        {"pkg.py": "", "pkg/__init__.py": "", "pkg/mod.py": "", "src/solo.py": ""},
+    )
+    tree = SourceTree((tmp_path, tmp_path / "src"))
+    assert tree.module_files() == {
+        "pkg": real(tmp_path / "pkg/__init__.py"),
+        "pkg.mod": real(tmp_path / "pkg/mod.py"),
+        "solo": real(tmp_path / "src/solo.py"),
+    }
+
+
 def test_look_ups_point_at_the_roots_only_while_analysing(tmp_path: Path) -> None:
     """Within an analysis astroid finds our module names under the roots, whatever else
     is on sys.path; afterwards it remembers nothing of them, so pylint's next run in the
