@@ -174,23 +174,24 @@ def essence(findings: list[Finding]) -> set[tuple[str, str]]:
     return {(f.symbol, f.args[0]) for f in findings}
 
 
-# A quoted place ('at mod.py:6', followed by '(and 2 more)' when there are several).
-_PLACE = re.compile(r"\s*\bat [^\s,()]+:\d+(?: \(and \d+ more\))?")
+# A quoted place: 'at mod.py:6'.
+_PLACE = re.compile(r"\s*\bat [^\s,()]+:\d+")
+# The first of several sites, quoted with the classes that run it: 'by A and B at
+# mod.py:6 (and 2 more)'. Sites are sorted by place, so which one comes first (and so
+# which classes are named) can change when a class moves; how many sites there are can't.
+_FIRST_OF_SEVERAL = re.compile(r"\bby [^()]+? at [^\s,()]+:\d+ \(and (\d+) more\)")
 
 
 def texts(findings: list[Finding]) -> set[tuple[str, tuple[tuple[str, ...], ...]]]:
     """(symbol, args), places in the texts ('at mod.py:6') dropped, each list of names
-    ('by A, B and C') as a sorted tuple of its names."""
-    return {
-        (
-            f.symbol,
-            tuple(
-                tuple(sorted(w for w in re.split(r", | and |\bby ", _PLACE.sub("", arg)) if w))
-                for arg in f.args
-            ),
-        )
-        for f in findings
-    }
+    ('by A, B and C') as a sorted tuple of its names, and the first of several quoted
+    sites as just the number of sites."""
+    return {(f.symbol, tuple(_words(arg) for arg in f.args)) for f in findings}
+
+
+def _words(arg: str) -> tuple[str, ...]:
+    arg = _FIRST_OF_SEVERAL.sub(lambda m: f"by the first of {int(m[1]) + 1} sites", arg)
+    return tuple(sorted(w for w in re.split(r", | and |\bby ", _PLACE.sub("", arg)) if w))
 
 
 # ---------------------------------------------------------------------------
@@ -218,8 +219,9 @@ def test_moving_a_caller_subclass_changes_only_locations(
 ) -> None:
     """Moving a subclass (one nothing derives from, so no import cycle appears) to a new
     module keeps the set of (symbol, RPC name) findings, and even their texts up to the
-    places they quote and the order of class names (they show short names, which don't
-    change, but are sorted by qualified name, which does)."""
+    places they quote, the order of class names (they show short names, which don't
+    change, but are sorted by qualified name, which does), and which of several sites a
+    text quotes first (see texts())."""
     leaves = project.leaves()
     if not leaves:
         return
@@ -229,6 +231,33 @@ def test_moving_a_caller_subclass_changes_only_locations(
     with written(render(replace(project, moved=frozenset({leaf})))) as root:
         after = findings_of(root)
     assert essence(after) == essence(before)
+    assert texts(after) == texts(before)
+
+
+def test_moving_the_class_of_the_first_quoted_site() -> None:
+    """The example fresh random examples found (2026-11-30): Sub1 and Sub2 both broadcast
+    'alpha' without waiting. Before the move the first site is Sub1's (subs0.py), run by
+    Sub1 and Sub2; moved, Sub2's own site (moved.py) sorts first, run by Sub2 alone. The
+    texts name different classes, rightly, and texts() compares them as equal."""
+    project = Project(
+        base_answers=frozenset(),
+        fast_answers=frozenset({"alpha"}),
+        registry=("alpha",),
+        core_calls=(),
+        subs=(
+            Sub("Sub0", "Core", (), 0),
+            Sub("Sub1", "Sub0", (("alpha", False),), 0),
+            Sub("Sub2", "Sub1", (("alpha", False),), 0),
+        ),
+    )
+    with written(render(project)) as root:
+        before = findings_of(root)
+    with written(render(replace(project, moved=frozenset({"Sub2"})))) as root:
+        after = findings_of(root)
+    details = [f.args[2] for f in (*before, *after)]
+    assert len(details) == 2, details
+    assert "by Sub1 and Sub2 at subs0.py:" in details[0], details
+    assert "by Sub2 at moved.py:" in details[1], details
     assert texts(after) == texts(before)
 
 
