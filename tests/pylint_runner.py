@@ -100,7 +100,7 @@ def run_pylint(
         *(ONLY_OUR_CHECKER if only_ours else ()),
         *args,
     ]
-    environment = _environment(env)
+    environment = clean_environment(env)
     completed = subprocess.run(
         command,
         cwd=project,
@@ -122,7 +122,7 @@ def run_pylint(
     return PylintRun(completed.returncode, messages, completed.stdout, completed.stderr)
 
 
-def _environment(env: dict[str, str] | None) -> dict[str, str]:
+def clean_environment(env: dict[str, str] | None = None) -> dict[str, str]:
     """The test process's environment, without what would change how the plugin runs."""
     environment = dict(os.environ)
     environment.pop("PYTHONPATH", None)
@@ -162,33 +162,42 @@ class CheckRun:
     stderr: str
 
 
+def run_cli(
+    project: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``rpcsurface ARGS`` in *project*, as a user does.
+
+    The installed console script is what runs: ``python -m`` would put the working folder
+    first on sys.path, which the command a user types does not, and imports would then
+    resolve as they never do for the user.
+    """
+    return subprocess.run(
+        [*CONSOLE_SCRIPT, *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env=clean_environment(env),
+        check=False,
+    )
+
+
 def run_check(
     project: Path,
     *args: str,
     env: dict[str, str] | None = None,
     timeout: float = 300,
 ) -> CheckRun:
-    """Run ``rpcsurface check ARGS`` in *project*, as a user does.
-
-    The installed console script is what runs: ``python -m`` would put the working folder
-    first on sys.path, which the command a user types does not, and imports would then
-    resolve as they never do for the user.
+    """Run ``rpcsurface check ARGS`` in *project* (see :func:`run_cli`).
 
     With ``--format json`` among *args*, the findings are parsed into the same
     :class:`Reported` records as pylint's, so the two can be compared directly.
     """
-    command = [*CONSOLE_SCRIPT, "check", *args]
-    environment = _environment(env)
-    completed = subprocess.run(
-        command,
-        cwd=project,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=timeout,
-        env=environment,
-        check=False,
-    )
+    completed = run_cli(project, "check", *args, env=env, timeout=timeout)
     messages: tuple[Reported, ...] = ()
     if "json" in args and completed.returncode in (0, 1):
         messages = _reported(json.loads(completed.stdout), project)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pylint_runner import Reported, run_check, run_pylint
+from pylint_runner import CONSOLE_SCRIPT, Reported, clean_environment, run_check, run_pylint
 from tiny_project import APP, APP_PLANTED, PLANTED_LINE, PYPROJECT, project
 
 from pylint_rpcsurface.cache import CACHE_DIR, disabled_by_environment
@@ -138,10 +138,11 @@ def test_concurrent_writers_leave_one_whole_entry(tmp_path: Path) -> None:
     """Six cold runs at once (``-j``, pre-commit and the IDE together): every one reports
     the same, and what is left is one valid entry and no temporary file."""
     root = _tiny(tmp_path, APP_PLANTED)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RPCSURFACE_NO_CACHE")}
-    command = [sys.executable, "-m", "pylint_rpcsurface.cli", "check"]
+    command = [*CONSOLE_SCRIPT, "check"]
     runs = [
-        subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            command, cwd=root, env=clean_environment(), stdout=subprocess.PIPE, text=True
+        )
         for _ in range(6)
     ]
     outputs = {run.communicate(timeout=300)[0] for run in runs}

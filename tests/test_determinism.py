@@ -10,16 +10,12 @@ The CLI, when this checkout has it, is held to the same with its cache on and of
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from acceptance_cases import BUSY, assert_ran, expected_findings, make_copy, python_files
-from pylint_runner import PylintRun, run_pylint
+from pylint_runner import PylintRun, run_cli, run_pylint
 
 
 @pytest.fixture(scope="module")
@@ -72,35 +68,11 @@ def test_reversed_file_order_changes_only_the_order_of_files(busy: Path) -> None
     assert sum(len(found) for found in per_file.values()) == len(expected_findings(busy))
 
 
-def cli_command() -> list[str] | None:
-    if importlib.util.find_spec("pylint_rpcsurface.cli") is None:
-        return None
-    script = Path(sys.executable).parent / "rpcsurface"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "pylint_rpcsurface.cli"]
-
-
 def test_cli_output_is_identical_with_cache_on_and_off(busy: Path) -> None:
-    command = cli_command()
-    if command is None:
-        pytest.skip("pylint_rpcsurface.cli is not in this checkout yet")
     outputs = {}
-    for name, no_cache in (("cold", None), ("warm", None), ("off", "1")):
-        env = dict(os.environ)
-        env.pop("PYTHONPATH", None)
-        env.pop("RPCSURFACE_NO_CACHE", None)
-        if no_cache:
-            env["RPCSURFACE_NO_CACHE"] = no_cache
+    for name, no_cache in (("cold", {}), ("warm", {}), ("off", {"RPCSURFACE_NO_CACHE": "1"})):
         for fmt in ("text", "json"):
-            completed = subprocess.run(
-                [*command, "check", "--format", fmt],
-                cwd=busy,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                timeout=300,
-                env=env,
-                check=False,
-            )
+            completed = run_cli(busy, "check", "--format", fmt, env=no_cache)
             assert completed.returncode == 1, completed.stderr  # the busy mutation has findings
             outputs[name, fmt] = completed.stdout
     for fmt in ("text", "json"):

@@ -16,8 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cli_runner import run_cli
-from pylint_runner import run_check
+from pylint_runner import run_check, run_cli
 from tiny_project import project
 
 BASE = ("step",)

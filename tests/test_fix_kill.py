@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_runner import run_cli
+from pylint_runner import CONSOLE_SCRIPT, clean_environment, run_cli
 from test_fix import _project
 
 from pylint_rpcsurface import fix
@@ -45,16 +45,14 @@ def test_sigkill_at_random_points_leaves_old_or_new_bytes(tmp_path: Path) -> Non
     originals = sorted(p.name for p in root.iterdir())
     rng = random.Random(int(os.environ.get("RPCSURFACE_KILL_SEED", "6")))
     outcomes = {"old": 0, "new": 0}
-    environment = dict(os.environ)
-    environment.pop("PYTHONPATH", None)
     for _ in range(iterations):
         registry.write_bytes(old)
         process = subprocess.Popen(
-            [sys.executable, "-m", "pylint_rpcsurface.cli", "fix"],
+            [*CONSOLE_SCRIPT, "fix"],  # what run_cli timed above
             cwd=root,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            env=environment,
+            env=clean_environment(),
         )
         time.sleep(rng.uniform(0, duration * 1.6))  # some land after it ends
         process.send_signal(signal.SIGKILL)

@@ -11,7 +11,6 @@ package's own source for anything that could run or import what it reads.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from acceptance_cases import (
     python_files,
     sentinels,
 )
-from pylint_runner import run_pylint
+from pylint_runner import run_cli, run_pylint
 
 # ---------------------------------------------------------------------------
 # The traps are real.
@@ -125,36 +124,12 @@ CLI_MODES = {
 }
 
 
-def cli_command() -> list[str] | None:
-    """The ``rpcsurface`` script of this interpreter's environment, if the CLI exists."""
-    if importlib.util.find_spec("pylint_rpcsurface.cli") is None:
-        return None
-    script = Path(sys.executable).parent / "rpcsurface"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "pylint_rpcsurface.cli"]
-
-
 @pytest.mark.parametrize("cache", ["cache-on", "cache-off"])
 @pytest.mark.parametrize("mode", sorted(CLI_MODES))
 def test_no_cli_mode_imports_the_project(mode: str, cache: str, tmp_path: Path) -> None:
-    command = cli_command()
-    if command is None:
-        pytest.skip("pylint_rpcsurface.cli is not in this checkout yet")
     copy = make_copy(tmp_path / "engine", BUSY)
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    env.pop("RPCSURFACE_NO_CACHE", None)
-    if cache == "cache-off":
-        env["RPCSURFACE_NO_CACHE"] = "1"
-    completed = subprocess.run(
-        [*command, *CLI_MODES[mode]],
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-        env=env,
-        check=False,
-    )
+    env = {"RPCSURFACE_NO_CACHE": "1"} if cache == "cache-off" else {}
+    completed = run_cli(copy, *CLI_MODES[mode], env=env)
     assert "Traceback" not in completed.stderr, completed.stderr
     # The contract: 0 clean, 1 findings, 2 usage or configuration error. BUSY has findings.
     if mode.startswith("check"):
