@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from pylint_runner import run_check, run_cli
-from tiny_project import project
+from tiny_project import fast_surface, project
 
 BASE = ("step",)
 FAST = ("fast_a", "fast_b", "fast_c", "fast_d")
@@ -25,20 +25,7 @@ WAITED = ("step", "fast_a", "fast_c", "fast_d")
 UNWAITED = ("fast_b",)
 DERIVED = frozenset(WAITED) & frozenset(FAST) - frozenset(BASE)  # fast_a, fast_c, fast_d
 
-PYPROJECT = """\
-[tool.rpcsurface]
-
-[[tool.rpcsurface.dispatch]]
-method = "call_func"
-waits = "wait_out"
-
-[[tool.rpcsurface.surface]]
-name = "fast"
-callers = ["app.Core"]
-handlers = ["app.FastRunner"]
-base-handlers = ["app.Runner"]
-registry = "registry.RPCS"
-"""
+PYPROJECT = fast_surface("app.Core", "app.FastRunner", "app.Runner", "registry.RPCS")
 
 
 def _app(extra_call: str = "", runner_base: str = "Runner") -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 from pylint.lint import Run
+from tiny_project import fast_surface
 
 from pylint_rpcsurface.messages import BY_SYMBOL
 
@@ -35,18 +36,7 @@ USER_ARGS = ("--load-plugins=pylint_rpcsurface",)
 # What the extension adds on every run.
 EXTENSION_ARGS = ("--output-format=json2", "--clear-cache-post-run=y", "--from-stdin")
 
-CONFIG = """
-[tool.rpcsurface]
-[[tool.rpcsurface.dispatch]]
-method = "call_func"
-waits = "wait_out"
-[[tool.rpcsurface.surface]]
-name = "fast"
-callers = ["core.Core"]
-handlers = ["runners.FastRunner"]
-base-handlers = ["runners.Runner"]
-registry = "registry.FAST_RPCS"
-"""
+CONFIG = fast_surface("core.Core", "runners.FastRunner", "runners.Runner", "registry.FAST_RPCS")
 RUNNERS = """
 class Runner:
     def forward(self):

@@ -16,19 +16,9 @@ from pathlib import Path
 
 import pytest
 from pylint.lint import Run
+from tiny_project import fast_surface
 
-CONFIG = """
-[tool.rpcsurface]
-[[tool.rpcsurface.dispatch]]
-method = "call_func"
-waits = "wait_out"
-[[tool.rpcsurface.surface]]
-name = "fast"
-callers = ["core.Core"]
-handlers = ["runners.FastRunner"]
-base-handlers = ["runners.Runner"]
-registry = "registry.FAST_RPCS"
-"""
+CONFIG = fast_surface("core.Core", "runners.FastRunner", "runners.Runner", "registry.FAST_RPCS")
 CORE = """
 class Core:
     def step(self):

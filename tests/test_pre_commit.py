@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 import yaml
 from checkout_copy import ROOT, copy_checkout
+from tiny_project import fast_surface
 
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
 
@@ -37,19 +38,12 @@ name = "engine"
 version = "0"
 dependencies = ["gpu-runtime-that-does-not-exist"]
 
-[tool.rpcsurface]
-
-[[tool.rpcsurface.dispatch]]
-method = "call_func"
-waits = "wait_out"
-
-[[tool.rpcsurface.surface]]
-name = "fast"
-callers = ["engine.core.Core"]
-handlers = ["engine.runner.FastRunner"]
-base-handlers = ["engine.runner.Runner"]
-registry = "engine.runner.FAST_RPCS"
-"""
+""" + fast_surface(
+    "engine.core.Core",
+    "engine.runner.FastRunner",
+    "engine.runner.Runner",
+    "engine.runner.FAST_RPCS",
+)
 
 # The runners use the missing package but don't subclass anything from it: a handler
 # with an unresolvable base may answer names nobody can see, so the plugin would

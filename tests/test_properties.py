@@ -24,7 +24,7 @@ import hypothesmith
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pylint_runner import run_pylint
-from tiny_project import assert_no_crash, explain
+from tiny_project import assert_no_crash, explain, fast_surface
 
 from pylint_rpcsurface.config import ConfigError, load_config
 from pylint_rpcsurface.engine import analyse
@@ -46,20 +46,7 @@ PYLINT = settings(max_examples=PYLINT_EXAMPLES, **_COMMON)  # type: ignore[arg-t
 
 NAMES = ("alpha", "beta", "gamma", "delta", "omega")
 
-PYPROJECT = """\
-[tool.rpcsurface]
-
-[[tool.rpcsurface.dispatch]]
-method = "call_func"
-waits = "wait_out"
-
-[[tool.rpcsurface.surface]]
-name = "fast"
-callers = ["core.Core"]
-handlers = ["handlers.FastRunner"]
-base-handlers = ["handlers.Runner"]
-registry = "handlers.RPCS"
-"""
+PYPROJECT = fast_surface("core.Core", "handlers.FastRunner", "handlers.Runner", "handlers.RPCS")
 
 # ---------------------------------------------------------------------------
 # The generated projects

@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from pylint_runner import PylintRun, run_pylint
+from pylint_runner import run_pylint
 from tiny_project import (
     APP,
     APP_PLANTED,
@@ -20,20 +20,10 @@ from tiny_project import (
     PYPROJECT,
     assert_no_crash,
     explain,
+    line_of,
+    only,
     project,
 )
-
-
-def line_of(text: str, fragment: str) -> int:
-    """The 1-based number of the one line of *text* that contains *fragment*."""
-    lines = [n for n, line in enumerate(text.splitlines(), 1) if fragment in line]
-    assert len(lines) == 1, f"{fragment!r} is on lines {lines}"
-    return lines[0]
-
-
-def only(run: PylintRun, symbol: str) -> list[str]:
-    return [m.text for m in run.messages if m.symbol == symbol]
-
 
 # ---------------------------------------------------------------------------
 # Syntax errors

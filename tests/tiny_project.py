@@ -13,7 +13,11 @@ from pylint_runner import PylintRun
 
 ERROR_BIT = 2
 
-PYPROJECT = """\
+
+def fast_surface(caller: str, handler: str, base_handler: str, registry: str) -> str:
+    """The [tool.rpcsurface] table of one "fast" surface, dispatched by
+    ``call_func(name, wait_out=...)``; the arguments are the configured dotted names."""
+    return f"""\
 [tool.rpcsurface]
 
 [[tool.rpcsurface.dispatch]]
@@ -22,11 +26,14 @@ waits = "wait_out"
 
 [[tool.rpcsurface.surface]]
 name = "fast"
-callers = ["app.Core"]
-handlers = ["app.FastRunner"]
-base-handlers = ["app.Runner"]
-registry = "app.FAST_RPCS"
+callers = ["{caller}"]
+handlers = ["{handler}"]
+base-handlers = ["{base_handler}"]
+registry = "{registry}"
 """
+
+
+PYPROJECT = fast_surface("app.Core", "app.FastRunner", "app.Runner", "app.FAST_RPCS")
 
 # The registry and the handlers. 'step' is answered by the base handler; 'fast_step' only
 # by FastRunner, so it belongs in the registry.
@@ -63,6 +70,18 @@ APP = HANDLERS + CORE
 PLANTED = '        self.mgr.call_func("no_such_rpc", wait_out=True)\n'
 APP_PLANTED = APP + PLANTED
 PLANTED_LINE = APP.count("\n") + 1
+
+
+def line_of(text: str, fragment: str) -> int:
+    """The 1-based number of the one line of *text* that contains *fragment*."""
+    lines = [n for n, line in enumerate(text.splitlines(), 1) if fragment in line]
+    assert len(lines) == 1, f"{fragment!r} is on lines {lines}"
+    return lines[0]
+
+
+def only(run: PylintRun, symbol: str) -> list[str]:
+    """The texts of *run*'s messages of *symbol*."""
+    return [m.text for m in run.messages if m.symbol == symbol]
 
 
 def project(root: Path, files: dict[str, str | bytes]) -> Path:
