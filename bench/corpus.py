@@ -245,6 +245,11 @@ def run_pylint(root: Path, folders: list[str], jobs: int, timeout: float) -> tup
         f"--jobs={jobs}",
         *folders,
     ]
+    return run(command, root, timeout)
+
+
+def run(command: list[str], root: Path, timeout: float) -> tuple[int, str, str, float]:
+    """Exit status (-1: timed out), stdout, stderr and seconds of *command* run in *root*."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     start = time.monotonic()
     try:
@@ -306,30 +311,21 @@ def judge_cli(target: str, kind: str, root: Path, folders: list[str], timeout: f
     command = (
         [str(script)] if script.exists() else [sys.executable, "-P", "-m", "pylint_rpcsurface.cli"]
     )
-    start = time.monotonic()
-    done = subprocess.run(
-        # --no-cache: the pylint run before this one filled the cache for this config, and
-        # the comparison is worth something only if this run derives its findings itself
-        [*command, "check", *folders, "--format", "json", "--no-cache"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        timeout=timeout,
-        check=False,
+    # --no-cache: the pylint run before this one filled the cache for this config, and the
+    # comparison is worth something only if this run derives its findings itself
+    code, out, err, seconds = run(
+        [*command, "check", *folders, "--format", "json", "--no-cache"], root, timeout
     )
-    seconds = time.monotonic() - start
-    tracebacks = done.stdout.count("Traceback") + done.stderr.count("Traceback")
+    tracebacks = out.count("Traceback") + err.count("Traceback")
     try:
-        findings = json.loads(done.stdout) if done.returncode in (0, 1) else []
+        findings = json.loads(out) if code in (0, 1) else []
     except json.JSONDecodeError:
         findings, tracebacks = [], tracebacks + 1  # unreadable output fails the run
     by_symbol: dict[str, int] = {}
     for finding in findings:
         by_symbol[finding["symbol"]] = by_symbol.get(finding["symbol"], 0) + 1
     # exit 2 is a usage or configuration error: one line on stderr, the errors joined by "; "
-    config_errors = done.stderr.count("; ") + 1 if done.returncode == 2 else 0
+    config_errors = err.count("; ") + 1 if code == 2 else 0
     return Result(
         target,
         kind,
@@ -337,11 +333,11 @@ def judge_cli(target: str, kind: str, root: Path, folders: list[str], timeout: f
         files,
         lines,
         round(seconds, 1),
-        done.returncode,
+        code,
         len(findings) + config_errors,
         config_errors,
         dict(sorted(by_symbol.items())),
-        tracebacks + (done.returncode not in (0, 1, 2)),
+        tracebacks + (code not in (0, 1, 2)),
         0,
         0,
         frozenset((f["absolutePath"], f["line"], f["column"], f["symbol"]) for f in findings),
