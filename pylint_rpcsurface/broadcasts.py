@@ -31,7 +31,8 @@ def _code_of(binding: object) -> Code | None:
     return None
 
 
-def _body(code: Code) -> list[nodes.NodeNG]:
+def statements_of(code: Code) -> list[nodes.NodeNG]:
+    """The statements of a function, or the one expression of a lambda."""
     return list(code.body) if isinstance(code, nodes.FunctionDef) else [code.body]
 
 
@@ -61,7 +62,7 @@ def _super_targets(
     code: Code, position: int, order: list[nodes.ClassDef]
 ) -> Iterator[tuple[int, Code]]:
     """Methods *code* reaches with ``super().name`` or ``super(Class, self).name``."""
-    for statement in _body(code):
+    for statement in statements_of(code):
         for attribute in statement.nodes_of_class(nodes.Attribute):
             start = _super_start(attribute.expr, position, order)
             if start is None:
@@ -95,7 +96,7 @@ def _super_start(expr: nodes.NodeNG, position: int, order: list[nodes.ClassDef])
 def dispatch_calls(
     code: Code, forms: dict[str, DispatchForm]
 ) -> Iterator[tuple[nodes.Call, DispatchForm]]:
-    for statement in _body(code):
+    for statement in statements_of(code):
         for call in statement.nodes_of_class(nodes.Call):
             if isinstance(call.func, nodes.Attribute) and call.func.attrname in forms:
                 yield call, forms[call.func.attrname]

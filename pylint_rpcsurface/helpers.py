@@ -13,15 +13,10 @@ from collections.abc import Callable, Iterator
 
 from astroid import bases, nodes
 
+from pylint_rpcsurface.broadcasts import Code, statements_of
 from pylint_rpcsurface.classes import INFERENCE_ERRORS, location_of
 from pylint_rpcsurface.model import HelperStep
 from pylint_rpcsurface.sources import SourceTree
-
-Code = nodes.FunctionDef | nodes.Lambda
-
-
-def _body(code: Code) -> list[nodes.NodeNG]:
-    return list(code.body) if isinstance(code, nodes.FunctionDef) else [code.body]
 
 
 def _is_helper(function: nodes.NodeNG) -> bool:
@@ -132,7 +127,7 @@ def helper_calls(
     With *tree*, calls that can only reach builtins or the standard library are not
     inferred (see :func:`_reaches_only_python_itself`).
     """
-    for statement in _body(code):
+    for statement in statements_of(code):
         for call in statement.nodes_of_class(nodes.Call):
             if tree is not None and _reaches_only_python_itself(call, tree):
                 continue
