@@ -236,29 +236,6 @@ def test_caller_rebound_to_its_own_subclass(tmp_path: Path) -> None:
     assert all(" is broadcast by Loop, " in text for text in only(run, "rpc-unanswered"))
 
 
-def test_deep_inheritance_chain(tmp_path: Path) -> None:
-    """300 levels of caller subclasses, the deepest waiting on an unanswered name: exactly
-    one rpc-unanswered, naming only the class that runs it."""
-    depth = 300
-    chain = ["", ""]
-    for level in range(depth):
-        base = "Core" if level == 0 else f"C{level - 1}"
-        chain += [f"class C{level}({base}):", "    pass", "", ""]
-    chain[-4:] = [
-        f"class C{depth - 1}(C{depth - 2}):",
-        "    def deep(self):",
-        '        self.mgr.call_func("deep_rpc", wait_out=True)',
-        "",
-    ]
-    app = APP + "\n".join(chain)
-    root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": app})
-    run = run_pylint(root, "app.py", timeout=120)
-    assert_no_crash(run)
-    assert run.keys() == {("rpc-unanswered", "app.py", line_of(app, '"deep_rpc"'))}, explain(run)
-    (text,) = only(run, "rpc-unanswered")
-    assert text.startswith(f"'deep_rpc' is broadcast by C{depth - 1}, but no handler"), text
-
-
 def test_diamond_reports_the_shared_broadcast_once(tmp_path: Path) -> None:
     """Core's call is one site, run by Core, Left, Right and Bottom: one finding, on that
     site, naming all four (names_list sorts them and joins the last with 'and')."""
