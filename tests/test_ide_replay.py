@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 from pylint.lint import Run
-from tiny_project import fast_surface
+from tiny_project import EDITOR_FILES
 
 from pylint_rpcsurface.messages import BY_SYMBOL
 
@@ -36,23 +36,7 @@ USER_ARGS = ("--load-plugins=pylint_rpcsurface",)
 # What the extension adds on every run.
 EXTENSION_ARGS = ("--output-format=json2", "--clear-cache-post-run=y", "--from-stdin")
 
-CONFIG = fast_surface("core.Core", "runners.FastRunner", "runners.Runner", "registry.FAST_RPCS")
-RUNNERS = """
-class Runner:
-    def forward(self):
-        return 1
-
-
-class FastRunner(Runner):
-    def prefill(self):
-        return 1
-"""
-# The saved file: clean.
-CORE = """
-class Core:
-    def step(self):
-        return self.mgr.call_func("prefill", wait_out=True)
-"""
+# The saved files are tiny_project's EDITOR_FILES; core.py is clean.
 # Buffer one: a misspelt name, after 2-byte characters on the same line.
 BUFFER_ONE = """
 class Core:
@@ -96,13 +80,7 @@ def literal_span(buffer: str) -> tuple[str, int, int, int]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Iterator[Path]:
-    files = {
-        "pyproject.toml": CONFIG,
-        "core.py": CORE,
-        "runners.py": RUNNERS,
-        "registry.py": 'FAST_RPCS = ("prefill",)\n',
-    }
-    for name, text in files.items():
+    for name, text in EDITOR_FILES.items():
         (tmp_path / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
     cwd = Path.cwd()
     os.chdir(tmp_path)  # the extension runs pylint in the workspace folder

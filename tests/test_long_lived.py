@@ -16,35 +16,12 @@ from pathlib import Path
 
 import pytest
 from pylint.lint import Run
-from tiny_project import fast_surface
-
-CONFIG = fast_surface("core.Core", "runners.FastRunner", "runners.Runner", "registry.FAST_RPCS")
-CORE = """
-class Core:
-    def step(self):
-        return self.mgr.call_func("prefill", wait_out=True)
-"""
-RUNNERS = """
-class Runner:
-    def forward(self):
-        return 1
-
-
-class FastRunner(Runner):
-    def prefill(self):
-        return 1
-"""
+from tiny_project import EDITOR_CORE, EDITOR_FILES, EDITOR_RUNNERS
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Iterator[Path]:
-    files = {
-        "pyproject.toml": CONFIG,
-        "core.py": CORE,
-        "runners.py": RUNNERS,
-        "registry.py": 'FAST_RPCS = ("prefill",)\n',
-    }
-    for name, text in files.items():
+    for name, text in EDITOR_FILES.items():
         (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
     cwd = Path.cwd()
     os.chdir(tmp_path)
@@ -80,21 +57,22 @@ def test_an_edit_to_another_module_shows_in_the_next_run(project: Path, clear_ca
     second run sees the edit, because the checker builds what it analyses fresh."""
     flag = f"--clear-cache-post-run={clear_cache}"
     assert lint(flag, "core.py") == []
-    (project / "runners.py").write_text(RUNNERS.replace("prefill", "prefill_v2"), "utf-8")
+    (project / "runners.py").write_text(EDITOR_RUNNERS.replace("prefill", "prefill_v2"), "utf-8")
     assert lint(flag, "core.py") == [("rpc-unanswered", "core.py", 4)]
-    (project / "runners.py").write_text(RUNNERS, "utf-8")
+    (project / "runners.py").write_text(EDITOR_RUNNERS, "utf-8")
     assert lint(flag, "core.py") == []
 
 
 def test_an_edit_to_the_linted_file_shows_in_the_next_run(project: Path) -> None:
     assert lint("--clear-cache-post-run=y", "core.py") == []
-    (project / "core.py").write_text(CORE.replace('"prefill"', '"prefil"'), "utf-8")
+    (project / "core.py").write_text(EDITOR_CORE.replace('"prefill"', '"prefil"'), "utf-8")
     assert lint("--clear-cache-post-run=y", "core.py") == [("rpc-unanswered", "core.py", 4)]
 
 
 def test_the_registry_module_sees_a_caller_edited_between_runs(project: Path) -> None:
     assert lint("--clear-cache-post-run=y", "registry.py") == []
-    (project / "core.py").write_text(CORE.replace("wait_out=True", "wait_out=False"), "utf-8")
+    unwaited = EDITOR_CORE.replace("wait_out=True", "wait_out=False")
+    (project / "core.py").write_text(unwaited, "utf-8")
     assert lint("--clear-cache-post-run=y", "registry.py") == [
         ("rpc-listed-unwaited", "registry.py", 1)
     ]

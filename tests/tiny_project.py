@@ -35,6 +35,33 @@ registry = "{registry}"
 
 PYPROJECT = fast_surface("app.Core", "app.FastRunner", "app.Runner", "app.FAST_RPCS")
 
+
+# A three-module project as an editor lints it: core.py (the caller, clean), runners.py
+# (the handlers) and registry.py, which lists the one RPC only FastRunner answers.
+EDITOR_CORE = """
+class Core:
+    def step(self):
+        return self.mgr.call_func("prefill", wait_out=True)
+"""
+EDITOR_RUNNERS = """
+class Runner:
+    def forward(self):
+        return 1
+
+
+class FastRunner(Runner):
+    def prefill(self):
+        return 1
+"""
+EDITOR_FILES = {
+    "pyproject.toml": fast_surface(
+        "core.Core", "runners.FastRunner", "runners.Runner", "registry.FAST_RPCS"
+    ),
+    "core.py": EDITOR_CORE,
+    "runners.py": EDITOR_RUNNERS,
+    "registry.py": 'FAST_RPCS = ("prefill",)\n',
+}
+
 # The registry and the handlers. 'step' is answered by the base handler; 'fast_step' only
 # by FastRunner, so it belongs in the registry.
 HANDLERS = """\
