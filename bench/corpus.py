@@ -309,7 +309,9 @@ def judge_cli(target: str, kind: str, root: Path, folders: list[str], timeout: f
     files, lines = count_lines(root, folders)
     script = Path(sys.executable).parent / "rpcsurface"
     command = (
-        [str(script)] if script.exists() else [sys.executable, "-P", "-m", "pylint_rpcsurface.cli"]
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-P", "-m", "pylint_rpcsurface.commands"]
     )
     # --no-cache: the pylint run before this one filled the cache for this config, and the
     # comparison is worth something only if this run derives its findings itself

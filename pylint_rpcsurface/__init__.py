@@ -18,19 +18,19 @@ __all__ = ["RpcSurfaceChecker", "__version__", "register"]
 if TYPE_CHECKING:
     from pylint.lint import PyLinter
 
-    from pylint_rpcsurface.checker import RpcSurfaceChecker
+    from pylint_rpcsurface.pylint_plugin import RpcSurfaceChecker
 
 
 def register(linter: PyLinter) -> None:
     """pylint's plugin entry point: add the ``rpcsurface`` checker to *linter*."""
-    from pylint_rpcsurface import checker  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+    from pylint_rpcsurface import pylint_plugin  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
 
-    checker.register(linter)
+    pylint_plugin.register(linter)
 
 
 def __getattr__(name: str) -> object:
     if name == "RpcSurfaceChecker":
-        from pylint_rpcsurface import checker  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+        from pylint_rpcsurface import pylint_plugin  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
 
-        return checker.RpcSurfaceChecker
+        return pylint_plugin.RpcSurfaceChecker
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

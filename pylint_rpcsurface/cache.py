@@ -40,8 +40,7 @@ from pathlib import Path
 
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
-from pylint_rpcsurface.model import Finding, Location
-from pylint_rpcsurface.results import Analysis
+from pylint_rpcsurface.model import Analysis, Finding, Location
 from pylint_rpcsurface.sources import SourceTree, real
 
 CACHE_DIR = ".rpcsurface_cache"

@@ -15,19 +15,24 @@ from dataclasses import dataclass, replace
 import astroid
 from astroid import nodes
 
-from pylint_rpcsurface.broadcasts import (
+from pylint_rpcsurface import rules
+from pylint_rpcsurface.analysis.broadcasts import (
     Code,
     dispatch_calls,
     not_a_named_rpc,
     own_code,
     read_broadcast,
 )
-from pylint_rpcsurface.classes import ClassIndex, answered_names, location_of
+from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
+from pylint_rpcsurface.analysis.handlers import handler_methods
+from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
+from pylint_rpcsurface.analysis.inference import location_of
+from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.analysis.registry import read_registry
+from pylint_rpcsurface.analysis.subclasses import CallerFamily, find_caller_classes
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
-from pylint_rpcsurface.derive import derive
-from pylint_rpcsurface.handlers import handler_methods
-from pylint_rpcsurface.helpers import helper_calls, reached_helpers
 from pylint_rpcsurface.model import (
+    Analysis,
     Broadcast,
     CallerBroadcast,
     HelperStep,
@@ -35,13 +40,9 @@ from pylint_rpcsurface.model import (
     Registry,
     SurfaceFacts,
 )
-from pylint_rpcsurface.project import ModuleStore, SourceTree, real
-from pylint_rpcsurface.registry import read_registry
-from pylint_rpcsurface.replies import reply_findings
-from pylint_rpcsurface.results import Analysis
-from pylint_rpcsurface.subclasses import CallerFamily, find_caller_classes
+from pylint_rpcsurface.sources import SourceTree, real
 
-__all__ = ["Analysis", "Facts", "analyse", "files_astroid_has_read", "surface_facts"]
+__all__ = ["Facts", "analyse", "files_astroid_has_read", "surface_facts"]
 
 
 @dataclass
@@ -55,7 +56,8 @@ class _ResolvedSurface:
 
 @dataclass(frozen=True)
 class Facts:
-    """What ``report`` and ``fix`` read: each usable surface's facts, before derivation."""
+    """Each usable surface's facts, before the rules judge them (``report`` and ``fix``
+    show and edit them; :func:`analyse` hands them to :func:`rules.findings`)."""
 
     config_errors: tuple[ConfigError, ...]
     surfaces: tuple[SurfaceFacts, ...]
@@ -64,15 +66,14 @@ class Facts:
 def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analysis:
     """Analyse the project *config* describes; *overrides* maps real paths to unsaved text."""
     facts = surface_facts(config, overrides)
-    surfaces = list(facts.surfaces)
-    return Analysis.of(facts.config_errors, derive(surfaces) + reply_findings(surfaces))
+    return Analysis.of(facts.config_errors, rules.findings(facts.surfaces))
 
 
 def surface_facts(config: Config, overrides: Mapping[str, str] | None = None) -> Facts:
     """The facts :func:`analyse` derives its findings from, one per usable surface.
 
-    :func:`analyse` is these facts, derived; ``report`` and ``fix`` read them directly
-    (and uncached).
+    :func:`analyse` is these facts, judged by the rules; ``report`` and ``fix`` read
+    them directly (and uncached), and ask the same rules.
     """
     store = ModuleStore(SourceTree(config.source_roots), dict(overrides or {}))
     index = ClassIndex(store)
@@ -165,7 +166,7 @@ class _BroadcastCollector:
         found: list[Broadcast] = []
         for code in codes:
             found.extend(self._read(code))
-            for helper, chain in reached_helpers(code, self.depth, own, self._helper_calls):
+            for helper, chain in reached_helpers(code, self.depth, self._helper_calls, own):
                 found.extend(self._via(self._read(helper), chain))
         return found, complete
 

@@ -1,12 +1,19 @@
 """The model of an RPC surface: plain, immutable facts and the findings derived from them.
 
-Nothing here knows about astroid or pylint. The derivation (``derive.py``) is a pure
-function from these facts to findings, which keeps it easy to test and (later) to cache.
+Nothing here knows about astroid or pylint. The rules (``rules/``) are pure functions
+from these facts to findings, which keeps them easy to test and to cache. An
+:class:`Analysis` is one run's result: its configuration errors and its findings by
+file, handed around by the cache and the commands without importing astroid or pylint.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from pylint_rpcsurface.config import ConfigError
+from pylint_rpcsurface.sources import real
 
 
 @dataclass(frozen=True, order=True)
@@ -186,3 +193,28 @@ class Finding:
     symbol: str
     args: tuple[str, ...]
     confidence: str  # the name of a pylint confidence level, e.g. "INFERENCE"
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The findings of one configuration over the project, grouped by file."""
+
+    config_errors: tuple[ConfigError, ...]
+    _by_path: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, errors: Iterable[ConfigError], findings: Iterable[Finding]) -> Analysis:
+        grouped: dict[str, list[Finding]] = defaultdict(list)
+        for finding in findings:
+            grouped[finding.location.path].append(finding)
+        return cls(
+            tuple(errors),
+            {path: tuple(sorted(found)) for path, found in grouped.items()},
+        )
+
+    def findings_in(self, path: str) -> tuple[Finding, ...]:
+        return self._by_path.get(real(path), ())
+
+    def all_findings(self) -> tuple[Finding, ...]:
+        """Every finding, sorted by path, line, column and symbol."""
+        return tuple(sorted(f for found in self._by_path.values() for f in found))

@@ -26,7 +26,8 @@ CONSOLE_SCRIPT: tuple[str, ...] = (
     else (
         sys.executable,
         "-c",
-        "import sys; del sys.path[0]; from pylint_rpcsurface.cli import main; sys.exit(main())",
+        "import sys; del sys.path[0]; "
+        "from pylint_rpcsurface.commands.main import main; sys.exit(main())",
     )
 )
 # Each of our texts ends with " (see docs/messages/<symbol>.md)"; tests compare the text

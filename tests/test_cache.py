@@ -209,7 +209,7 @@ def test_a_warm_check_does_not_import_astroid_or_pylint(tmp_path: Path) -> None:
     assert run_check(root).returncode == 1  # cold: fills the cache
     probe = (
         "import sys\n"
-        "from pylint_rpcsurface.cli import main\n"
+        "from pylint_rpcsurface.commands.main import main\n"
         "code = main(['check'])\n"
         "print(sorted(m for m in ('astroid', 'pylint') if m in sys.modules))\n"
         "sys.exit(code)\n"

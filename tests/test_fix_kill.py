@@ -19,7 +19,7 @@ import pytest
 from pylint_runner import CONSOLE_SCRIPT, clean_environment, run_cli
 from test_fix import _project
 
-from pylint_rpcsurface import fix
+from pylint_rpcsurface.commands.fix.write import write_atomically
 
 KILLS_DEFAULT = 30
 STALE = 5_000  # a big registry, so the rewrite is a big write
@@ -79,6 +79,6 @@ def test_a_failed_replace_keeps_the_old_file_and_no_temp(
 
     monkeypatch.setattr(os, "replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
-        fix.write_atomically(str(target), b"RPCS = ('a',)\n")
+        write_atomically(str(target), b"RPCS = ('a',)\n")
     assert target.read_bytes() == b"RPCS = ()\n"
     assert [p.name for p in tmp_path.iterdir()] == ["registry.py"]

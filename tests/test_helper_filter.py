@@ -9,7 +9,7 @@ import astroid
 import pytest
 from astroid import nodes
 
-from pylint_rpcsurface.helpers import _reaches_only_python_itself
+from pylint_rpcsurface.analysis.helper_calls import _reaches_only_python_itself
 from pylint_rpcsurface.sources import SourceTree
 
 MODULE = """\

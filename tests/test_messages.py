@@ -9,8 +9,8 @@ import pylint.extensions
 from pylint import interfaces
 from pylint.lint import PyLinter
 
-from pylint_rpcsurface.checker import RpcSurfaceChecker
 from pylint_rpcsurface.messages import CHECKER_ID, CHECKER_NAME, MESSAGES
+from pylint_rpcsurface.pylint_plugin import RpcSurfaceChecker
 
 
 def builtin_linter() -> PyLinter:

@@ -10,12 +10,13 @@ import astroid
 import pytest
 from astroid import nodes
 
-from pylint_rpcsurface.broadcasts import not_a_named_rpc, sent_arguments
+from pylint_rpcsurface.analysis.broadcasts import not_a_named_rpc, sent_arguments
+from pylint_rpcsurface.analysis.handlers import can_complete, returns_of, signature_of
+from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
 from pylint_rpcsurface.config import DispatchForm
-from pylint_rpcsurface.handlers import can_complete, returns_of, signature_of
-from pylint_rpcsurface.helpers import reached_helpers
-from pylint_rpcsurface.model import Signature
-from pylint_rpcsurface.replies import bind_problem
+from pylint_rpcsurface.model import HelperStep, Signature
+from pylint_rpcsurface.rules.reply_rules import bind_problem
+from pylint_rpcsurface.sources import SourceTree
 
 FORM = DispatchForm("call_func", "wait_out")
 VLLM = DispatchForm("collective_rpc", True, args_from="args", kwargs_from="kwargs")
@@ -258,7 +259,12 @@ def test_helper_walk_is_cycle_safe_and_depth_bounded(tmp_path: Path) -> None:
         a(m)
     """
     start = method(source, tmp_path, "start")
-    names = [(helper.name, len(chain)) for helper, chain in reached_helpers(start, 5)]
+    tree = SourceTree((tmp_path,))
+
+    def calls(code: nodes.FunctionDef) -> list[tuple[nodes.FunctionDef, HelperStep]]:
+        return list(helper_calls(code, tree))
+
+    names = [(helper.name, len(chain)) for helper, chain in reached_helpers(start, 5, calls)]
     assert names == [("a", 1), ("b", 2), ("c", 3)]
-    assert [h.name for h, _ in reached_helpers(start, 2)] == ["a", "b"]
-    assert reached_helpers(start, 0) == []
+    assert [h.name for h, _ in reached_helpers(start, 2, calls)] == ["a", "b"]
+    assert reached_helpers(start, 0, calls) == []

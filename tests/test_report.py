@@ -113,7 +113,7 @@ def test_a_terminal_gets_a_rich_table() -> None:
     main, secondary = pty.openpty()
     environment = {**os.environ, "COLUMNS": "200", "TERM": "xterm"}
     with subprocess.Popen(
-        [sys.executable, "-m", "pylint_rpcsurface.cli", "report"],
+        [sys.executable, "-m", "pylint_rpcsurface.commands", "report"],
         cwd=EXAMPLE,
         stdout=secondary,
         stderr=subprocess.PIPE,

@@ -9,8 +9,8 @@ import pytest
 from pylint_runner import run_check
 from tiny_project import APP, PYPROJECT, project
 
+from pylint_rpcsurface.commands.sarif import DOCS_URL
 from pylint_rpcsurface.messages import BY_SYMBOL, MESSAGES
-from pylint_rpcsurface.sarif import DOCS_URL
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 DOCS = Path(__file__).parent.parent / "docs" / "messages"

@@ -2,8 +2,9 @@
 
 A row says who waits on the name (each caller and the ``file:line`` of its call), which
 handlers answer it, whether the registry lists it, and the verdict: ``ok`` or the symbols
-of the findings the derivation makes about that name. The rows come from the same facts
-and the same derivation as the checker's findings, so the two never disagree.
+of the findings about that name. The verdicts are the findings of
+:func:`pylint_rpcsurface.rules.findings`, the function ``check`` and pylint report from,
+so a row's verdict is exactly what ``check`` says at that row's places.
 
 Three renderings: plain text (aligned columns, for pipes and logs), markdown (for pull
 request comments), JSON; and a rich table on a terminal when rich is installed.
@@ -11,15 +12,17 @@ request comments), JSON; and a rich table on a terminal when rich is installed.
 
 from __future__ import annotations
 
+import argparse
 import json
-import os
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from pylint_rpcsurface.derive import derive, names_list
+from pylint_rpcsurface import rules
+from pylint_rpcsurface.commands.projects import EXIT_CLEAN, config_option, configs, facts
 from pylint_rpcsurface.model import CallerBroadcast, Location, SurfaceFacts
+from pylint_rpcsurface.rules.text import names_list, where
 
 COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
 
@@ -63,13 +66,53 @@ def _site_text(site: Site) -> str:
     return f"{names_list(site.callers)} ({site.where}{suffix})"
 
 
-def _where(location: Location, root: str) -> str:
-    path = os.path.relpath(location.path, root) if root else location.path
-    return f"{path.replace(os.sep, '/')}:{location.line}"
+def add_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    report_command = commands.add_parser(
+        "report",
+        help="print each surface's RPC names: who waits, who answers, listed, verdict",
+        description="Print a table per surface: each RPC name, the callers that wait on it "
+        "(file:line), the handlers that answer it, whether the registry lists it, and the "
+        "verdict (ok, or the symbols of its findings). With paths, report the projects "
+        "those paths belong to. Rich tables on a terminal when rich is installed, plain "
+        "text otherwise. It analyses afresh (the fact cache holds findings, not these "
+        "facts). Exit status: 0, or 2 for a usage or configuration error.",
+    )
+    report_command.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders of projects"
+    )
+    report_command.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="output format (text); markdown is for pull request comments",
+    )
+    config_option(report_command)
+    return report_command
+
+
+def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Exit status 0; a usage or configuration error is raised."""
+    del err
+    reports = [
+        build(surface)
+        for config in configs(arguments.paths, arguments.config)
+        for surface in facts(config).surfaces
+    ]
+    if arguments.format == "json":
+        render_json(reports, out)
+    elif arguments.format == "markdown":
+        render_markdown(reports, out)
+    elif out.isatty() and rich_available():
+        render_rich(reports, out)
+    else:
+        render_text(reports, out)
+    return EXIT_CLEAN
 
 
 def build(surface: SurfaceFacts) -> SurfaceReport:
-    findings = derive([surface])
+    findings = rules.findings([surface])
     by_location: dict[Location, set[str]] = defaultdict(set)
     for finding in findings:
         by_location[finding.location].add(finding.symbol)
@@ -105,7 +148,7 @@ def build(surface: SurfaceFacts) -> SurfaceReport:
                 rpc=rpc,
                 inferred=inferred,
                 sites=tuple(
-                    Site(s.callers, _where(s.broadcast.name_at, surface.root), s.broadcast.waited)
+                    Site(s.callers, where(s.broadcast.name_at, surface.root), s.broadcast.waited)
                     for s in sorted(sites.get(key, []), key=lambda s: s.broadcast.name_at)
                 ),
                 answered_by=_answered_by(surface, rpc if inferred else None),

@@ -1,63 +1,14 @@
-"""Classes by fully qualified name: resolving configured names, MRO, answered names.
-
-All inference goes through ``infer_unique``: a value is used only when astroid infers
-exactly one, so nothing downstream ever works from a guess.
-"""
+"""Classes by fully qualified name: resolving configured names, MRO, answered names."""
 
 from __future__ import annotations
 
-import astroid
-from astroid import nodes, util
+from astroid import nodes
 
-from pylint_rpcsurface.model import Answers, Location
-from pylint_rpcsurface.project import ModuleStore, real
-
-# Inference can fail in many ways on half-typed or adversarial code; all of them mean
-# "not known", none of them may escape as a traceback.
-INFERENCE_ERRORS = (astroid.AstroidError, RecursionError, StopIteration, ValueError, TypeError)
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
+from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.model import Answers
 
 _OBJECT = "builtins.object"
-
-
-def infer_unique(node: nodes.NodeNG) -> nodes.NodeNG | None:
-    """The one value *node* infers to, or None when it is unknown or ambiguous."""
-    try:
-        values = list(node.infer())
-    except INFERENCE_ERRORS:
-        return None
-    if not values or any(value is util.Uninferable for value in values):
-        return None
-    first = values[0]
-    if not isinstance(first, nodes.NodeNG):
-        return None
-    if all(value is first for value in values):
-        return first
-    if isinstance(first, nodes.Const) and all(
-        isinstance(v, nodes.Const) and type(v.value) is type(first.value) and v.value == first.value
-        for v in values
-    ):
-        return first
-    return None
-
-
-def location_of(node: nodes.NodeNG) -> Location | None:
-    """Where *node* is written, or None for nodes astroid made up (brains, builtins)."""
-    root = node.root()
-    path = getattr(root, "file", None)
-    if not isinstance(root, nodes.Module) or not path or node.lineno is None:
-        return None
-    position = getattr(node, "position", None)
-    if position is not None:  # ClassDef/FunctionDef: the name, not the whole body
-        return Location(
-            real(path),
-            position.lineno,
-            position.col_offset,
-            position.end_lineno,
-            position.end_col_offset,
-        )
-    return Location(
-        real(path), node.lineno, node.col_offset or 0, node.end_lineno, node.end_col_offset
-    )
 
 
 class ClassIndex:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from astroid import nodes
 
-from pylint_rpcsurface.classes import ClassIndex
+from pylint_rpcsurface.analysis.classes import ClassIndex
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from astroid import bases, nodes
 
-from pylint_rpcsurface.classes import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Sent
 

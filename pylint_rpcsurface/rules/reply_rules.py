@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from pylint_rpcsurface.derive import callers_text, finding, names_list, where
 from pylint_rpcsurface.model import (
     CallerBroadcast,
     Finding,
@@ -29,6 +28,7 @@ from pylint_rpcsurface.model import (
     Signature,
     SurfaceFacts,
 )
+from pylint_rpcsurface.rules.text import callers_text, finding, names_list, where
 
 
 def reply_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from astroid import nodes, objects
 
-from pylint_rpcsurface.classes import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.model import Location, Registry, RegistryElement
 
 _CONSTRUCTORS = frozenset(

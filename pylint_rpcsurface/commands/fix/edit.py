@@ -1,37 +1,24 @@
-"""``rpcsurface fix``: rewrite each registry constant to the names the code implies.
+"""Rewriting a registry constant's literal in source text, and nothing else.
 
-The registry must equal the names the callers wait on, that the handlers answer, minus
-the names the base handlers answer (see ``derive.py``). :func:`wanted_names` computes that
-set from a surface's facts, and refuses when any part of it is unknown, exactly where the
-derivation refuses to judge. :func:`rewrite` then edits the constant's literal in the
-source text and nothing else: stale names are removed (with the rest of their line when
-each name has a line of its own, so a comment on that line goes with its name), missing
-names are added in sorted order (at their sorted place when the literal was sorted),
-and the literal keeps its form, quotes, indentation, trailing comma and every other
-comment. It reads the file with :mod:`ast` only: nothing is imported or run.
+Stale names are removed (with the rest of their line when each name has a line of its
+own, so a comment on that line goes with its name), missing names are added in sorted
+order (at their sorted place when the literal was sorted), and the literal keeps its
+form, quotes, indentation, trailing comma and every other comment. The text is read with
+:mod:`ast` only: nothing is imported or run.
 
-A rewrite is checked before it is written: the new text must parse, and the constant must
-read back as exactly the expected names, in the expected order, in the same form.
-Writes are atomic: a temporary file in the same folder (named so that no tool takes it
-for a module), then ``os.replace``; the file's mode, encoding, BOM and newlines are kept.
+A rewrite is checked before it is returned: the new text must parse, and the constant
+must read back as exactly the expected names, in the expected order, in the same form.
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
-import contextlib
-import difflib
 import io
-import os
 import re
-import stat
-import tempfile
 import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-from pylint_rpcsurface.model import Location, SurfaceFacts
 
 _CONSTRUCTORS = frozenset({"frozenset", "set", "tuple", "list"})
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -45,186 +32,6 @@ class Refused(Exception):
         super().__init__(why)
         self.line = line
         self.why = why
-
-
-@dataclass(frozen=True)
-class Target:
-    """One registry constant and the names it must hold."""
-
-    path: str  # the real path of the module that assigns it
-    attribute: str
-    qualname: str
-    line: int  # where it is bound, for messages
-    wanted: frozenset[str]
-    surfaces: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Refusal:
-    path: str
-    line: int
-    qualname: str
-    why: str
-
-
-def wanted_names(surface: SurfaceFacts) -> frozenset[str] | Refusal | None:
-    """The names *surface*'s registry must list; a refusal when that is not known;
-    None when the surface has no registry."""
-    registry = surface.registry
-    if registry is None:
-        return None
-    at = registry.location
-
-    def refuse(why: str) -> Refusal:
-        return Refusal(at.path, at.line, registry.qualname, why)
-
-    if registry.problem is not None:
-        return refuse(f"it {registry.problem}")
-    for element in registry.elements:
-        if element.value is None:
-            return refuse(
-                f"the element {element.source} (line {element.location.line}) is not a str"
-            )
-    if not surface.handlers.complete or not surface.base_handlers.complete:
-        return refuse(
-            "the names the handlers answer are not all known (a base class does not resolve)"
-        )
-    if not surface.callers_complete:
-        return refuse(
-            "the callers are not all known "
-            "(a base class does not resolve or a module does not parse)"
-        )
-    for site in surface.broadcasts:
-        broadcast = site.broadcast
-        if broadcast.rpc is None and broadcast.waited is not False:
-            return refuse(
-                f"the RPC name {broadcast.name_source} at "
-                f"{_where(broadcast.name_at, surface.root)} does not infer to one str "
-                "and may be waited on"
-            )
-        if broadcast.rpc is not None and broadcast.waited is None:
-            return refuse(
-                f"whether '{broadcast.rpc}' is waited on at "
-                f"{_where(broadcast.name_at, surface.root)} is not known ({broadcast.wait_source})"
-            )
-    waited = {s.broadcast.rpc for s in surface.broadcasts if s.broadcast.waited is True}
-    return frozenset(
-        name
-        for name in waited
-        if name is not None
-        and name in surface.handlers.names
-        and name not in surface.base_handlers.names
-    )
-
-
-def plan(surfaces: Iterable[SurfaceFacts]) -> tuple[list[Target], list[Refusal]]:
-    """The registries to rewrite, and those that can't be; a registry that two surfaces
-    share is fixed only when both want the same names."""
-    targets: dict[tuple[str, str], Target] = {}
-    refusals: list[Refusal] = []
-    refused: set[tuple[str, str]] = set()
-    for surface in surfaces:
-        wanted = wanted_names(surface)
-        registry = surface.registry
-        if wanted is None or registry is None:
-            continue
-        key = (registry.location.path, registry.qualname)
-        if isinstance(wanted, Refusal):
-            refusals.append(wanted)
-            refused.add(key)
-            continue
-        known = targets.get(key)
-        if known is not None and known.wanted != wanted:
-            refusals.append(
-                Refusal(
-                    key[0],
-                    registry.location.line,
-                    registry.qualname,
-                    f"surfaces {', '.join(known.surfaces)} and {surface.name} share "
-                    f"{registry.qualname} but need different names in it",
-                )
-            )
-            refused.add(key)
-            continue
-        names = (known.surfaces if known else ()) + (surface.name,)
-        targets[key] = Target(
-            key[0],
-            registry.qualname.rsplit(".", 1)[-1],
-            registry.qualname,
-            registry.location.line,
-            wanted,
-            names,
-        )
-    return [t for k, t in sorted(targets.items()) if k not in refused], refusals
-
-
-def _where(location: Location, root: str) -> str:
-    path = os.path.relpath(location.path, root) if root else location.path
-    return f"{path.replace(os.sep, '/')}:{location.line}"
-
-
-# --- reading and writing a file, keeping its encoding and bytes -------------------------
-
-
-@dataclass(frozen=True)
-class SourceFile:
-    path: str
-    data: bytes
-    encoding: str
-    text: str
-
-    @classmethod
-    def read(cls, path: str) -> SourceFile:
-        with open(path, "rb") as stream:
-            data = stream.read()
-        try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-            text = data.decode(encoding)
-        except (SyntaxError, LookupError, UnicodeDecodeError) as error:
-            raise Refused(1, f"the file can't be decoded: {error}") from None
-        return cls(path, data, encoding, text)
-
-    def encode(self, text: str) -> bytes:
-        try:
-            return text.encode(self.encoding)
-        except UnicodeEncodeError as error:
-            raise Refused(1, f"the new text can't be written in {self.encoding}: {error}") from None
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace *path* with *data*: readers see the old file or the new one, never a mix.
-
-    The temporary file lives in the same folder (so the rename is atomic) under a name
-    that ends in ``.tmp``, so no tool takes a leftover for a module.
-    """
-    folder, name = os.path.split(os.path.abspath(path))
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".rpcsurface.tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
-def unified_diff(shown: str, old: str, new: str) -> str:
-    """The change from *old* to *new* as a unified diff of the file *shown*."""
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
-        fromfile=f"a/{shown}",
-        tofile=f"b/{shown}",
-    )
-    return "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)
-
-
-# --- the edit ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)

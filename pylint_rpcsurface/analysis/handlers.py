@@ -13,7 +13,8 @@ from typing import TypeVar
 
 from astroid import nodes, util
 
-from pylint_rpcsurface.classes import INFERENCE_ERRORS, ClassIndex, infer_unique, location_of
+from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.model import HandlerMethod, Location, Returns, Signature
 
 

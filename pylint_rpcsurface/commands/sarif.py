@@ -50,13 +50,13 @@ def _rule(spec: MessageSpec) -> dict[str, object]:
     }
 
 
-def sarif_log(findings: Iterable[tuple[Finding, str, str]], root: str) -> dict[str, object]:
-    """The log of *findings*, each with its message text and its project root; *root*
-    is the base the log's relative URIs resolve against."""
+def sarif_log(findings: Iterable[tuple[Finding, str]], root: str) -> dict[str, object]:
+    """The log of *findings*, each with its message text; *root* is the base the log's
+    relative URIs resolve against."""
     index = {spec.symbol: position for position, spec in enumerate(MESSAGES)}
     lines = _LineReader()
     results = []
-    for finding, text, _ in findings:
+    for finding, text in findings:
         spec = MESSAGES[index[finding.symbol]]
         where = finding.location
         region: dict[str, int] = {

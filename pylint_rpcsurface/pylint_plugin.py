@@ -26,8 +26,7 @@ from pylint_rpcsurface.cache import (
 )
 from pylint_rpcsurface.config import Config, ConfigError, ConfigFinder
 from pylint_rpcsurface.messages import BY_SYMBOL, CHECKER_NAME, MESSAGES
-from pylint_rpcsurface.model import Finding
-from pylint_rpcsurface.results import Analysis
+from pylint_rpcsurface.model import Analysis, Finding
 from pylint_rpcsurface.sources import real
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pylint_rpcsurface.derive import derive, names_list
+from pylint_rpcsurface import rules
 from pylint_rpcsurface.messages import render
 from pylint_rpcsurface.model import (
     Answers,
@@ -15,6 +15,7 @@ from pylint_rpcsurface.model import (
     RegistryElement,
     SurfaceFacts,
 )
+from pylint_rpcsurface.rules.text import names_list
 
 ROOT = "/project"
 CORE = f"{ROOT}/engine_core.py"
@@ -81,7 +82,7 @@ def surface(
 
 
 def symbols(facts: SurfaceFacts) -> list[tuple[str, int]]:
-    return [(f.symbol, f.location.line) for f in derive([facts])]
+    return [(f.symbol, f.location.line) for f in rules.findings([facts])]
 
 
 def test_a_consistent_surface_has_no_findings() -> None:
@@ -89,7 +90,7 @@ def test_a_consistent_surface_has_no_findings() -> None:
         [site("prefill", 10), site("decode", 11), site("forward", 12)],
         registry("prefill", "decode"),
     )
-    assert derive([facts]) == []
+    assert rules.findings([facts]) == []
 
 
 def test_a_waited_name_only_the_handlers_answer_must_be_listed() -> None:
@@ -130,13 +131,13 @@ def test_a_name_neither_handler_answers_wins_over_in_base() -> None:
 
 def test_unwaited_detail_names_the_unwaited_site() -> None:
     facts = surface([site("prefill", 30, waited=False)], registry("prefill"))
-    (finding,) = derive([facts])
+    (finding,) = rules.findings([facts])
     assert finding.symbol == "rpc-listed-unwaited"
     assert "only broadcast without waiting, by PrefillEngineCore at engine_core.py:30" in (
         render(finding.symbol, finding.args)
     )
     facts = surface([], registry("prefill"))
-    (finding,) = derive([facts])
+    (finding,) = rules.findings([facts])
     assert finding.args[-1] == "it is never broadcast"
 
 
@@ -145,7 +146,7 @@ def test_unanswered_says_what_happens_for_each_wait_state() -> None:
         [site("nope", 10), site("nope", 11, waited=False), site("nope", 12, waited=None)],
         None,
     )
-    texts = {(f.location.line, f.symbol): render(f.symbol, f.args) for f in derive([facts])}
+    texts = {(f.location.line, f.symbol): render(f.symbol, f.args) for f in rules.findings([facts])}
     assert "blocks forever" in texts[10, "rpc-unanswered"]
     assert "skip it silently" in texts[11, "rpc-unanswered"]
     # an unknown flag gets its own message, and the unanswered one says both outcomes
@@ -159,7 +160,7 @@ def test_every_text_starts_with_the_quoted_name() -> None:
         [site("nope", 10), site(None, 11), site("prefill", 12, waited=None), site("decode", 13)],
         registry("ghost", "forward", "x", "x", None),
     )
-    findings = derive([facts])
+    findings = rules.findings([facts])
     assert len(findings) >= 6
     for finding in findings:
         assert render(finding.symbol, finding.args).startswith("'")
@@ -208,7 +209,7 @@ def test_unknown_caller_ancestry_suppresses_unwaited_claims() -> None:
 def test_a_site_shared_by_two_surfaces_gets_one_uninferable_finding_naming_all_callers() -> None:
     first = surface([site(None, 10, callers=(PREFILL,))], None)
     second = replace(first, name="other", broadcasts=(site(None, 10, callers=(DECODE,)),))
-    findings = derive([first, second])
+    findings = rules.findings([first, second])
     assert [f.symbol for f in findings] == ["rpc-name-uninferable"]
     assert findings[0].args[1] == "DecodeEngineCore and PrefillEngineCore"
 
@@ -221,6 +222,6 @@ def test_names_list_qualifies_only_clashing_short_names() -> None:
 
 def test_findings_are_sorted_by_place_then_symbol() -> None:
     facts = surface([site("nope", 12), site("prefill", 10)], registry("ghost"))
-    findings = derive([facts])
+    findings = rules.findings([facts])
     assert findings == sorted(findings)
     assert [f.location.path for f in findings] == [CONFIG, CORE, CORE]

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 
 from astroid import bases, nodes
 
-from pylint_rpcsurface.broadcasts import Code, statements_of
-from pylint_rpcsurface.classes import INFERENCE_ERRORS, location_of
+from pylint_rpcsurface.analysis.broadcasts import Code, statements_of
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, location_of
 from pylint_rpcsurface.model import HelperStep
 from pylint_rpcsurface.sources import SourceTree
 
@@ -119,17 +119,15 @@ def _assigned_value(target: nodes.AssignName) -> nodes.NodeNG | None:
     return None
 
 
-def helper_calls(
-    code: Code, tree: SourceTree | None = None
-) -> Iterator[tuple[nodes.FunctionDef, HelperStep]]:
+def helper_calls(code: Code, tree: SourceTree) -> Iterator[tuple[nodes.FunctionDef, HelperStep]]:
     """The helpers *code* calls where astroid resolves the callee, in source order.
 
-    With *tree*, calls that can only reach builtins or the standard library are not
-    inferred (see :func:`_reaches_only_python_itself`).
+    Calls that can only reach builtins or the standard library are not inferred (see
+    :func:`_reaches_only_python_itself`).
     """
     for statement in statements_of(code):
         for call in statement.nodes_of_class(nodes.Call):
-            if tree is not None and _reaches_only_python_itself(call, tree):
+            if _reaches_only_python_itself(call, tree):
                 continue
             target = _callee(call)
             if not isinstance(target, nodes.FunctionDef) or not _is_helper(target):
@@ -143,21 +141,17 @@ def helper_calls(
 Calls = Callable[[Code], list[tuple[nodes.FunctionDef, HelperStep]]]
 
 
-def _all_helper_calls(code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
-    return list(helper_calls(code))
-
-
 def reached_helpers(
     code: Code,
     depth: int,
+    calls: Calls,
     own: frozenset[int] = frozenset(),
-    calls: Calls = _all_helper_calls,
 ) -> list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]]:
     """Every helper *code* reaches within *depth* calls, with the chain that reaches it.
 
     *own* holds the ids of code already counted as the caller's own (its staticmethods
     and classmethods): those are not helpers of it. *calls* gives the helper calls of
-    one function (a cache of :func:`helper_calls` may be passed).
+    one function: :func:`helper_calls` over the project's tree, usually cached.
     """
     reached: list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]] = []
     seen: set[int] = {id(code), *own}

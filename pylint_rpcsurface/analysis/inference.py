@@ -1,0 +1,58 @@
+"""Inference that never guesses: one inferred value or none, and where a node is written.
+
+All inference goes through :func:`infer_unique`: a value is used only when astroid infers
+exactly one, so nothing downstream ever works from a guess.
+"""
+
+from __future__ import annotations
+
+import astroid
+from astroid import nodes, util
+
+from pylint_rpcsurface.model import Location
+from pylint_rpcsurface.sources import real
+
+# Inference can fail in many ways on half-typed or adversarial code; all of them mean
+# "not known", none of them may escape as a traceback.
+INFERENCE_ERRORS = (astroid.AstroidError, RecursionError, StopIteration, ValueError, TypeError)
+
+
+def infer_unique(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The one value *node* infers to, or None when it is unknown or ambiguous."""
+    try:
+        values = list(node.infer())
+    except INFERENCE_ERRORS:
+        return None
+    if not values or any(value is util.Uninferable for value in values):
+        return None
+    first = values[0]
+    if not isinstance(first, nodes.NodeNG):
+        return None
+    if all(value is first for value in values):
+        return first
+    if isinstance(first, nodes.Const) and all(
+        isinstance(v, nodes.Const) and type(v.value) is type(first.value) and v.value == first.value
+        for v in values
+    ):
+        return first
+    return None
+
+
+def location_of(node: nodes.NodeNG) -> Location | None:
+    """Where *node* is written, or None for nodes astroid made up (brains, builtins)."""
+    root = node.root()
+    path = getattr(root, "file", None)
+    if not isinstance(root, nodes.Module) or not path or node.lineno is None:
+        return None
+    position = getattr(node, "position", None)
+    if position is not None:  # ClassDef/FunctionDef: the name, not the whole body
+        return Location(
+            real(path),
+            position.lineno,
+            position.col_offset,
+            position.end_lineno,
+            position.end_col_offset,
+        )
+    return Location(
+        real(path), node.lineno, node.col_offset or 0, node.end_lineno, node.end_col_offset
+    )

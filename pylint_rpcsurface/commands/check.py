@@ -1,0 +1,114 @@
+"""``rpcsurface check``: the findings pylint would give, as text, JSON or SARIF.
+
+Exit status: 0 clean, 1 findings, 2 usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import TextIO
+
+from pylint_rpcsurface.cache import NO_CACHE_ENV, analyse_with_cache, disabled_by_environment
+from pylint_rpcsurface.commands.projects import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    Scope,
+    UsageError,
+    config_option,
+    scopes,
+    shown,
+)
+from pylint_rpcsurface.commands.sarif import sarif_log
+from pylint_rpcsurface.config import PYPROJECT
+from pylint_rpcsurface.messages import BY_SYMBOL, render
+from pylint_rpcsurface.model import Finding
+
+
+def add_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    check = commands.add_parser(
+        "check",
+        help="report the findings of the project's [tool.rpcsurface] surfaces",
+        description="Report what `pylint --enable=rpcsurface` would, without running pylint. "
+        f"With no paths, check the project whose {PYPROJECT} (with a [tool.rpcsurface] "
+        "table) is found upward from the current folder; with paths, report the findings "
+        "in those files and folders. Exit status: 0 clean, 1 findings, 2 usage or "
+        "configuration error.",
+    )
+    check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to report on")
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "sarif"),
+        default="text",
+        help="output format (text); sarif is SARIF 2.1.0 for code scanning, with 1-based "
+        "columns counted in UTF-16 code units",
+    )
+    config_option(check)
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=f"don't read or write the fact cache (also: {NO_CACHE_ENV}=1)",
+    )
+    return check
+
+
+def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    del err  # findings go to *out*; a usage error is raised
+    targets = scopes(arguments.paths, arguments.config)
+    use_cache = not (arguments.no_cache or disabled_by_environment())
+    findings: dict[Finding, str] = {}
+    errors: list[str] = []
+    analysed: dict[Path, list[Scope]] = {}
+    for target in targets:
+        analysed.setdefault(target.config.path, []).append(target)
+    for group in analysed.values():
+        analysis = analyse_with_cache(group[0].config, {}, use_cache=use_cache)
+        errors.extend(str(error) for error in analysis.config_errors)
+        for finding in analysis.all_findings():
+            if any(target.covers(finding.location.path) for target in group):
+                findings.setdefault(finding, str(group[0].config.root))
+    if errors:
+        raise UsageError("; ".join(dict.fromkeys(errors)))
+    ordered = sorted(findings)
+    if arguments.format == "sarif":
+        roots = sorted(set(findings.values())) or [str(targets[0].config.root)]
+        log = sarif_log(((f, message_text(f)) for f in ordered), os.path.commonpath(roots))
+        json.dump(log, out, indent=2)
+        out.write("\n")
+    elif arguments.format == "json":
+        json.dump([_as_json(finding) for finding in ordered], out, indent=2)
+        out.write("\n")
+    else:
+        for finding in ordered:
+            where = finding.location
+            out.write(
+                f"{shown(where.path)}:{where.line}:{where.col}: "
+                f"{finding.symbol}: {message_text(finding)}\n"
+            )
+    return EXIT_FINDINGS if ordered else EXIT_CLEAN
+
+
+def message_text(finding: Finding) -> str:
+    """The message text, exactly as the pylint checker prints it (with its page pointer)."""
+    return render(finding.symbol, finding.args)
+
+
+def _as_json(finding: Finding) -> dict[str, object]:
+    where = finding.location
+    spec = BY_SYMBOL[finding.symbol]
+    return {
+        "path": shown(where.path),
+        "absolutePath": where.path,
+        "line": where.line,
+        "column": where.col,
+        "endLine": where.end_line,
+        "endColumn": where.end_col,
+        "symbol": finding.symbol,
+        "messageId": spec.msgid,
+        "message": message_text(finding),
+        "confidence": finding.confidence,
+    }

@@ -1,0 +1,99 @@
+"""``rpcsurface fix``: rewrite each registry constant to the names the code implies.
+
+:mod:`.plan` decides which registries to rewrite and to which names (from the rules'
+registry equation), :mod:`.edit` rewrites a literal in source text, :mod:`.write` reads
+and writes the file. It analyses afresh: the fact cache keeps findings, not facts.
+
+Exit status: 0 nothing to change or every change written; 1 with ``--diff`` when changes
+are pending; 2 for a usage or configuration error, or when some registry can't be fixed
+(the others are still fixed, or shown).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from pylint_rpcsurface.commands.fix.edit import Refused, rewrite
+from pylint_rpcsurface.commands.fix.plan import Refusal, RegistryRewrite, plan
+from pylint_rpcsurface.commands.fix.write import SourceFile, unified_diff, write_atomically
+from pylint_rpcsurface.commands.projects import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    config_option,
+    configs,
+    facts,
+    shown,
+)
+
+
+def add_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    fix_command = commands.add_parser(
+        "fix",
+        help="rewrite each registry to the names the code implies",
+        description="Rewrite each registry constant to the names the callers wait on, that "
+        "the handlers answer and the base handlers don't: add the missing names, remove "
+        "the stale ones, keep the literal's form, order, quotes, comments and layout. A "
+        "registry that can't be edited safely, or whose names can't all be known, is "
+        "refused with the reason. It analyses afresh, without the fact cache. Exit "
+        "status: 0 nothing to change or all written; 1 with --diff when changes are "
+        "pending; 2 for a usage or configuration error, or a refused registry.",
+    )
+    fix_command.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders of projects"
+    )
+    fix_command.add_argument(
+        "--diff", action="store_true", help="print a unified diff and write nothing"
+    )
+    config_option(fix_command)
+    return fix_command
+
+
+def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    refusals: list[Refusal] = []
+    targets: list[RegistryRewrite] = []
+    for config in configs(arguments.paths, arguments.config):
+        planned, refused = plan(facts(config).surfaces)
+        targets.extend(planned)
+        refusals.extend(refused)
+    by_file: dict[str, list[RegistryRewrite]] = {}
+    for target in targets:
+        by_file.setdefault(target.path, []).append(target)
+    changed = 0
+    for path, in_file in sorted(by_file.items()):
+        try:
+            source = SourceFile.read(path)
+            text = source.text
+            for target in in_file:
+                try:
+                    text = rewrite(text, target.attribute, target.qualname, target.wanted)
+                except Refused as refused:
+                    refusals.append(Refusal(path, refused.line, target.qualname, refused.why))
+            if text == source.text:
+                continue
+            data = source.encode(text)
+        except Refused as refusal:
+            refusals.append(Refusal(path, refusal.line, in_file[0].qualname, refusal.why))
+            continue
+        except OSError as error:
+            refusals.append(Refusal(path, 1, in_file[0].qualname, str(error)))
+            continue
+        changed += 1
+        if arguments.diff:
+            out.write(unified_diff(shown(path), source.text, text))
+        else:
+            try:
+                write_atomically(path, data)
+            except OSError as error:
+                refusals.append(Refusal(path, 1, in_file[0].qualname, f"can't write: {error}"))
+                continue
+            names = ", ".join(t.qualname for t in in_file)
+            out.write(f"fixed {shown(path)} ({names})\n")
+    for each in sorted(refusals, key=lambda r: (r.path, r.line, r.why)):
+        err.write(f"{shown(each.path)}:{each.line}: can't fix {each.qualname}: {each.why}\n")
+    if refusals:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if arguments.diff and changed else EXIT_CLEAN

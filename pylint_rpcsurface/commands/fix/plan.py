@@ -1,0 +1,76 @@
+"""Which registries ``rpcsurface fix`` rewrites, and to which names.
+
+The names come from :func:`pylint_rpcsurface.rules.wanted_registry`: the same registry
+equation, and the same refusals to guess, as the findings ``rpc-unlisted`` and
+``rpc-listed-*``. So ``fix`` writes exactly what makes those findings go away, and
+refuses where they would not be made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pylint_rpcsurface.model import SurfaceFacts
+from pylint_rpcsurface.rules import wanted_registry
+
+
+@dataclass(frozen=True)
+class RegistryRewrite:
+    """One registry constant to rewrite, and the names it must hold."""
+
+    path: str  # the real path of the module that assigns it
+    attribute: str
+    qualname: str
+    line: int  # where it is bound, for messages
+    wanted: frozenset[str]
+    surfaces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    path: str
+    line: int
+    qualname: str
+    why: str
+
+
+def plan(surfaces: Iterable[SurfaceFacts]) -> tuple[list[RegistryRewrite], list[Refusal]]:
+    """The registries to rewrite, and those that can't be; a registry that two surfaces
+    share is fixed only when both want the same names."""
+    targets: dict[tuple[str, str], RegistryRewrite] = {}
+    refusals: list[Refusal] = []
+    refused: set[tuple[str, str]] = set()
+    for surface in surfaces:
+        wanted = wanted_registry(surface)
+        registry = surface.registry
+        if wanted is None or registry is None:
+            continue
+        key = (registry.location.path, registry.qualname)
+        if isinstance(wanted, str):  # why the names can't be known
+            refusals.append(Refusal(key[0], registry.location.line, registry.qualname, wanted))
+            refused.add(key)
+            continue
+        known = targets.get(key)
+        if known is not None and known.wanted != wanted:
+            refusals.append(
+                Refusal(
+                    key[0],
+                    registry.location.line,
+                    registry.qualname,
+                    f"surfaces {', '.join(known.surfaces)} and {surface.name} share "
+                    f"{registry.qualname} but need different names in it",
+                )
+            )
+            refused.add(key)
+            continue
+        names = (known.surfaces if known else ()) + (surface.name,)
+        targets[key] = RegistryRewrite(
+            key[0],
+            registry.qualname.rsplit(".", 1)[-1],
+            registry.qualname,
+            registry.location.line,
+            wanted,
+            names,
+        )
+    return [t for k, t in sorted(targets.items()) if k not in refused], refusals

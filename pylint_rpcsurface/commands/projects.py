@@ -1,0 +1,108 @@
+"""What every subcommand shares: the projects the paths on the command line belong to.
+
+Exit statuses, the usage error, and the configuration of each path (searched upward from
+it, or the one ``--config`` names).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pylint_rpcsurface.config import PYPROJECT, Config, ConfigError, ConfigFinder
+from pylint_rpcsurface.sources import real
+
+if TYPE_CHECKING:
+    from pylint_rpcsurface.engine import Facts
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+
+class UsageError(Exception):
+    """A problem with the command line or the configuration: exit status 2."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Paths given on the command line and the configuration that applies to them."""
+
+    paths: tuple[str, ...]  # real paths
+    config: Config
+
+    def covers(self, file: str) -> bool:
+        return any(file == p or file.startswith(p.rstrip(os.sep) + os.sep) for p in self.paths)
+
+
+def config_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--config",
+        metavar="FILE",
+        help="TOML file whose [tool.rpcsurface] table to use, instead of searching upward",
+    )
+
+
+def scopes(paths: Sequence[str], config_file: str | None) -> list[Scope]:
+    finder = ConfigFinder(Path(config_file) if config_file else None)
+    if config_file and not os.path.isfile(config_file):
+        raise UsageError(f"{config_file}: no such file (expected the TOML file of --config)")
+    if not paths:
+        config = _config_for(finder, Path.cwd() / PYPROJECT, ".")
+        # The project is what its source roots hold: a finding in a library that a
+        # caller inherits from is not the project's, and pylint would not lint it.
+        return [Scope(tuple(real(root) for root in config.source_roots), config)]
+    targets = []
+    for given in paths:
+        if not os.path.exists(given):
+            raise UsageError(f"{given}: no such file or folder")
+        # A folder's configuration is searched from inside it, as for a file it holds.
+        probe = Path(given, PYPROJECT) if os.path.isdir(given) else Path(given)
+        targets.append(Scope((real(given),), _config_for(finder, probe, given)))
+    return targets
+
+
+def _config_for(finder: ConfigFinder, probe: Path, given: str) -> Config:
+    try:
+        config = finder.config_for(probe)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    if config is None:
+        raise UsageError(
+            f"{given}: no {PYPROJECT} with a [tool.rpcsurface] table in this folder "
+            "or any folder above it (or pass --config FILE)"
+        )
+    return config
+
+
+def configs(paths: Sequence[str], config_file: str | None) -> list[Config]:
+    """The configurations of the projects *paths* belong to, each once."""
+    found: dict[Path, Config] = {}
+    for scope in scopes(paths, config_file):
+        found.setdefault(scope.config.path, scope.config)
+    return list(found.values())
+
+
+def facts(config: Config) -> Facts:
+    """The facts of *config*'s surfaces, analysed afresh; a usage error for a bad
+    configuration."""
+    # The engine imports astroid: only report and fix need it here, and check's warm
+    # cache answers without it.
+    from pylint_rpcsurface.engine import (  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+        surface_facts,
+    )
+
+    analysed = surface_facts(config)
+    if analysed.config_errors:
+        raise UsageError("; ".join(dict.fromkeys(str(e) for e in analysed.config_errors)))
+    return analysed
+
+
+def shown(path: str) -> str:
+    """A path as the user gave it: relative to the current folder when inside it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative

@@ -1,0 +1,48 @@
+"""The words every rule's messages share: class lists, ``path:line``, who broadcasts."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from pylint_rpcsurface.messages import BY_SYMBOL
+from pylint_rpcsurface.model import CallerBroadcast, Finding, Location, SurfaceFacts
+
+
+def finding(location: Location, symbol: str, args: tuple[str, ...]) -> Finding:
+    return Finding(location, symbol, args, BY_SYMBOL[symbol].confidence)
+
+
+def names_list(qualnames: Iterable[str]) -> str:
+    """'A', 'A and B', 'A, B and C': short class names, qualified only where two clash."""
+    qualnames = sorted(set(qualnames))
+    shorts = [name.rsplit(".", 1)[-1] for name in qualnames]
+    shown = [
+        short if shorts.count(short) == 1 else full
+        for short, full in zip(shorts, qualnames, strict=True)
+    ]
+    if len(shown) <= 1:
+        return "".join(shown) or "no class"
+    return ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def where(location: Location, root: str) -> str:
+    """``path:line``, the path relative to the project folder *root*."""
+    path = os.path.relpath(location.path, root) if root else location.path
+    return f"{path.replace(os.sep, '/')}:{location.line}"
+
+
+def callers_text(site: CallerBroadcast, root: str) -> str:
+    """The callers of a site, and the helper calls leading to it: ``A via _f() at x.py:3``."""
+    text = names_list(site.callers)
+    steps = site.broadcast.via
+    if steps:
+        text += " via " + ", ".join(f"{step.name}() at {where(step.call, root)}" for step in steps)
+    return text
+
+
+def handlers_text(surface: SurfaceFacts) -> str:
+    text = f"handlers: {names_list(surface.handlers.classes)}"
+    if surface.base_handlers.classes:
+        text += f"; base handlers: {names_list(surface.base_handlers.classes)}"
+    return text
