@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pylint_runner import PylintRun
+from support import PylintRun
 
 FIXTURE = Path(__file__).parent / "fixtures" / "engine"
 

@@ -1,4 +1,4 @@
-"""Make the helper modules in tests/ importable, and keep pytest out of the fixture."""
+"""Make tests/support.py (and the case modules) importable, and keep pytest out of the fixtures."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ from acceptance_cases import (
     python_files,
     sentinels,
 )
-from pylint_runner import run_check, run_pylint
+from support import run_check, run_pylint
 
 REGISTRY_NAMES = (
     "prefill_forward",

@@ -13,8 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from pylint_runner import run_check, run_pylint
-from tiny_project import (
+from support import (
     APP,
     APP_PLANTED,
     CORE,
@@ -24,10 +23,12 @@ from tiny_project import (
     PLANTED_LINE,
     PYPROJECT,
     assert_no_crash,
-    explain,
+    describe_run,
     line_of,
     only,
     project,
+    run_check,
+    run_pylint,
 )
 
 from pylint_rpcsurface.config import ConfigError, load_config
@@ -72,7 +73,9 @@ def test_deep_inheritance_chain(tmp_path: Path, depth: int, timeout: float) -> N
     root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": app})
     run = run_pylint(root, "app.py", timeout=timeout)
     assert_no_crash(run)
-    assert run.keys() == {("rpc-unanswered", "app.py", line_of(app, '"deep_rpc"'))}, explain(run)
+    assert run.keys() == {("rpc-unanswered", "app.py", line_of(app, '"deep_rpc"'))}, describe_run(
+        run
+    )
     (text,) = only(run, "rpc-unanswered")
     assert text.startswith(f"'deep_rpc' is broadcast by C{depth - 1}, but no handler"), text
 
@@ -97,8 +100,10 @@ def test_class_inheriting_from_its_own_earlier_binding(tmp_path: Path) -> None:
     assert run.keys() == {
         ("rpc-unanswered", "app.py", PLANTED_LINE),
         ("rpc-unanswered", "app.py", line_of(app, '"own_rpc"')),
-    }, explain(run)
-    assert all(" is broadcast by Core, " in t for t in only(run, "rpc-unanswered")), explain(run)
+    }, describe_run(run)
+    assert all(" is broadcast by Core, " in t for t in only(run, "rpc-unanswered")), describe_run(
+        run
+    )
 
 
 def test_mutually_recursive_helpers(tmp_path: Path) -> None:
@@ -132,7 +137,7 @@ def test_mutually_recursive_helpers(tmp_path: Path) -> None:
     assert run.keys() == {
         ("rpc-name-uninferable", "app.py", line_of(app, "name_a(), wait_out")),
         ("rpc-unanswered", "app.py", line_of(app, '"pong_rpc"')),
-    }, explain(run)
+    }, describe_run(run)
 
 
 # ---------------------------------------------------------------------------
@@ -171,7 +176,7 @@ def test_ten_thousand_entry_registry(tmp_path: Path) -> None:
     assert run.keys() == {
         ("rpc-listed-unanswered", "app.py", line_of(app, f'"{missing}"')),
         ("rpc-name-uninferable", "app.py", line_of(app, "call_func(name, wait_out=True)")),
-    }, explain(run)
+    }, describe_run(run)
 
 
 def test_registry_with_duplicates(tmp_path: Path) -> None:
@@ -182,7 +187,7 @@ def test_registry_with_duplicates(tmp_path: Path) -> None:
     root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": app})
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpc-registry-invalid", "app.py", 1)}, explain(run)
+    assert run.keys() == {("rpc-registry-invalid", "app.py", 1)}, describe_run(run)
     (message,) = run.messages
     assert message.column == registry.rindex('"fast_step"')
     assert message.text == "'fast_step' is listed twice in app.FAST_RPCS (first at app.py:1)"
@@ -202,17 +207,17 @@ def test_invalid_utf8_without_a_cookie_in_a_module_mentioning_the_caller(tmp_pat
     root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": APP_PLANTED, "bad.py": bad})
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, explain(run)
+    assert run.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, describe_run(run)
 
     both = run_pylint(root, "app.py", "bad.py")
     for stream in (both.stdout, both.stderr):
-        assert "Traceback" not in stream, explain(both)
-    assert not any(m.symbol == "astroid-error" for m in both.messages), explain(both)
+        assert "Traceback" not in stream, describe_run(both)
+    assert not any(m.symbol == "astroid-error" for m in both.messages), describe_run(both)
     # pylint's own, documented report of a file it can't decode (F0010), for bad.py only.
     assert both.keys() == {
         ("rpc-unanswered", "app.py", PLANTED_LINE),
         ("parse-error", "bad.py", 1),
-    }, explain(both)
+    }, describe_run(both)
     assert "encoding" in only(both, "parse-error")[0]
 
 
@@ -251,13 +256,13 @@ def test_stdin_path_outside_every_source_root(tmp_path: Path) -> None:
     )
     outside = run_pylint(root, "--from-stdin", "scripts/tool.py", stdin=buffer)
     assert_no_crash(outside)
-    assert outside.messages == (), explain(outside)
-    assert outside.returncode == 0, explain(outside)
+    assert outside.messages == (), describe_run(outside)
+    assert outside.returncode == 0, describe_run(outside)
 
     inside = run_pylint(root, "--from-stdin", "src/tool.py", stdin=buffer)
     assert_no_crash(inside)
     assert inside.keys() == {("rpc-unanswered", "src/tool.py", line_of(buffer, "tool_rpc"))}, (
-        explain(inside)
+        describe_run(inside)
     )
 
 
@@ -302,14 +307,14 @@ def test_symlinked_source_file_and_folder(tmp_path: Path) -> None:
         run = run_pylint(root, linted)
         assert_no_crash(run)
         assert [(m.symbol, m.line) for m in run.messages] == [("rpc-unanswered", sub_line)], (
-            explain(run)
+            describe_run(run)
         )
-        assert run.messages[0].text.startswith("'sub_rpc' is broadcast by Sub,"), explain(run)
+        assert run.messages[0].text.startswith("'sub_rpc' is broadcast by Sub,"), describe_run(run)
 
     via_link = run_pylint(root, "src/app.py")
     assert_no_crash(via_link)
     assert [(m.symbol, m.line) for m in via_link.messages] == [("rpc-unanswered", PLANTED_LINE)], (
-        explain(via_link)
+        describe_run(via_link)
     )
 
 
@@ -363,7 +368,7 @@ def test_project_shadowed_by_an_installed_copy(tmp_path: Path) -> None:
 
     run = run_pylint(root, "--recursive=y", "pkg", env=env)
     assert_no_crash(run)
-    assert run.keys() == expected, explain(run)
+    assert run.keys() == expected, describe_run(run)
 
     check = run_check(root, "--format", "json", "--no-cache", env=env)
     assert check.returncode == 1, check
@@ -388,12 +393,14 @@ def test_config_naming_a_package_init(tmp_path: Path, spelling: str) -> None:
     )
     clean = run_pylint(root, "app.py", "pkg/__init__.py")
     assert_no_crash(clean)
-    assert clean.messages == (), explain(clean)
+    assert clean.messages == (), describe_run(clean)
 
     (root / "app.py").write_text(core + PLANTED, encoding="utf-8")
     planted = run_pylint(root, "app.py")
     assert_no_crash(planted)
-    assert planted.keys() == {("rpc-unanswered", "app.py", core.count("\n") + 1)}, explain(planted)
+    assert planted.keys() == {("rpc-unanswered", "app.py", core.count("\n") + 1)}, describe_run(
+        planted
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -478,7 +485,7 @@ def test_wrong_type_end_to_end_reports_and_judges_nothing(tmp_path: Path) -> Non
     root = project(tmp_path, {"pyproject.toml": text, "app.py": APP_PLANTED})
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpcsurface-config-error", "app.py", 1)}, explain(run)
+    assert run.keys() == {("rpcsurface-config-error", "app.py", 1)}, describe_run(run)
     (message,) = run.messages
     assert message.text.startswith(f"{root / 'pyproject.toml'}: {key_path}: expected "), message
     assert run.returncode & ERROR_BIT
@@ -509,7 +516,7 @@ def test_registry_built_by_a_function_that_appends(tmp_path: Path) -> None:
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
     assert run.keys() == {("rpc-registry-invalid", "app.py", line_of(app, "FAST_RPCS = make()"))}, (
-        explain(run)
+        describe_run(run)
     )
     (text,) = only(run, "rpc-registry-invalid")
     assert text == (
@@ -526,7 +533,7 @@ def test_registry_appended_to_at_module_level(tmp_path: Path) -> None:
     root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": app})
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpc-registry-invalid", "app.py", 1)}, explain(run)
+    assert run.keys() == {("rpc-registry-invalid", "app.py", 1)}, describe_run(run)
     (text,) = only(run, "rpc-registry-invalid")
     assert text == "'app.FAST_RPCS' can't be evaluated statically: it is changed in place on line 2"
 
@@ -549,4 +556,6 @@ def test_stdin_buffer_of_a_file_not_saved_yet(tmp_path: Path) -> None:
     assert not (root / "tool.py").exists()
     run = run_pylint(root, "--from-stdin", "tool.py", stdin=buffer)
     assert_no_crash(run)
-    assert run.keys() == {("rpc-unanswered", "tool.py", line_of(buffer, "tool_rpc"))}, explain(run)
+    assert run.keys() == {("rpc-unanswered", "tool.py", line_of(buffer, "tool_rpc"))}, describe_run(
+        run
+    )

@@ -9,16 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from bench_scripts import load
-from pylint_runner import run_pylint
-from tiny_project import assert_no_crash, explain
+from support import assert_no_crash, describe_run, load_bench_script, run_pylint
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-gen = load("generate_project")
+gen = load_bench_script("generate_project")
 
 SMALL = 0.03  # a few dozen modules: pylint runs over it in seconds
 Finding = tuple[str, str, int]
@@ -57,8 +55,8 @@ def test_real_pylint_reports_exactly_the_planted_findings(
     assert {tuple(f) for f in manifest["expected_findings"]} == expected  # type: ignore[attr-defined]
     run = run_pylint(project, "--recursive=y", ".")
     assert_no_crash(run)
-    assert run.keys() == expected, explain(run)
-    assert len(run.messages) == len(expected), explain(run)  # each reported once
+    assert run.keys() == expected, describe_run(run)
+    assert len(run.messages) == len(expected), describe_run(run)  # each reported once
 
 
 def test_shape(small: tuple[Path, dict[str, object]]) -> None:

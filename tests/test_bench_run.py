@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from bench_scripts import load
+from support import load_bench_script
 
-run = load("run")
+run = load_bench_script("run")
 
 PLANTED = [["rpc-unanswered", "pkg/b.py", 7], ["rpc-unlisted", "pkg/a.py", 3]]
 

@@ -13,8 +13,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from pylint_runner import CONSOLE_SCRIPT, Reported, clean_environment, run_check, run_pylint
-from tiny_project import APP, APP_PLANTED, PLANTED_LINE, PYPROJECT, project
+from support import (
+    APP,
+    APP_PLANTED,
+    CONSOLE_SCRIPT,
+    PLANTED_LINE,
+    PYPROJECT,
+    Reported,
+    clean_environment,
+    project,
+    run_check,
+    run_pylint,
+)
 
 from pylint_rpcsurface.cache import CACHE_DIR, disabled_by_environment
 

@@ -9,8 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from pylint_runner import run_check, run_pylint
-from tiny_project import APP, APP_PLANTED, PLANTED, PLANTED_LINE, PYPROJECT, project
+from support import (
+    APP,
+    APP_PLANTED,
+    PLANTED,
+    PLANTED_LINE,
+    PYPROJECT,
+    project,
+    run_check,
+    run_pylint,
+)
 
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.messages import BY_SYMBOL

@@ -19,16 +19,18 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from pylint_runner import PylintRun, Reported, run_pylint
-from tiny_project import (
+from support import (
     APP,
     APP_PLANTED,
     ERROR_BIT,
     PLANTED_LINE,
     PYPROJECT,
+    PylintRun,
+    Reported,
     assert_no_crash,
-    explain,
+    describe_run,
     project,
+    run_pylint,
 )
 
 CONFIG_ERROR = "rpcsurface-config-error"
@@ -51,13 +53,13 @@ def assert_config_errors(
     """Exactly the config errors *expected* (key path -> part of the 'expected' text), each
     on line 1 of every module in *modules*, and besides them exactly *others*."""
     assert_no_crash(run)
-    assert run.returncode & ERROR_BIT, explain(run)
+    assert run.returncode & ERROR_BIT, describe_run(run)
     errors = [m for m in run.messages if m.symbol == CONFIG_ERROR]
     rest = {(m.symbol, m.path, m.line) for m in run.messages if m.symbol != CONFIG_ERROR}
-    assert rest == others, explain(run)
+    assert rest == others, describe_run(run)
     assert sorted((m.path, m.line) for m in errors) == sorted(
         (module, 1) for module in modules for _ in expected
-    ), explain(run)
+    ), describe_run(run)
     for module in modules:
         texts = sorted(m.text for m in errors if m.path == module)
         keys = []
@@ -69,8 +71,8 @@ def assert_config_errors(
             key = text[len(f"{toml}: ") :].split(": ", 1)[0]
             keys.append(key)
             assert expected[key] in text, text
-        assert sorted(keys) == sorted(expected), explain(run)
-    assert all(m.confidence == "HIGH" for m in errors), explain(run)
+        assert sorted(keys) == sorted(expected), describe_run(run)
+    assert all(m.confidence == "HIGH" for m in errors), describe_run(run)
     return errors
 
 
@@ -82,13 +84,13 @@ def test_valid_configuration_is_silent_then_reports_the_planted_finding(tmp_path
     clean = project(tmp_path / "clean", {"pyproject.toml": PYPROJECT, "app.py": APP})
     run = run_pylint(clean, "app.py")
     assert_no_crash(run)
-    assert run.messages == (), explain(run)
-    assert run.returncode == 0, explain(run)
+    assert run.messages == (), describe_run(run)
+    assert run.returncode == 0, describe_run(run)
 
     planted = project(tmp_path / "planted", {"pyproject.toml": PYPROJECT, "app.py": APP_PLANTED})
     run = run_pylint(planted, "app.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, explain(run)
+    assert run.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, describe_run(run)
     assert run.returncode & ERROR_BIT
 
 
@@ -269,7 +271,7 @@ def test_registry_constant_missing_is_registry_invalid_not_config_error(tmp_path
     )
     run = run_pylint(root, "app.py", "names.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpc-registry-invalid", "names.py", 1)}, explain(run)
+    assert run.keys() == {("rpc-registry-invalid", "names.py", 1)}, describe_run(run)
     (message,) = run.messages
     assert message.column == 0
     assert message.text == "'names.FAST_RPC' is not defined in module names"
@@ -320,12 +322,12 @@ def test_explicit_config_option_is_used(tmp_path: Path) -> None:
     )
     without = run_pylint(root, "app.py")
     assert_no_crash(without)
-    assert without.messages == (), explain(without)
+    assert without.messages == (), describe_run(without)
     assert without.returncode == 0
 
     run = run_pylint(root, "--rpcsurface-config=conf/rpc.toml", "app.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, explain(run)
+    assert run.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, describe_run(run)
     assert run.returncode & ERROR_BIT
 
 
@@ -356,8 +358,8 @@ def test_upward_search_does_not_depend_on_the_working_directory(tmp_path: Path) 
 
     from_elsewhere = run_pylint(elsewhere, str(module))
     assert_no_crash(from_elsewhere)
-    assert from_elsewhere.keys() == {("rpc-unanswered", module.as_posix(), PLANTED_LINE)}, explain(
-        from_elsewhere
+    assert from_elsewhere.keys() == {("rpc-unanswered", module.as_posix(), PLANTED_LINE)}, (
+        describe_run(from_elsewhere)
     )
 
     from_root = run_pylint(root, "pkg/sub/mod.py")
@@ -366,7 +368,7 @@ def test_upward_search_does_not_depend_on_the_working_directory(tmp_path: Path) 
     def unit(run: PylintRun) -> list[tuple[str, int, int, str]]:
         return [(m.symbol, m.line, m.column, m.text) for m in run.messages]
 
-    assert unit(from_root) == unit(from_elsewhere), explain(from_root)
+    assert unit(from_root) == unit(from_elsewhere), describe_run(from_root)
     assert from_root.returncode == from_elsewhere.returncode != 0
 
 
@@ -382,8 +384,8 @@ def test_no_table_above_the_file_is_silent(tmp_path: Path) -> None:
     )
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert run.messages == (), explain(run)
-    assert run.returncode == 0, explain(run)
+    assert run.messages == (), describe_run(run)
+    assert run.returncode == 0, describe_run(run)
 
 
 def test_table_spelled_with_a_quoted_key_is_found(tmp_path: Path) -> None:
@@ -393,11 +395,11 @@ def test_table_spelled_with_a_quoted_key_is_found(tmp_path: Path) -> None:
     root = project(tmp_path, {"pyproject.toml": quoted, "app.py": APP_PLANTED})
 
     explicit = run_pylint(root, "--rpcsurface-config=pyproject.toml", "app.py")
-    assert explicit.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, explain(explicit)
+    assert explicit.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, describe_run(explicit)
 
     run = run_pylint(root, "app.py")  # found by the upward search: the same finding
     assert_no_crash(run)
-    assert run.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, explain(run)
+    assert run.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, describe_run(run)
 
 
 def test_broken_surface_does_not_silence_a_good_one(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from acceptance_cases import BUSY, assert_ran, expected_findings, make_copy, python_files
-from pylint_runner import PylintRun, run_cli, run_pylint
+from support import PylintRun, run_cli, run_pylint
 
 
 @pytest.fixture(scope="module")

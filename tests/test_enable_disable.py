@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pylint_runner import run_pylint
-from tiny_project import APP_PLANTED, PLANTED_LINE, PYPROJECT, project
+from support import APP_PLANTED, PLANTED_LINE, PYPROJECT, project, run_pylint
 
 from pylint_rpcsurface.messages import BY_SYMBOL
 

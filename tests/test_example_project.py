@@ -6,7 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
-from pylint_runner import run_pylint
+from support import run_pylint
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "engine"
 

@@ -16,8 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from pylint_runner import run_check, run_cli
-from tiny_project import fast_surface, project
+from support import fast_surface, project, run_check, run_cli
 
 BASE = ("step",)
 FAST = ("fast_a", "fast_b", "fast_c", "fast_d")

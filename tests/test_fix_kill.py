@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pylint_runner import CONSOLE_SCRIPT, clean_environment, run_cli
+from support import CONSOLE_SCRIPT, clean_environment, run_cli
 from test_fix import _project
 
 from pylint_rpcsurface.commands.fix.write import write_atomically

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 from pylint.lint import Run
-from tiny_project import EDITOR_FILES
+from support import EDITOR_FILES
 
 from pylint_rpcsurface.messages import BY_SYMBOL
 
@@ -36,7 +36,7 @@ USER_ARGS = ("--load-plugins=pylint_rpcsurface",)
 # What the extension adds on every run.
 EXTENSION_ARGS = ("--output-format=json2", "--clear-cache-post-run=y", "--from-stdin")
 
-# The saved files are tiny_project's EDITOR_FILES; core.py is clean.
+# The saved files are support.EDITOR_FILES; core.py is clean.
 # Buffer one: a misspelt name, after 2-byte characters on the same line.
 BUFFER_ONE = """
 class Core:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from pylint.lint import Run
-from tiny_project import EDITOR_CORE, EDITOR_FILES, EDITOR_RUNNERS
+from support import EDITOR_CORE, EDITOR_FILES, EDITOR_RUNNERS
 
 
 @pytest.fixture

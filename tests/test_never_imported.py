@@ -31,7 +31,7 @@ from acceptance_cases import (
     python_files,
     sentinels,
 )
-from pylint_runner import run_cli, run_pylint
+from support import run_cli, run_pylint
 
 # ---------------------------------------------------------------------------
 # The traps are real.

@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from checkout_copy import PACKAGE, ROOT, copy_checkout, package_sources
+from support import PACKAGE, ROOT, copy_checkout, package_sources
 from trove_classifiers import classifiers
 
 if sys.version_info >= (3, 11):

@@ -26,7 +26,7 @@ from acceptance_cases import (
     markers_in_text,
     python_files,
 )
-from pylint_runner import PylintRun, Reported, run_pylint
+from support import PylintRun, Reported, run_pylint
 
 WHOLE_TREE = ("--recursive=y", "atom")
 

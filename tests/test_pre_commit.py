@@ -25,8 +25,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from checkout_copy import ROOT, copy_checkout
-from tiny_project import fast_surface
+from support import ROOT, copy_checkout, fast_surface
 
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
 

@@ -23,8 +23,7 @@ from pathlib import Path
 import hypothesmith
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pylint_runner import run_pylint
-from tiny_project import assert_no_crash, explain, fast_surface
+from support import assert_no_crash, describe_run, fast_surface, run_pylint
 
 from pylint_rpcsurface.config import ConfigError, load_config
 from pylint_rpcsurface.engine import analyse
@@ -369,4 +368,4 @@ def test_file_order_and_jobs_never_change_the_output(project: Project) -> None:
         assert_no_crash(run)
     reference = runs["ordered"].messages
     for mode, run in runs.items():
-        assert run.messages == reference, f"{mode}:\n{explain(run)}"
+        assert run.messages == reference, f"{mode}:\n{describe_run(run)}"

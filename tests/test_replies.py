@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pylint_runner import PylintRun, run_pylint
 from reply_cases import CASES, ReplyCase, expected, resolve, write_cases
-from tiny_project import assert_no_crash, explain
+from support import PylintRun, assert_no_crash, describe_run, run_pylint
 
 OURS = {
     "rpc-waited-none-reply",
@@ -46,12 +45,12 @@ def test_reply_case(case: ReplyCase, runs: dict[bool, tuple[Path, PylintRun]]) -
     mine = [m for m in run.messages if m.path == path]
     if case.opt_in_off:  # every checker ran: keep ours
         mine = [m for m in mine if m.symbol.startswith("rpc")]
-    assert {(m.symbol, m.line) for m in mine} == expected(case), explain(run)
+    assert {(m.symbol, m.line) for m in mine} == expected(case), describe_run(run)
     places = [(m.symbol, m.line, m.column) for m in mine]
-    assert len(places) == len(set(places)), f"reported twice:\n{explain(run)}"
+    assert len(places) == len(set(places)), f"reported twice:\n{describe_run(run)}"
     for fragment in case.texts:
         wanted = resolve(case, fragment)
-        assert any(wanted in m.text for m in mine), f"{wanted!r} not in:\n{explain(run)}"
+        assert any(wanted in m.text for m in mine), f"{wanted!r} not in:\n{describe_run(run)}"
     for message in mine:
         assert message.text.startswith("'"), message.text
         assert message.confidence == "INFERENCE" or message.symbol == "rpc-name-uninferable"

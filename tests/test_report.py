@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pylint_runner import run_cli
+from support import run_cli
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "engine"
 README = (EXAMPLE / "README.md").read_text(encoding="utf-8")

@@ -10,8 +10,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from pylint_runner import run_pylint
-from tiny_project import (
+from support import (
     APP,
     APP_PLANTED,
     ERROR_BIT,
@@ -19,10 +18,11 @@ from tiny_project import (
     PLANTED_LINE,
     PYPROJECT,
     assert_no_crash,
-    explain,
+    describe_run,
     line_of,
     only,
     project,
+    run_pylint,
 )
 
 # ---------------------------------------------------------------------------
@@ -47,11 +47,11 @@ def test_syntax_error_in_an_unrelated_module(tmp_path: Path) -> None:
 
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert run.keys() == {finding}, explain(run)
+    assert run.keys() == {finding}, describe_run(run)
 
     whole = run_pylint(root, "--recursive=y", ".")
     assert_no_crash(whole)
-    assert whole.keys() == {finding, ("syntax-error", "broken.py", 2)}, explain(whole)
+    assert whole.keys() == {finding, ("syntax-error", "broken.py", 2)}, describe_run(whole)
     (syntax,) = only(whole, "syntax-error")
     assert "invalid syntax" in syntax
     assert whole.returncode & ERROR_BIT
@@ -80,12 +80,14 @@ def test_caller_subclass_module_with_syntax_error(tmp_path: Path) -> None:
 
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert run.messages == (), explain(run)
-    assert run.returncode == 0, explain(run)
+    assert run.messages == (), describe_run(run)
+    assert run.returncode == 0, describe_run(run)
 
     both = run_pylint(root, "app.py", "sub.py")
     assert_no_crash(both)
-    assert both.keys() == {("syntax-error", "sub.py", line_of(sub, "def broken"))}, explain(both)
+    assert both.keys() == {("syntax-error", "sub.py", line_of(sub, "def broken"))}, describe_run(
+        both
+    )
 
 
 def test_unparseable_caller_subclass_does_not_make_registry_entries_unwaited(
@@ -114,12 +116,12 @@ def test_unparseable_caller_subclass_does_not_make_registry_entries_unwaited(
     root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": app, "sub.py": sub})
     clean = run_pylint(root, "app.py")
     assert_no_crash(clean)
-    assert clean.messages == (), explain(clean)
+    assert clean.messages == (), describe_run(clean)
 
     (root / "sub.py").write_text(sub + "\n    def broken(self:\n        pass\n", encoding="utf-8")
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert only(run, "rpc-listed-unwaited") == [], explain(run)
+    assert only(run, "rpc-listed-unwaited") == [], describe_run(run)
 
 
 # ---------------------------------------------------------------------------
@@ -157,7 +159,7 @@ def test_inconsistent_mro_among_caller_subclasses(tmp_path: Path) -> None:
     assert run.keys() == {
         ("rpc-unanswered", "app.py", line_of(app, '"no_such_rpc"')),
         ("rpc-unanswered", "app.py", line_of(app, '"weird_rpc"')),
-    }, explain(run)
+    }, describe_run(run)
     texts = sorted(only(run, "rpc-unanswered"))
     assert texts[0].startswith("'no_such_rpc' is broadcast by Core and Weird,"), texts
     assert texts[1].startswith("'weird_rpc' is broadcast by Weird,"), texts
@@ -195,12 +197,12 @@ def test_cyclic_inheritance_in_one_module(tmp_path: Path) -> None:
         ("rpc-unanswered", "app.py", line_of(app, '"no_such_rpc"')),
         ("rpc-unanswered", "app.py", line_of(app, '"a_rpc"')),
         ("rpc-unanswered", "app.py", line_of(app, '"b_rpc"')),
-    }, explain(run)
+    }, describe_run(run)
     assert sorted(text.split(", but ")[0] for text in only(run, "rpc-unanswered")) == [
         "'a_rpc' is broadcast by B",
         "'b_rpc' is broadcast by B",
         "'no_such_rpc' is broadcast by B and Core",
-    ], explain(run)
+    ], describe_run(run)
 
 
 def test_caller_rebound_to_its_own_subclass(tmp_path: Path) -> None:
@@ -232,7 +234,7 @@ def test_caller_rebound_to_its_own_subclass(tmp_path: Path) -> None:
     assert run.keys() == {
         ("rpc-unanswered", "app.py", line_of(app, '"no_such_rpc"')),
         ("rpc-unanswered", "app.py", line_of(app, '"loop_rpc"')),
-    }, explain(run)
+    }, describe_run(run)
     assert all(" is broadcast by Loop, " in text for text in only(run, "rpc-unanswered"))
 
 
@@ -260,7 +262,7 @@ def test_diamond_reports_the_shared_broadcast_once(tmp_path: Path) -> None:
     assert_no_crash(run)
     assert [(m.symbol, m.path, m.line) for m in run.messages] == [
         ("rpc-unanswered", "app.py", PLANTED_LINE)
-    ], explain(run)
+    ], describe_run(run)
     (text,) = only(run, "rpc-unanswered")
     assert text.startswith("'no_such_rpc' is broadcast by Bottom, Core, Left and Right,"), text
 
@@ -291,7 +293,7 @@ def test_registry_returned_by_an_inferable_function(tmp_path: Path) -> None:
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
     assert run.keys() == {("rpc-listed-unanswered", "app.py", line_of(app, '"extra_rpc"'))}, (
-        explain(run)
+        describe_run(run)
     )
     (message,) = run.messages
     assert message.column == 8
@@ -319,7 +321,7 @@ def test_registry_returned_by_an_uninferable_call(tmp_path: Path) -> None:
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
     line = line_of(app, "FAST_RPCS = load_from_env()")
-    assert run.keys() == {("rpc-registry-invalid", "app.py", line)}, explain(run)
+    assert run.keys() == {("rpc-registry-invalid", "app.py", line)}, describe_run(run)
     (message,) = run.messages
     assert (message.column, message.end_column) == (0, len("FAST_RPCS"))
     assert message.text.startswith("'app.FAST_RPCS' can't be evaluated statically: "), message
@@ -334,7 +336,7 @@ def test_registry_with_a_non_str_element(tmp_path: Path) -> None:
     root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": app})
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpc-registry-invalid", "app.py", 1)}, explain(run)
+    assert run.keys() == {("rpc-registry-invalid", "app.py", 1)}, describe_run(run)
     (message,) = run.messages
     assert message.column == registry.index("3")
     assert message.text == "'3' in app.FAST_RPCS is not a str"
@@ -354,7 +356,7 @@ def test_latin1_caller_module_with_coding_cookie(tmp_path: Path) -> None:
     root = project(tmp_path, {"pyproject.toml": PYPROJECT, "app.py": text.encode("latin-1")})
     run = run_pylint(root, "app.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpc-unanswered", "app.py", line_of(text, '"café"'))}, explain(run)
+    assert run.keys() == {("rpc-unanswered", "app.py", line_of(text, '"café"'))}, describe_run(run)
     (message,) = run.messages
     assert message.text.startswith("'café' is broadcast by Core,"), message.text
     assert message.column == text.splitlines()[-1].index('"café"')
@@ -376,7 +378,7 @@ def test_registry_module_with_utf8_bom(tmp_path: Path) -> None:
     )
     run = run_pylint(root, "app.py", "names.py")
     assert_no_crash(run)
-    assert run.keys() == {("rpc-listed-unanswered", "names.py", 1)}, explain(run)
+    assert run.keys() == {("rpc-listed-unanswered", "names.py", 1)}, describe_run(run)
     (message,) = run.messages
     assert message.column == names.index('"extra_rpc"')
     assert message.text.startswith("'extra_rpc' is listed in names.FAST_RPCS,"), message.text
@@ -396,12 +398,12 @@ def test_from_stdin_outside_every_project_is_silent(tmp_path: Path) -> None:
 
     run = run_pylint(root, "--from-stdin", str(outside), stdin=APP_PLANTED)
     assert_no_crash(run)
-    assert run.messages == (), explain(run)
-    assert run.returncode == 0, explain(run)
+    assert run.messages == (), describe_run(run)
+    assert run.returncode == 0, describe_run(run)
 
     inside = run_pylint(root, "--from-stdin", "app.py", stdin=APP_PLANTED)
     assert_no_crash(inside)
-    assert inside.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, explain(inside)
+    assert inside.keys() == {("rpc-unanswered", "app.py", PLANTED_LINE)}, describe_run(inside)
 
 
 def test_columns_are_utf8_byte_offsets_of_the_name_literal(tmp_path: Path) -> None:
@@ -454,6 +456,6 @@ registry = "slow.SLOW_RPCS"
     line = (
         slow.splitlines().index('        return self.mgr.call_func("fast_step", wait_out=True)') + 1
     )
-    assert run.keys() == {("rpc-unlisted", "slow.py", line)}, explain(run)
+    assert run.keys() == {("rpc-unlisted", "slow.py", line)}, describe_run(run)
     (message,) = run.messages
     assert "slow.SLOW_RPCS" in message.text

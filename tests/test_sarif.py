@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from pylint_runner import run_check
-from tiny_project import APP, PYPROJECT, project
+from support import APP, PYPROJECT, project, run_check
 
 from pylint_rpcsurface.commands.sarif import DOCS_URL
 from pylint_rpcsurface.messages import BY_SYMBOL, MESSAGES

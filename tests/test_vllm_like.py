@@ -13,8 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
-from pylint_runner import run_pylint
-from tiny_project import assert_no_crash, explain
+from support import assert_no_crash, describe_run, run_pylint
 
 FIXTURE = Path(__file__).parent / "fixtures" / "vllm_like"
 MARKER = re.compile(r"#\s*\[([a-z-]+(?:\s*,\s*[a-z-]+)*)\]\s*$")
@@ -40,7 +39,7 @@ def test_the_vllm_like_fixture_gives_exactly_its_marked_findings(tmp_path: Path)
     run = run_pylint(copy, "--recursive=y", "vllm_like")
 
     assert_no_crash(run)
-    assert run.keys() == expected, explain(run)
+    assert run.keys() == expected, describe_run(run)
     assert list(copy.rglob("IMPORTED_*")) == [], "the linter imported a module of the fixture"
     worker = (copy / "vllm_like/worker/gpu_worker.py").read_text("utf-8").splitlines()
     (save_line,) = [n for n, line in enumerate(worker, 1) if "def save_sharded_state" in line]
@@ -48,4 +47,4 @@ def test_the_vllm_like_fixture_gives_exactly_its_marked_findings(tmp_path: Path)
         "it got an unexpected keyword argument 'pattren'" in m.text
         and f"Worker.save_sharded_state at vllm_like/worker/gpu_worker.py:{save_line}" in m.text
         for m in run.messages
-    ), explain(run)
+    ), describe_run(run)

@@ -1,0 +1,398 @@
+"""What the tests share: running pylint and the ``rpcsurface`` command as a user does,
+the tiny projects they run on, a copy of this checkout, and the benchmark scripts.
+
+Sections, in order:
+
+* running pylint with the plugin in a subprocess and reading its json2 report, and
+  running the installed ``rpcsurface`` script (every end-to-end test goes through here);
+* a tiny valid project, and the checks every such run shares;
+* copying what it takes to build and install this package into a fresh folder;
+* loading the benchmark scripts in bench/ (plain scripts, not a package).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+# --- Run real pylint with the plugin in a subprocess and read its json2 report.
+
+ONLY_OUR_CHECKER = ("--disable=all", "--enable=rpcsurface")
+
+# The `rpcsurface` command as the package installs it; without an installed script, the
+# same entry point with the working folder taken off sys.path again, as the script has it.
+_SCRIPT = Path(sys.executable).parent / ("rpcsurface.exe" if os.name == "nt" else "rpcsurface")
+CONSOLE_SCRIPT: tuple[str, ...] = (
+    (str(_SCRIPT),)
+    if _SCRIPT.exists()
+    else (
+        sys.executable,
+        "-c",
+        "import sys; del sys.path[0]; "
+        "from pylint_rpcsurface.commands.main import main; sys.exit(main())",
+    )
+)
+# Each of our texts ends with " (see docs/messages/<symbol>.md)"; tests compare the text
+# before it, and tests/test_message_examples.py checks the pointer itself.
+_POINTER = re.compile(r" \(see (docs/messages/[a-z0-9-]+\.md)\)$")
+
+
+@dataclass(frozen=True)
+class Reported:
+    """One message as pylint reported it, reduced to what tests compare."""
+
+    symbol: str
+    path: str  # relative to the project folder, with forward slashes
+    line: int
+    column: int
+    end_line: int | None
+    end_column: int | None
+    text: str  # without the trailing pointer to the docs page, which is in `page`
+    confidence: str
+    page: str = ""  # the docs page the text points to, "" when it points to none
+
+
+def _split_pointer(message: str) -> tuple[str, str]:
+    match = _POINTER.search(message)
+    if match is None:
+        return message, ""
+    return message[: match.start()], match.group(1)
+
+
+@dataclass(frozen=True)
+class PylintRun:
+    returncode: int
+    messages: tuple[Reported, ...]
+    stdout: str
+    stderr: str
+
+    def keys(self) -> set[tuple[str, str, int]]:
+        """The (symbol, path, line) of every message, the acceptance table's unit."""
+        return {(m.symbol, m.path, m.line) for m in self.messages}
+
+
+def _relative(absolute: str, project: Path) -> str:
+    try:
+        return Path(absolute).resolve().relative_to(project.resolve()).as_posix()
+    except ValueError:
+        return Path(absolute).as_posix()
+
+
+def run_pylint(
+    project: Path,
+    *args: str,
+    stdin: str | None = None,
+    only_ours: bool = True,
+    timeout: float = 300,
+    env: dict[str, str] | None = None,
+) -> PylintRun:
+    """Run ``python -m pylint`` in *project* with the plugin loaded.
+
+    *args* are the files or extra options. json2 output is parsed; if pylint
+    printed something that is not json2 (a crash), the test sees it in
+    ``stdout``/``stderr`` and ``messages`` is empty.
+    """
+    command = [
+        sys.executable,
+        "-m",
+        "pylint",
+        "--load-plugins=pylint_rpcsurface",
+        "--output-format=json2",
+        "--persistent=n",
+        "--score=n",
+        *(ONLY_OUR_CHECKER if only_ours else ()),
+        *args,
+    ]
+    environment = clean_environment(env)
+    completed = subprocess.run(
+        command,
+        cwd=project,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env=environment,
+        check=False,
+    )
+    messages: tuple[Reported, ...] = ()
+    try:
+        report = json.loads(completed.stdout)
+    except json.JSONDecodeError:
+        report = None
+    if isinstance(report, dict):
+        messages = _reported(report["messages"], project)
+    return PylintRun(completed.returncode, messages, completed.stdout, completed.stderr)
+
+
+def clean_environment(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The test process's environment, without what would change how the plugin runs."""
+    environment = dict(os.environ)
+    environment.pop("PYTHONPATH", None)
+    environment.pop("RPCSURFACE_NO_CACHE", None)
+    environment.update(env or {})
+    return environment
+
+
+def _reported(items: list[dict[str, Any]], project: Path) -> tuple[Reported, ...]:
+    """pylint's json2 messages, or ``rpcsurface check --format json``'s (same keys)."""
+    found = []
+    for m in items:
+        text, page = _split_pointer(m["message"])
+        found.append(
+            Reported(
+                symbol=m["symbol"],
+                path=_relative(m["absolutePath"], project),
+                line=m["line"],
+                column=m["column"],
+                end_line=m.get("endLine"),
+                end_column=m.get("endColumn"),
+                text=text,
+                confidence=m["confidence"],
+                page=page,
+            )
+        )
+    return tuple(sorted(found, key=lambda r: (r.path, r.line, r.column, r.symbol, r.text)))
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """One run of the ``rpcsurface check`` command line."""
+
+    returncode: int
+    messages: tuple[Reported, ...]  # from --format json; empty for text output
+    stdout: str
+    stderr: str
+
+
+def run_cli(
+    project: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``rpcsurface ARGS`` in *project*, as a user does.
+
+    The installed console script is what runs: ``python -m`` would put the working folder
+    first on sys.path, which the command a user types does not, and imports would then
+    resolve as they never do for the user.
+    """
+    return subprocess.run(
+        [*CONSOLE_SCRIPT, *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env=clean_environment(env),
+        check=False,
+    )
+
+
+def run_check(
+    project: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> CheckRun:
+    """Run ``rpcsurface check ARGS`` in *project* (see :func:`run_cli`).
+
+    With ``--format json`` among *args*, the findings are parsed into the same
+    :class:`Reported` records as pylint's, so the two can be compared directly.
+    """
+    completed = run_cli(project, "check", *args, env=env, timeout=timeout)
+    messages: tuple[Reported, ...] = ()
+    if "json" in args and completed.returncode in (0, 1):
+        messages = _reported(json.loads(completed.stdout), project)
+    return CheckRun(completed.returncode, messages, completed.stdout, completed.stderr)
+
+
+# --- A tiny valid project for end-to-end tests, and the checks every such run shares
+
+ERROR_BIT = 2
+
+
+def fast_surface(caller: str, handler: str, base_handler: str, registry: str) -> str:
+    """The [tool.rpcsurface] table of one "fast" surface, dispatched by
+    ``call_func(name, wait_out=...)``; the arguments are the configured dotted names."""
+    return f"""\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = "wait_out"
+
+[[tool.rpcsurface.surface]]
+name = "fast"
+callers = ["{caller}"]
+handlers = ["{handler}"]
+base-handlers = ["{base_handler}"]
+registry = "{registry}"
+"""
+
+
+PYPROJECT = fast_surface("app.Core", "app.FastRunner", "app.Runner", "app.FAST_RPCS")
+
+
+# A three-module project as an editor lints it: core.py (the caller, clean), runners.py
+# (the handlers) and registry.py, which lists the one RPC only FastRunner answers.
+EDITOR_CORE = """
+class Core:
+    def step(self):
+        return self.mgr.call_func("prefill", wait_out=True)
+"""
+EDITOR_RUNNERS = """
+class Runner:
+    def forward(self):
+        return 1
+
+
+class FastRunner(Runner):
+    def prefill(self):
+        return 1
+"""
+EDITOR_FILES = {
+    "pyproject.toml": fast_surface(
+        "core.Core", "runners.FastRunner", "runners.Runner", "registry.FAST_RPCS"
+    ),
+    "core.py": EDITOR_CORE,
+    "runners.py": EDITOR_RUNNERS,
+    "registry.py": 'FAST_RPCS = ("prefill",)\n',
+}
+
+# The registry and the handlers. 'step' is answered by the base handler; 'fast_step' only
+# by FastRunner, so it belongs in the registry.
+HANDLERS = """\
+FAST_RPCS = ("fast_step",)
+
+
+class Runner:
+    def step(self):
+        return "step"
+
+
+class FastRunner(Runner):
+    def fast_step(self):
+        return "fast"
+"""
+
+# The configured caller; with HANDLERS it is silent: 'fast_step' is waited on and listed.
+CORE = """\
+
+
+class Core:
+    def __init__(self, mgr):
+        self.mgr = mgr
+
+    def run(self):
+        self.mgr.call_func("step", wait_out=True)
+        self.mgr.call_func("fast_step", wait_out=True)
+"""
+
+APP = HANDLERS + CORE
+
+# Appended to APP (inside Core.run): a waited RPC that no handler answers.
+PLANTED = '        self.mgr.call_func("no_such_rpc", wait_out=True)\n'
+APP_PLANTED = APP + PLANTED
+PLANTED_LINE = APP.count("\n") + 1
+
+
+def line_of(text: str, fragment: str) -> int:
+    """The 1-based number of the one line of *text* that contains *fragment*."""
+    lines = [n for n, line in enumerate(text.splitlines(), 1) if fragment in line]
+    assert len(lines) == 1, f"{fragment!r} is on lines {lines}"
+    return lines[0]
+
+
+def only(run: PylintRun, symbol: str) -> list[str]:
+    """The texts of *run*'s messages of *symbol*."""
+    return [m.text for m in run.messages if m.symbol == symbol]
+
+
+def project(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Write *files* (relative path -> text, dedented, or raw bytes) under *root*."""
+    for relpath, content in files.items():
+        target = root / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(textwrap.dedent(content), encoding="utf-8")
+    return root
+
+
+def describe_run(run: PylintRun) -> str:
+    listed = "\n".join(f"  {m.path}:{m.line}:{m.column} {m.symbol}: {m.text}" for m in run.messages)
+    return (
+        f"exit {run.returncode}\nmessages:\n{listed or '  (none)'}\n"
+        f"stdout:\n{run.stdout[-3000:]}\nstderr:\n{run.stderr[-3000:]}"
+    )
+
+
+def assert_no_crash(run: PylintRun) -> None:
+    """No traceback, no pylint crash message (F0001 fatal, F0002 astroid-error)."""
+    for stream in (run.stdout, run.stderr):
+        assert "Traceback" not in stream, describe_run(run)
+        assert "F0002" not in stream, describe_run(run)
+    assert "Exception" not in run.stderr, describe_run(run)
+    assert run.stdout.lstrip().startswith("{"), describe_run(run)  # the json2 report, nothing else
+    assert not any(m.symbol in ("fatal", "astroid-error") for m in run.messages), describe_run(run)
+    assert not run.returncode & 1, describe_run(run)  # pylint's "fatal message issued" bit
+
+
+# --- Copy what it takes to build and install this package into a fresh folder.
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "pylint_rpcsurface"
+# pyproject.toml names README.md (readme) and LICENSE (license-files).
+FILES = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml")
+
+
+def package_sources() -> list[Path]:
+    """The package's files, relative to the checkout, without caches."""
+    return sorted(
+        path.relative_to(ROOT)
+        for path in (ROOT / PACKAGE).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+    )
+
+
+def copy_checkout(dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    for name in FILES:
+        shutil.copy2(ROOT / name, dest / name)
+    for relative in package_sources():
+        (dest / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / relative, dest / relative)
+    return dest
+
+
+# --- Loading the benchmark scripts in bench/ (plain scripts, not a package)
+
+BENCH = ROOT / "bench"
+
+
+def load_bench_script(name: str) -> ModuleType:
+    """bench/<name>.py as the module ``bench_<name>``, loaded once."""
+    key = f"bench_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))  # run.py imports its sibling generate_project
+    spec = importlib.util.spec_from_file_location(key, BENCH / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module
+    spec.loader.exec_module(module)
+    return module
