@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import run_cli
+from support import fast_surface, project, run_check, run_cli
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "engine"
 README = (EXAMPLE / "README.md").read_text(encoding="utf-8")
@@ -141,3 +141,78 @@ def test_piped_output_is_plain_text() -> None:
     run = run_cli(EXAMPLE, "report")
     assert "│" not in run.stdout
     assert "\x1b[" not in run.stdout
+
+
+# A project where every kind of rule fires: the registry rules and the reply rules
+# (drops-none and shared-reply-queue on). A line's "# [symbols]" marker names the
+# findings planted there.
+VERDICT_APP = """\
+FAST_RPCS = ("fast_step", "stale")
+
+
+class Runner:
+    def load(self):
+        return 1
+
+    def ping(self):
+        return None
+
+    def send(self, value):
+        return True
+
+
+class FastRunner(Runner):
+    def fast_step(self):
+        return 1
+
+    def pair(self):
+        return 1, 2
+
+    def stale(self):
+        return 1
+
+
+class Core:
+    def go(self):
+        self.mgr.call_func("load", wait_out=True)
+        self.mgr.call_func("ping", wait_out=True)  # [rpc-waited-none-reply]
+        self.mgr.call_func("send")  # [rpc-unwaited-reply, rpc-handler-signature]
+        a, b, c = self.mgr.call_func("pair", wait_out=True)  # [rpc-reply-arity, rpc-unlisted]
+        self.mgr.call_func("fast_step", wait_out=True)
+        self.mgr.call_func("missing", wait_out=True)  # [rpc-unanswered]
+        return a, b, c
+"""
+VERDICT_PYPROJECT = fast_surface(
+    "app.Core", "app.FastRunner", "app.Runner", "app.FAST_RPCS"
+).replace(
+    'waits = "wait_out"\n', 'waits = "wait_out"\ndrops-none = true\nshared-reply-queue = true\n'
+)
+
+
+def _planted(source: str) -> dict[str, set[str]]:
+    """RPC name -> the symbols the markers plant on its line; the listed-only entry too."""
+    planted: dict[str, set[str]] = {}
+    for line in source.splitlines():
+        name = re.search(r'call_func\("([a-z_]+)"', line)
+        marker = re.search(r"# \[([a-z, -]+)\]$", line)
+        if name:
+            planted[name[1]] = {s.strip() for s in marker[1].split(",")} if marker else set()
+    planted["stale"] = {"rpc-listed-unwaited"}  # listed, answered, never broadcast
+    return planted
+
+
+def test_each_verdict_is_exactly_what_check_reports_for_that_row(tmp_path: Path) -> None:
+    root = project(tmp_path, {"pyproject.toml": VERDICT_PYPROJECT, "app.py": VERDICT_APP})
+    check = run_check(root, "--format", "json", "--no-cache")
+    assert check.returncode == 1, check
+    run = run_cli(root, "report", "--format", "json")
+    assert (run.returncode, run.stderr) == (0, ""), run
+    (surface,) = json.loads(run.stdout)
+    verdicts = {row["rpc"]: set(row["verdict"]) - {"ok"} for row in surface["rows"]}
+    # Each text starts with the RPC's name in single quotes: that is the finding's row.
+    checked: dict[str, set[str]] = {name: set() for name in verdicts}
+    for message in check.messages:
+        checked[message.text.split("'")[1]].add(message.symbol)
+    planted = _planted(VERDICT_APP)
+    assert checked == planted  # check finds what was planted, the reply rules included
+    assert verdicts == checked

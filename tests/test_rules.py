@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pylint_rpcsurface import rules
 from pylint_rpcsurface.messages import render
 from pylint_rpcsurface.model import (
@@ -225,3 +228,76 @@ def test_findings_are_sorted_by_place_then_symbol() -> None:
     findings = rules.findings([facts])
     assert findings == sorted(findings)
     assert [f.location.path for f in findings] == [CONFIG, CORE, CORE]
+
+
+# --- fix writes what these rules ask for ---------------------------------------------------
+# ``rpcsurface fix`` writes rules.wanted_registry; the findings about the registry come from
+# the same registry equation. So, over any facts: where the wanted names are known, a
+# registry holding exactly them draws no registry finding, and a registry holding anything
+# else draws at least one; where they can't be known, fix refuses.
+
+REGISTRY_SYMBOLS = {"rpc-unlisted", "rpc-listed-unwaited", "rpc-listed-unanswered"}
+REGISTRY_SYMBOLS |= {"rpc-listed-in-base"}
+NAMES = st.sampled_from(["prefill", "decode", "forward", "ghost"])
+# Mostly known facts, so that most examples reach a registry fix would write.
+MOSTLY = st.sampled_from([True, True, True, False])
+
+
+@st.composite
+def surfaces(draw: st.DrawFn) -> SurfaceFacts:
+    sites = [
+        site(
+            draw(NAMES if draw(MOSTLY) else st.none()),
+            line,
+            draw(st.sampled_from([True, True, False, None])),
+        )
+        for line in range(10, 10 + draw(st.integers(0, 4)))
+    ]
+    listed = draw(st.lists(NAMES, unique=True, max_size=4))
+    facts = surface(
+        sites,
+        registry(*listed),
+        handlers=draw(st.sets(NAMES)),
+        bases=draw(st.sets(NAMES)),
+    )
+    return replace(
+        facts,
+        callers_complete=draw(MOSTLY),
+        handlers=replace(facts.handlers, complete=draw(MOSTLY)),
+        base_handlers=replace(facts.base_handlers, complete=draw(MOSTLY)),
+    )
+
+
+def registry_findings(facts: SurfaceFacts) -> list[str]:
+    return [f.symbol for f in rules.findings([facts]) if f.symbol in REGISTRY_SYMBOLS]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(surfaces())
+def test_the_registry_fix_writes_is_the_one_the_rules_accept(facts: SurfaceFacts) -> None:
+    wanted = rules.wanted_registry(facts)
+    if isinstance(wanted, str):  # fix refuses, naming why
+        assert wanted == rules.registry_equation(facts).unknowns[0]
+        return
+    assert wanted is not None  # the surface has a registry
+    fixed = replace(facts, registry=registry(*sorted(wanted)))
+    assert registry_findings(fixed) == []
+    listed = {e.value for e in facts.registry.elements} if facts.registry else set()
+    if listed != wanted:
+        assert registry_findings(facts) != []
+
+
+def test_fix_refuses_for_each_unknown_the_rules_refuse_to_judge() -> None:
+    known = surface([site("prefill", 10)], registry())
+    assert rules.wanted_registry(known) == frozenset({"prefill"})
+    assert rules.wanted_registry(replace(known, registry=None)) is None
+    unknowns = {
+        "name": surface([site(None, 10)], registry()),
+        "flag": surface([site("prefill", 10, waited=None)], registry()),
+        "callers": replace(known, callers_complete=False),
+        "handlers": replace(known, handlers=replace(known.handlers, complete=False)),
+        "bases": replace(known, base_handlers=replace(known.base_handlers, complete=False)),
+        "element": surface([site("prefill", 10)], registry(None)),
+    }
+    for why, facts in unknowns.items():
+        assert isinstance(rules.wanted_registry(facts), str), why
