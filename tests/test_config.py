@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from pylint_rpcsurface import config as config_module
 from pylint_rpcsurface.config import (
     TABLE,
     Config,
@@ -24,6 +23,7 @@ from pylint_rpcsurface.config import (
     load_config,
     parse_table,
 )
+from pylint_rpcsurface.config import discovery as config_module
 
 FULL_EXAMPLE = """\
 [project]
@@ -772,7 +772,7 @@ def test_declares_rpcsurface_does_not_parse_without_the_marker(
         raise AssertionError("parsed a file that cannot declare the table")
 
     # config's tomllib is the stdlib module (tomli on 3.10); patch whichever it is.
-    monkeypatch.setattr("pylint_rpcsurface.config.tomllib.loads", no_parsing)
+    monkeypatch.setattr("pylint_rpcsurface.config.discovery.tomllib.loads", no_parsing)
     assert declares_rpcsurface(write(tmp_path, "this is [not TOML\n")) is False
 
 

@@ -27,9 +27,9 @@ ENTRY = re.compile(r"^#{2,4} `([a-z.-]+)` \{#(key-[a-z-]+)\}\s*$", re.MULTILINE)
 def accepted_keys() -> set[str]:
     """Every key config.py accepts, qualified the way the reference writes it."""
     return (
-        set(config_module._TOP_KEYS)
-        | {f"dispatch.{key}" for key in config_module._DISPATCH_KEYS}
-        | {f"surface.{key}" for key in config_module._SURFACE_KEYS}
+        set(config_module.TOP_KEYS)
+        | {f"dispatch.{key}" for key in config_module.DISPATCH_KEYS}
+        | {f"surface.{key}" for key in config_module.SURFACE_KEYS}
     )
 
 
