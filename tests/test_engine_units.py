@@ -13,10 +13,11 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.broadcasts import dispatch_calls, own_code, read_broadcast
 from pylint_rpcsurface.analysis.classes import ClassIndex
-from pylint_rpcsurface.analysis.modules import ModuleStore, SourceTree, real
+from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.analysis.registry import read_registry
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Registry
+from pylint_rpcsurface.sources import SourceTree, real
 
 
 def write(root: Path, files: dict[str, str]) -> None:

@@ -23,7 +23,7 @@ from astroid.manager import AstroidManager
 
 from pylint_rpcsurface.sources import SourceTree, real
 
-__all__ = ["BuildFailure", "ModuleStore", "SourceTree", "real"]
+__all__ = ["BuildFailure", "ModuleStore"]
 
 
 @dataclass(frozen=True)
