@@ -10,6 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # tomli is a dependency of the package below 3.11
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
 from acceptance_cases import (
     BUSY,
     CASES,
@@ -34,15 +40,27 @@ from acceptance_cases import (
 )
 from support import run_check, run_pylint
 
-REGISTRY_NAMES = (
-    "prefill_forward",
-    "decode_forward",
-    "transfer_kv_cache",
-    "receive_kv_cache",
-    "get_kv_transfer_metadata",
-    "prefill_warmup",
-    "decode_warmup",
-)
+
+def fixture_registry() -> tuple[str, ast.expr]:
+    """The registry of the fixture's one surface, as its pyproject names it: the module's
+    path (relative to the fixture) and the value of the module-level assignment, read
+    with ``ast`` (the fixture is linted, never imported)."""
+    with (FIXTURE / "pyproject.toml").open("rb") as toml:
+        (surface,) = tomllib.load(toml)["tool"]["rpcsurface"]["surface"]
+    module, _, constant = surface["registry"].rpartition(".")
+    base = module.replace(".", "/")
+    found = [path for path in (f"{base}.py", f"{base}/__init__.py") if (FIXTURE / path).is_file()]
+    assert len(found) == 1, f"the registry's module {module} is {found} in the fixture"
+    relpath = found[0]
+    tree = ast.parse((FIXTURE / relpath).read_text(encoding="utf-8"))
+    values = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == constant for t in node.targets)
+    ]
+    assert len(values) == 1, f"{relpath} assigns {constant} {len(values)} times at module level"
+    return relpath, values[0]
 
 
 def _case_id(case: Case) -> str:
@@ -118,16 +136,17 @@ def test_fixture_is_pristine() -> None:
 
 
 def test_registry_has_one_element_per_line() -> None:
-    tree = ast.parse((FIXTURE / CONFIG).read_text(encoding="utf-8"))
-    (value,) = [
-        node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "RAPIDSERVE_RPCS" for t in node.targets)
-    ]
+    """The registry the fixture's pyproject names is a tuple of distinct str literals, one
+    per line (so a finding on an element's line is about that element), in the module
+    the cases edit as the registry's (CONFIG)."""
+    relpath, value = fixture_registry()
+    assert relpath == CONFIG, f"the fixture's registry is in {relpath}, the cases edit {CONFIG}"
     assert isinstance(value, ast.Tuple)
+    assert value.elts, "the fixture's registry is empty"
     names = [elt.value for elt in value.elts if isinstance(elt, ast.Constant)]
-    assert tuple(names) == REGISTRY_NAMES
+    assert len(names) == len(value.elts), "an element is not a literal"
+    assert all(isinstance(name, str) for name in names), names
+    assert len(set(names)) == len(names), names
     lines = [elt.lineno for elt in value.elts]
     assert len(set(lines)) == len(lines)
 
