@@ -1,15 +1,18 @@
-"""The docs site's sources: the configuration reference documents exactly the keys
-config.py accepts, each message's "Configuration" section names real keys, and every
-page is reachable.
+"""The docs and the README: the configuration reference documents exactly the keys
+config.py accepts, each message's "Configuration" section names real keys, every page is
+reachable, every relative link leads to a file, and the README stays a quick start and a
+tour, with the reference left to docs/.
 
 The site itself is built by ``mkdocs build --strict`` in CI (.ci/run), which fails on a
-broken link or anchor.
+broken link or anchor under docs/; nothing checks README.md's links but the test here.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -18,6 +21,8 @@ from pylint_rpcsurface.messages import MESSAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+README_MAX_LINES = 200
 REFERENCE = DOCS / "configuration.md"
 # A key's entry: a heading holding the key in backticks and its anchor, e.g.
 # ### `surface.registry` {#key-surface-registry}
@@ -76,3 +81,106 @@ def test_every_page_is_in_the_nav_or_reached_from_the_messages_index() -> None:
     assert "messages/index.md" in in_nav
     assert pages == in_nav | linked
     assert linked == {f"messages/{spec.symbol}.md" for spec in MESSAGES}
+
+
+# ---------------------------------------------------------------------------
+# The README: a quick start and a tour; the reference lives once, in docs/.
+
+
+def table_rows(text: str) -> list[str]:
+    """The lines of *text* that are rows of a markdown table."""
+    return [line for line in text.splitlines() if line.lstrip().startswith("|")]
+
+
+def test_the_readme_is_at_most_200_lines() -> None:
+    lines = README.read_text("utf-8").splitlines()
+    assert len(lines) <= README_MAX_LINES, (
+        f"README.md has {len(lines)} lines, more than {README_MAX_LINES}: "
+        "move the reference into docs/ and link to it"
+    )
+
+
+def _names_a_key(row: str) -> bool:
+    return any(f"`{key}`" in row for key in accepted_keys())
+
+
+def _names_a_message(row: str) -> bool:
+    return any(re.search(rf"\b({spec.msgid}|{re.escape(spec.symbol)})\b", row) for spec in MESSAGES)
+
+
+def _names_an_option(row: str) -> bool:
+    first_cell = row.strip().strip("|").split("|", 1)[0]
+    return bool(re.fullmatch(r"\s*`--[a-z-]+[^`]*`\s*", first_cell))
+
+
+@pytest.mark.parametrize(
+    ("reference", "copied"),
+    [
+        ("docs/configuration.md", _names_a_key),
+        ("docs/messages/index.md", _names_a_message),
+        ("docs/command-line.md", _names_an_option),
+    ],
+    ids=["configuration-keys", "messages", "command-line-options"],
+)
+def test_the_readme_holds_no_copy_of_a_reference_table(
+    reference: str, copied: Callable[[str], bool]
+) -> None:
+    """No table row of the README names a configuration key, a message or an option: each
+    of those tables lives in *reference*, which the README links to."""
+    assert (ROOT / reference).is_file()
+    readme = README.read_text("utf-8")
+    assert f"]({reference})" in readme, f"README.md does not link to {reference}"
+    rows = [row for row in table_rows(readme) if copied(row)]
+    assert rows == [], f"README.md copies rows of {reference}'s table: {rows}"
+
+
+# ---------------------------------------------------------------------------
+# Relative links: mkdocs --strict checks docs/ but not README.md.
+
+FENCE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+# [text](target "title") or [text](<target with spaces>): the target is group 1 or 2.
+INLINE_LINK = re.compile(r"\]\(\s*(?:<([^>\n]*)>|([^)\s]+))(?:\s+\"[^\"]*\")?\s*\)")
+REFERENCE_LINK = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
+HTML_LINK = re.compile(r"""\b(?:href|src)=["']([^"']+)["']""")
+EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//|#)", re.IGNORECASE)
+
+
+def relative_links(text: str) -> list[str]:
+    """The relative link targets of markdown *text*, without their #anchor; links inside
+    code blocks and code spans are not links."""
+    prose = CODE_SPAN.sub("", FENCE.sub("", text))
+    targets = [
+        next(group for group in match.groups() if group is not None)
+        for pattern in (INLINE_LINK, REFERENCE_LINK, HTML_LINK)
+        for match in pattern.finditer(prose)
+    ]
+    return [
+        re.split(r"[#?]", target, maxsplit=1)[0] for target in targets if not EXTERNAL.match(target)
+    ]
+
+
+LINKED_PAGES = [README, *sorted(DOCS.glob("*.md"))]
+
+
+def test_the_link_finder_finds_links_and_skips_code() -> None:
+    text = (
+        '[a](docs/a.md) [b](<b c.md> "t") ![i](img/x.png#y) [w](https://x.org) [s](#top)\n'
+        "[r]: ref.md\n"
+        '<a href="h.md">h</a> `[no](code.md)`\n'
+        "```md\n[no](fenced.md)\n```\n"
+    )
+    assert relative_links(text) == ["docs/a.md", "b c.md", "img/x.png", "ref.md", "h.md"]
+
+
+@pytest.mark.parametrize("page", LINKED_PAGES, ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_every_relative_link_leads_to_an_existing_file(page: Path) -> None:
+    links = relative_links(page.read_text("utf-8"))
+    if page == README:
+        assert len(links) >= 10, links  # the README links into docs/: the finder works
+    broken = []
+    for link in links:
+        target = (page.parent / unquote(link)).resolve()
+        if not target.exists() or not target.is_relative_to(ROOT):
+            broken.append(link)
+    assert broken == [], f"{page.relative_to(ROOT)} links to what isn't in the repository: {broken}"

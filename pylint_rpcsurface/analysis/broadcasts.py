@@ -3,8 +3,10 @@
 That code is, by the caller's MRO, the effective method for each name (its own, or the
 inherited one it does not override), plus any overridden method it reaches through
 ``super()``. Everything lexically inside those methods counts: nested functions, lambdas
-and comprehensions. Class bodies, decorators, default values and module-level functions
-do not: they are not run as the caller's methods.
+and comprehensions. Class bodies, decorators and default values do not: they are not run
+as the caller's methods. The helpers that code calls (module-level functions,
+staticmethods, classmethods) are found by :mod:`.helper_calls`, and the engine counts
+their broadcasts as the caller's too.
 """
 
 from __future__ import annotations
