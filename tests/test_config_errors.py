@@ -2,7 +2,7 @@
 
 Each test builds a tiny project in ``tmp_path`` (a ``pyproject.toml`` with a
 ``[tool.rpcsurface]`` table and a module or two), runs real pylint on it, and checks
-what the README and ``checker.py`` promise: the message is E7709 on line 1 of every
+what docs/configuration.md and ``pylint_plugin.py`` promise: the message is E7709 on line 1 of every
 linted module the configuration applies to, its one-line text is
 ``<TOML file>: <key path>: <what was expected>``, pylint's exit status has the error
 bit (2) set, nothing crashes, and a broken surface is never judged half-way (no other

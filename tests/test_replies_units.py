@@ -1,5 +1,6 @@
-"""Unit tests of the reply facts (handlers.py), the argument facts (broadcasts.py), the
-helper walk (helpers.py) and the binding rule (replies.py)."""
+"""Unit tests of the reply facts (analysis/handlers.py), the argument facts
+(analysis/broadcasts.py), the helper walk (analysis/helper_calls.py) and the binding rule
+(rules/reply_rules.py)."""
 
 from __future__ import annotations
 
