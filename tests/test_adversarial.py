@@ -349,7 +349,8 @@ def test_unparseable_caller_subclass_does_not_make_registry_entries_unwaited(
     """'sub_rpc' is answered only by FastRunner and listed, and Sub waits on it: with sub.py
     parseable the project is silent. With a syntax error further down sub.py, whether
     anyone waits on 'sub_rpc' is unknown, so the registry entry must not be called
-    unwaited (rules/registry_rules.py: a finding that would rest on something unknown is not made)."""
+    unwaited (rules/registry_rules.py: a finding that would rest on something unknown is
+    not made)."""
     app = APP.replace('FAST_RPCS = ("fast_step",)', 'FAST_RPCS = ("fast_step", "sub_rpc")', 1)
     app = app.replace(
         '        return "fast"\n',
