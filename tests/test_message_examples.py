@@ -7,12 +7,15 @@ generated pages must match what docs/gen_messages.py renders now.
 
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 from pathlib import Path
 
 import pytest
+from support import run_cli
 
-from pylint_rpcsurface.messages import MESSAGES
+from pylint_rpcsurface.messages import MESSAGES, MessageSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
 
@@ -28,11 +31,10 @@ def test_the_bad_example_gives_exactly_its_marked_messages(symbol: str) -> None:
     assert symbol in {marked for marked, _ in wanted}, "the example must show its own message"
     messages, _ = gen_messages.lint_example(symbol, "bad")
     assert {(m.symbol, m.line) for m in messages} == wanted
-    # What pylint prints ends with a pointer to the message's own page, which exists.
+    # What pylint prints ends with a pointer to the message's own page: the command that
+    # prints it (test_the_pointer_is_a_command_that_prints_the_page runs it).
     for message in messages:
-        pointer = f" (see docs/messages/{message.symbol}.md)"
-        assert message.text.endswith(pointer), message.text
-        assert (gen_messages.DOCS / f"{message.symbol}.md").is_file()
+        assert message.text.endswith(f" (rpcsurface explain {message.symbol})"), message.text
 
 
 @pytest.mark.parametrize("symbol", SYMBOLS)
@@ -55,3 +57,16 @@ def test_the_message_pages_are_up_to_date() -> None:
         if not path.exists() or path.read_text("utf-8") != text
     ]
     assert stale == [], "run: python docs/gen_messages.py"
+
+
+@pytest.mark.parametrize("spec", MESSAGES, ids=SYMBOLS)
+def test_the_pointer_is_a_command_that_prints_the_page(spec: MessageSpec, tmp_path: Path) -> None:
+    """A user follows the pointer by typing it, in a folder of their own: no checkout."""
+    pointer = re.search(r" \(([^()]+)\)$", spec.text)
+    assert pointer is not None, spec.text
+    program, *arguments = shlex.split(pointer.group(1))
+    assert program == "rpcsurface"
+    followed = run_cli(tmp_path, *arguments)
+    assert (followed.returncode, followed.stderr) == (0, "")
+    assert f"{spec.msgid} {spec.symbol}" in followed.stdout
+    assert " ".join(spec.rationale.split()) in " ".join(followed.stdout.split())

@@ -2,8 +2,9 @@
 
 The checker builds pylint's ``msgs`` dict from it, and the docs and tests read it too.
 Every text starts with the RPC's name (or the registry's) in single quotes, and ends with
-a pointer to the message's docs page (``MessageSpec.text``), so a user can find the
-explanation from the terminal.
+a pointer to the message's page (``MessageSpec.text``): the command that prints it, which
+works in any project the package is installed for, where a path into this repository's
+docs would name a file the user does not have.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from types import MappingProxyType
 CHECKER_NAME = "rpcsurface"
 # pylint reserves 51-99 for plugins; its own extensions use 55, 56, 60-63 and 90.
 CHECKER_ID = "77"
-# Where each message's page lives, relative to the repository root.
-DOCS_FOLDER = "docs/messages"
 
 
 @dataclass(frozen=True)
@@ -33,14 +32,14 @@ class MessageSpec:
     settings: tuple[str, ...] = ()
 
     @property
-    def page(self) -> str:
-        """The message's docs page, relative to the repository root."""
-        return f"{DOCS_FOLDER}/{self.symbol}.md"
+    def pointer(self) -> str:
+        """The command that prints this message's page."""
+        return f"rpcsurface explain {self.symbol}"
 
     @property
     def text(self) -> str:
-        """The template pylint gets: the message's own text, then its page."""
-        return f"{self.template} (see {self.page})"
+        """The template pylint gets: the message's own text, then the pointer to its page."""
+        return f"{self.template} ({self.pointer})"
 
 
 MESSAGES: tuple[MessageSpec, ...] = (
