@@ -209,11 +209,10 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "rpc-waited-maybe-none",
         "'%s' is waited on by %s, but its handler %s may return None (at %s), and None "
         "replies are dropped: on that path the caller blocks forever",
-        "Opt-in (off by default). With drops-none, a caller waits on an RPC whose handler "
-        "returns a value on some paths and None on others. It is off by default because "
-        "many handlers return None on purpose on ranks whose replies are dropped anyway "
-        "(for example `if self.rank != 0: return None`). Enable it with "
-        "--enable=rpc-waited-maybe-none.",
+        "With drops-none, a caller waits on an RPC whose handler returns a value on some "
+        "paths and None on others. Opt-in (off by default), because many handlers return "
+        "None on purpose on ranks whose replies are dropped anyway (for example "
+        "`if self.rank != 0: return None`). Enable it with --enable=rpc-waited-maybe-none.",
         "On the path that returns None the worker sends no reply and the waiting caller "
         "blocks forever. When that path runs only on ranks whose replies nobody reads, it "
         "is harmless, which is why the message is opt-in.",
