@@ -31,7 +31,9 @@ class MessageSpec:
     msgid: str
     symbol: str
     template: str
-    description: str  # what it does: pylint's --help-msg text and the docs' first section
+    # What it does: pylint's --help-msg text and the pages' first section. Its first
+    # sentence is the line `rpcsurface explain` lists for it, so it must stand alone.
+    description: str
     rationale: str  # why is this bad: the docs' second section
     confidence: str  # the pylint confidence level the checker passes
     default_enabled: bool = True  # False: opt-in, enabled by name or with --enable=rpcsurface
