@@ -42,9 +42,9 @@ CONSOLE_SCRIPT: tuple[str, ...] = (
         "from pylint_rpcsurface.commands.main import main; sys.exit(main())",
     )
 )
-# Each of our texts ends with " (see docs/messages/<symbol>.md)"; tests compare the text
+# Each of our texts ends with " (rpcsurface explain <symbol>)"; tests compare the text
 # before it, and tests/test_message_examples.py checks the pointer itself.
-_POINTER = re.compile(r" \(see (docs/messages/[a-z0-9-]+\.md)\)$")
+_POINTER = re.compile(r" \((rpcsurface explain [a-z0-9-]+)\)$")
 
 
 @dataclass(frozen=True)

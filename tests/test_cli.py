@@ -55,7 +55,7 @@ def test_text_lines_are_path_line_column_symbol_message(tmp_path: Path) -> None:
     (line,) = run.stdout.splitlines()
     assert line.startswith(f"app.py:{PLANTED_LINE}:{PLANTED_COLUMN}: rpc-unanswered: {text}")
     assert "'no_such_rpc'" in line
-    assert line.endswith(f" (see {BY_SYMBOL['rpc-unanswered'].page})")
+    assert line.endswith(f" ({BY_SYMBOL['rpc-unanswered'].pointer})")
 
 
 def test_the_same_findings_as_pylint_to_the_column_and_text(tmp_path: Path) -> None:

@@ -127,7 +127,7 @@ def test_each_run_squiggles_exactly_the_name_literal_of_its_own_buffer(
         )
         assert squiggle.symbol == "rpc-unanswered"
         assert squiggle.text.startswith(f"'{name}' is broadcast by Core,"), squiggle.text
-        assert squiggle.text.endswith("(see docs/messages/rpc-unanswered.md)"), squiggle.text
+        assert squiggle.text.endswith("(rpcsurface explain rpc-unanswered)"), squiggle.text
     # the second run reflected the second buffer only: its finding is 'prefll', not 'prefil'
     assert "'prefil'" not in squiggle.text
     assert path.read_text("utf-8") == saved  # nothing was written to disk

@@ -2,17 +2,21 @@
 
 The examples live in docs/messages/<symbol>/. bad.py must give exactly the messages its
 ``# [symbol]`` markers name, including its own symbol; good.py must give none. The
-generated pages must match what docs/gen_messages.py renders now.
+generated pages, the docs site's and those the package ships for ``rpcsurface explain``,
+must match what docs/gen_messages.py renders now.
 """
 
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 from pathlib import Path
 
 import pytest
+from support import run_cli
 
-from pylint_rpcsurface.messages import MESSAGES
+from pylint_rpcsurface.messages import MESSAGES, MessageSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
 
@@ -28,11 +32,10 @@ def test_the_bad_example_gives_exactly_its_marked_messages(symbol: str) -> None:
     assert symbol in {marked for marked, _ in wanted}, "the example must show its own message"
     messages, _ = gen_messages.lint_example(symbol, "bad")
     assert {(m.symbol, m.line) for m in messages} == wanted
-    # What pylint prints ends with a pointer to the message's own page, which exists.
+    # What pylint prints ends with a pointer to the message's own page: the command that
+    # prints it (test_the_pointer_is_a_command_that_prints_the_page runs it).
     for message in messages:
-        pointer = f" (see docs/messages/{message.symbol}.md)"
-        assert message.text.endswith(pointer), message.text
-        assert (gen_messages.DOCS / f"{message.symbol}.md").is_file()
+        assert message.text.endswith(f" (rpcsurface explain {message.symbol})"), message.text
 
 
 @pytest.mark.parametrize("symbol", SYMBOLS)
@@ -48,10 +51,73 @@ def test_every_message_has_examples_and_no_example_is_orphaned() -> None:
     assert folders == set(SYMBOLS)
 
 
-def test_the_message_pages_are_up_to_date() -> None:
-    stale = [
-        str(path)
-        for path, text in gen_messages.pages().items()
-        if not path.exists() or path.read_text("utf-8") != text
-    ]
+def test_the_docs_pages_and_the_shipped_pages_are_up_to_date() -> None:
+    generated = gen_messages.pages()
+    docs_pages = {gen_messages.DOCS / f"{symbol}.md" for symbol in SYMBOLS}
+    assert docs_pages | {spec.page for spec in MESSAGES} <= set(generated)
+    stale = [str(path) for path in gen_messages.stale(generated)]
     assert stale == [], "run: python docs/gen_messages.py"
+
+
+def _shipped_as_committed() -> dict[Path, str]:
+    return {spec.page: spec.page.read_text("utf-8") for spec in MESSAGES}
+
+
+def test_check_names_a_stale_shipped_page(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--check reads the shipped pages too (with the committed pages as the generator's
+    output, so nothing is linted and nothing written)."""
+    committed = _shipped_as_committed()
+    monkeypatch.setattr(gen_messages, "pages", lambda: committed)
+    assert gen_messages.main(["--check"]) == 0
+    changed = MESSAGES[0].page
+    monkeypatch.setattr(gen_messages, "pages", lambda: {**committed, changed: "another text\n"})
+    assert gen_messages.main(["--check"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{changed}: stale; run python docs/gen_messages.py"
+    ]
+
+
+def test_check_names_a_shipped_page_no_message_has(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    committed = _shipped_as_committed()
+    removed = MESSAGES[-1].page
+    del committed[removed]  # as if its message were gone: its committed page is left over
+    monkeypatch.setattr(gen_messages, "pages", lambda: committed)
+    assert gen_messages.main(["--check"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{removed}: stale; run python docs/gen_messages.py"
+    ]
+
+
+# A markdown link to a path, not an address: mkdocs resolves it on the site; a terminal
+# can't follow it.
+RELATIVE_LINK = re.compile(r"\]\((?![a-z]+://)[^)]*\)")
+
+
+@pytest.mark.parametrize("spec", MESSAGES, ids=SYMBOLS)
+def test_a_shipped_page_names_keys_without_links_a_terminal_cannot_follow(
+    spec: MessageSpec,
+) -> None:
+    docs_page = (gen_messages.DOCS / f"{spec.symbol}.md").read_text("utf-8")
+    assert RELATIVE_LINK.search(docs_page), "the pattern finds the site's links"
+    shipped = spec.page.read_text("utf-8")
+    assert RELATIVE_LINK.findall(shipped) == []
+    assert "<!--" not in shipped  # the site's hidden comment would be printed
+    for key in spec.settings:
+        assert f"`{key}`" in shipped
+    assert gen_messages.CONFIGURATION_URL in shipped
+
+
+@pytest.mark.parametrize("spec", MESSAGES, ids=SYMBOLS)
+def test_the_pointer_is_a_command_that_prints_the_page(spec: MessageSpec, tmp_path: Path) -> None:
+    """A user follows the pointer by typing it, in a folder of their own: no checkout."""
+    pointer = re.search(r" \(([^()]+)\)$", spec.text)
+    assert pointer is not None, spec.text
+    program, *arguments = shlex.split(pointer.group(1))
+    assert program == "rpcsurface"
+    followed = run_cli(tmp_path, *arguments)
+    assert (followed.returncode, followed.stderr) == (0, "")
+    assert followed.stdout == spec.page.read_text("utf-8")

@@ -1,15 +1,19 @@
 """The message contract: ids in the plugin range, unused by pylint, texts that start
-with the quoted name, a confidence on every message."""
+with the quoted name, a confidence on every message, and pylint's help for each."""
 
 from __future__ import annotations
 
 import pkgutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pylint.extensions
 from pylint import interfaces
 from pylint.lint import PyLinter
+from support import clean_environment
 
-from pylint_rpcsurface.messages import CHECKER_ID, CHECKER_NAME, MESSAGES
+from pylint_rpcsurface.messages import BY_SYMBOL, CHECKER_ID, CHECKER_NAME, MESSAGES
 from pylint_rpcsurface.pylint_plugin import RpcSurfaceChecker
 
 
@@ -54,3 +58,31 @@ def test_every_message_uses_our_id_starts_with_a_quoted_name_and_has_a_confidenc
         if spec.symbol != "rpcsurface-config-error":  # its text is a file and a key
             assert spec.template.startswith("'%s'")
     assert len({spec.msgid for spec in MESSAGES}) == len(MESSAGES)
+
+
+def test_pylint_help_msg_shows_the_text_with_its_pointer_and_the_description(
+    tmp_path: Path,
+) -> None:
+    spec = BY_SYMBOL["rpc-unlisted"]
+    helped = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pylint",
+            "--load-plugins=pylint_rpcsurface",
+            f"--help-msg={spec.symbol}",
+        ],
+        cwd=tmp_path,
+        env=clean_environment(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    assert (helped.returncode, helped.stderr) == (0, ""), helped.stdout
+    first, *rest = helped.stdout.splitlines()
+    assert first == f":{spec.symbol} ({spec.msgid}): *{spec.text}*"
+    assert first.endswith(f"({spec.pointer})*")
+    # pylint wraps the description to its own width.
+    assert " ".join(spec.description.split()) in " ".join(" ".join(rest).split())

@@ -12,9 +12,9 @@ class FastRunner(Runner):
 
 
 class Core:
-    def __init__(self, mgr, blocking):
+    def __init__(self, mgr, waits):
         self.mgr = mgr
-        self.blocking = blocking
+        self.waits = waits
 
     def step(self, batch):
-        return self.mgr.call_func("prefill", batch, wait_out=self.blocking)  # [rpc-wait-uninferable]
+        return self.mgr.call_func("prefill", batch, wait_out=self.waits)  # [rpc-wait-uninferable]

@@ -12,12 +12,12 @@ class FastRunner(Runner):
 
 
 class Core:
-    def __init__(self, mgr, blocking):
+    def __init__(self, mgr, waits):
         self.mgr = mgr
-        self.blocking = blocking
+        self.waits = waits
 
     def step(self, batch):
-        if self.blocking:
+        if self.waits:
             return self.mgr.call_func("prefill", batch, wait_out=True)
         self.mgr.call_func("prefill", batch)
         return None
