@@ -182,6 +182,7 @@ def _accept_our_symbols_in_enable_and_disable(linter: PyLinter) -> None:
     name, report ids included, goes to pylint unchanged. pylint loads plugins before it
     reads ``--enable``/``--disable``, so the command line is covered too.
     """
+    # Private to pylint; tests/test_private_hooks.py checks the shape relied on.
     pylints_own = linter._get_messages_to_set  # pylint: disable=protected-access
 
     def messages_to_set(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,16 +18,21 @@ from support import (
     APP,
     APP_PLANTED,
     CONSOLE_SCRIPT,
+    PACKAGE,
     PLANTED_LINE,
     PYPROJECT,
+    ROOT,
     Reported,
     clean_environment,
+    package_sources,
     project,
     run_check,
     run_pylint,
 )
 
 from pylint_rpcsurface.cache import CACHE_DIR, disabled_by_environment
+from pylint_rpcsurface.messages import BY_SYMBOL
+from pylint_rpcsurface.rules import registry_rules
 
 FILES = ("--recursive=y", ".")
 
@@ -261,3 +267,89 @@ def test_a_library_base_class_is_fingerprinted_too(tmp_path: Path) -> None:
     assert {(m.symbol, m.path, m.line) for m in run.messages} == {
         ("rpc-listed-unwaited", "app.py", registry_line)
     }, run.stdout + run.stderr
+
+
+# ---------------------------------------------------------------- an edited plugin
+
+
+def _plugin_copy(tmp_path: Path) -> Path:
+    """A copy of the package's sources in a folder of its own: with it on PYTHONPATH it is
+    the plugin that runs (before the installed one), and the test edits it as a developer
+    edits an editable install or rebuilds a wheel without changing the version."""
+    site = tmp_path / "site"
+    for relative in package_sources():
+        (site / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / relative, site / relative)
+    return site
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    """Replace the one occurrence of *old* in *path* by *new*, of another length, so that
+    not even a stale bytecode file could pass for the edited source."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, (path, old)
+    assert len(new) != len(old)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _unanswered(tool: str, root: Path, env: dict[str, str]) -> str:
+    """The text of the one rpc-unanswered message that *tool* reports in *root*."""
+    if tool == "check":
+        run = run_check(root, "--format", "json", env=env)
+        messages, output = run.messages, run.stdout + run.stderr
+    else:
+        pylint_run = run_pylint(root, *FILES, env=env)
+        messages, output = pylint_run.messages, pylint_run.stdout + pylint_run.stderr
+    texts = [m.text for m in messages if m.symbol == "rpc-unanswered"]
+    assert len(texts) == 1, output
+    return texts[0]
+
+
+@pytest.mark.parametrize("tool", ["check", "pylint"])
+def test_an_edited_plugin_reports_its_new_text(tmp_path: Path, tool: str) -> None:
+    """Edit the message of the planted finding in a copy of the plugin, with the same
+    version: the next run prints the new text, never the cached old one.
+
+    The text has words from two places: the template in messages.py, filled in when the
+    message is printed, and the words the rules compute, kept in the cache entry as the
+    message's arguments. Only a cache that knows the plugin's code sees the second edit."""
+    site = _plugin_copy(tmp_path)
+    root = _tiny(tmp_path, APP_PLANTED)
+    env = {"PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": "1"}
+    template = BY_SYMBOL["rpc-unanswered"].template
+    consequence = registry_rules._CONSEQUENCE["waited"]  # the rule's words for a waited RPC
+    before = _unanswered(tool, root, env)
+    assert before.endswith(consequence), before
+    _edit(site / PACKAGE / "messages.py", f'"{template}"', f'"edited: {template}"')
+    _edit(
+        site / PACKAGE / "rules" / "registry_rules.py",
+        f'"{consequence}"',
+        f'"{consequence}, edited too"',
+    )
+    after = _unanswered(tool, root, env)
+    assert after == f"edited: {before}, edited too", (before, after)
+
+
+@pytest.mark.parametrize("change", ["edit", "add"])
+def test_any_change_to_the_plugin_code_misses_the_old_entry(tmp_path: Path, change: str) -> None:
+    """The entry is forged to report nothing. It answers while the plugin's code is as it
+    was (bytecode files written beside the code included), and never after a change to
+    any of the package's .py files: an edit that changes no behaviour, or an added one."""
+    site = _plugin_copy(tmp_path)
+    root = _tiny(tmp_path, APP_PLANTED)
+    env = {"PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": ""}  # "" writes bytecode
+    assert _planted(run_check(root, "--format", "json", env=env).messages) == PLANTED
+    assert list((site / PACKAGE).rglob("*.pyc")), "the copy's bytecode was not written"
+    (entry,) = _entries(root)
+    data = json.loads(entry.read_bytes())
+    data["findings"] = []
+    entry.write_text(json.dumps(data), encoding="utf-8")
+    forged = run_check(root, "--format", "json", env=env)
+    assert (forged.returncode, forged.messages) == (0, ()), forged.stdout + forged.stderr
+    if change == "edit":
+        with (site / PACKAGE / "messages.py").open("a", encoding="utf-8") as stream:
+            stream.write("# a comment: nothing the plugin does changes\n")
+    else:
+        (site / PACKAGE / "rules" / "unused.py").write_text('"""Imported by nobody."""\n')
+    run = run_check(root, "--format", "json", env=env)
+    assert _planted(run.messages) == PLANTED, run.stdout + run.stderr

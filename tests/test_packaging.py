@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 from support import PACKAGE, ROOT, clean_environment, copy_checkout, package_sources
 from trove_classifiers import classifiers
 
@@ -72,7 +73,10 @@ def test_the_wheel_metadata_is_complete(wheel: Path) -> None:
     urls = dict(entry.split(", ", 1) for entry in meta.get_all("Project-URL"))
     assert urls == PROJECT["urls"]
     assert {"Homepage", "Documentation", "Repository", "Issues", "Changelog"} <= set(urls)
-    assert any(dep.startswith("pylint>=") for dep in meta.get_all("Requires-Dist"))
+    listed = (Requirement(dep) for dep in meta.get_all("Requires-Dist"))
+    required = {dep for dep in listed if "extra" not in str(dep.marker)}  # not the extras'
+    assert required == {Requirement(dep) for dep in PROJECT["dependencies"]}
+    assert {"pylint", "astroid"} <= {dep.name for dep in required}  # both imported directly
     assert meta["Requires-Python"] == PROJECT["requires-python"]
 
 

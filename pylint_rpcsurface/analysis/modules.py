@@ -18,6 +18,8 @@ from pathlib import Path
 import astroid
 from astroid import nodes
 from astroid.builder import AstroidBuilder, build_namespace_package_module
+
+# Private to astroid; tests/test_private_hooks.py checks the shape relied on.
 from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
 
@@ -150,6 +152,7 @@ class ModuleStore:
         self._evict_conflicting_modules()
         self._forget_look_ups()
         self._point_look_ups_at_the_roots()
+        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
         hooks = self.manager._failed_import_hooks  # pylint: disable=protected-access
         hooks.append(resolve)
         try:
@@ -168,6 +171,7 @@ class ModuleStore:
         searches sys.path. Namespace packages are left to the search and the fallback hook,
         as Python lets a regular package anywhere on sys.path win over them.
         """
+        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
         found = self.manager._mod_file_cache  # pylint: disable=protected-access
         for name, path in self.tree.module_files().items():
             found[(name, None)] = ModuleSpec(name, ModuleType.PY_SOURCE, path)
@@ -180,6 +184,7 @@ class ModuleStore:
         failed. Names that are not ours keep their entries.
         """
         ours = self.tree.top_level_names()
+        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
         found = self.manager._mod_file_cache  # pylint: disable=protected-access
         for key in [key for key in found if key[0].partition(".")[0] in ours]:
             del found[key]

@@ -1,0 +1,357 @@
+"""Every private part of pylint and astroid that the package relies on, and the shape it
+relies on, checked by using it as the package does.
+
+A release of either may change any of them without notice; the other tests would then
+fail far from the cause, or worse pass while the plugin quietly finds less. These fail
+first, each naming the hook, the shape the package needs and where it uses it. The
+hooks, each marked in the package with a comment that points here:
+
+* ``PyLinter._get_messages_to_set``, wrapped on the linter instance (pylint_plugin.py);
+* ``AstroidManager._mod_file_cache``, seeded and pruned (analysis/modules.py);
+* ``AstroidManager._failed_import_hooks``, appended to and removed from (analysis/modules.py);
+* ``astroid.interpreter._import.spec``'s ModuleSpec and ModuleType (analysis/modules.py);
+* ``bases.UnboundMethod._proxied`` (analysis/helper_calls.py).
+"""
+
+from __future__ import annotations
+
+import inspect
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import astroid
+import pytest
+from astroid import bases, nodes
+from astroid.builder import AstroidBuilder
+from astroid.manager import AstroidManager
+from pylint.lint import PyLinter
+from pylint.message import MessageDefinition
+
+from pylint_rpcsurface import pylint_plugin
+from pylint_rpcsurface.analysis import helper_calls
+from pylint_rpcsurface.messages import MESSAGES
+from pylint_rpcsurface.pylint_plugin import RpcSurfaceChecker, register
+
+MANAGER: AstroidManager = astroid.MANAGER
+VALUE = 41  # what the probe module assigns, so an inference that reached it says so
+
+
+def shape(holds: bool, hook: str, relied_on: str, used_in: str) -> None:
+    """Fail, naming *hook*, unless the shape the package relies on still *holds*."""
+    if not holds:
+        pytest.fail(
+            f"{hook} has changed shape: pylint-rpcsurface relies on {relied_on} "
+            f"(in {used_in}). Adapt that code to the new pylint/astroid, or bound the "
+            "dependency below this release in pyproject.toml.",
+            pytrace=False,
+        )
+
+
+def _probe_name() -> str:
+    """A module name that nothing on sys.path can provide."""
+    return f"rpcsurface_probe_{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+def manager() -> Iterator[AstroidManager]:
+    """astroid's manager, whose caches and hooks live as long as the process: whatever a
+    test adds to them is taken out again, so no other test sees a probe."""
+    look_ups = getattr(MANAGER, "_mod_file_cache", None)
+    hooks = getattr(MANAGER, "_failed_import_hooks", None)
+    saved_look_ups = dict(look_ups) if isinstance(look_ups, dict) else None
+    saved_hooks = list(hooks) if isinstance(hooks, list) else None
+    saved_modules = dict(MANAGER.astroid_cache)
+    yield MANAGER
+    MANAGER.astroid_cache.clear()
+    MANAGER.astroid_cache.update(saved_modules)
+    if isinstance(look_ups, dict) and saved_look_ups is not None:
+        look_ups.clear()
+        look_ups.update(saved_look_ups)
+    if isinstance(hooks, list) and saved_hooks is not None:
+        hooks[:] = saved_hooks
+
+
+def _value_imported_by(manager: AstroidManager, modname: str, where: Path) -> object:
+    """What ``from MODNAME import VALUE`` gives, inferred in a fresh module at *where*:
+    astroid resolves an import by its absolute name, as it does for every project module."""
+    importer = AstroidBuilder(manager).string_build(
+        f"from {modname} import VALUE\nVALUE\n", _probe_name(), str(where)
+    )
+    statement = importer.body[-1]
+    assert isinstance(statement, nodes.Expr)
+    try:
+        values = list(statement.value.infer())
+    except astroid.InferenceError:
+        return None
+    return values[0].value if len(values) == 1 and isinstance(values[0], nodes.Const) else None
+
+
+# ---------------------------------------------------------------- pylint
+
+GET_MESSAGES = "pylint's PyLinter._get_messages_to_set"
+PLUGIN = "pylint_plugin._accept_our_symbols_in_enable_and_disable"
+RPC_SYMBOL = MESSAGES[0].symbol
+
+
+def _without_the_patch() -> PyLinter:
+    linter = PyLinter()
+    linter.register_checker(RpcSurfaceChecker(linter))  # what register() does, less the patch
+    return linter
+
+
+def _with_the_patch() -> PyLinter:
+    linter = PyLinter()
+    register(linter)
+    return linter
+
+
+def test_get_messages_to_set_has_the_signature_the_wrapper_copies() -> None:
+    """The wrapper takes what pylint's method takes, so pylint's calls bind to it."""
+    method = getattr(PyLinter, "_get_messages_to_set", None)
+    shape(
+        callable(method),
+        GET_MESSAGES,
+        "a method of PyLinter to wrap on the linter instance",
+        PLUGIN,
+    )
+    theirs = list(inspect.signature(method).parameters.values())[1:]  # without self
+    linter = PyLinter()  # no checker: registering one already calls the method
+    pylint_plugin._accept_our_symbols_in_enable_and_disable(linter)
+    ours = list(inspect.signature(linter._get_messages_to_set).parameters.values())
+    described = [(p.name, p.kind, p.default) for p in theirs]
+    shape(
+        described == [(p.name, p.kind, p.default) for p in ours],
+        GET_MESSAGES,
+        f"its parameters being the wrapper's {[str(p) for p in ours]} "
+        f"(pylint's are now {[str(p) for p in theirs]})",
+        PLUGIN,
+    )
+
+
+def test_get_messages_to_set_returns_a_list_of_message_definitions() -> None:
+    linter = _without_the_patch()
+    symbols = {spec.symbol for spec in MESSAGES}
+    other = next(m for m in linter.msgs_store.messages if m.symbol not in symbols)  # pylint's
+    for msgid in (other.symbol, MESSAGES[0].msgid):
+        found = linter._get_messages_to_set(msgid, False)
+        shape(
+            isinstance(found, list)
+            and bool(found)
+            and all(isinstance(m, MessageDefinition) for m in found),
+            GET_MESSAGES,
+            f"it returning a list of MessageDefinition (for {msgid!r} it returned {found!r})",
+            PLUGIN,
+        )
+    ours = linter.msgs_store.get_message_definitions(RPC_SYMBOL)
+    shape(
+        [m.symbol for m in ours] == [RPC_SYMBOL],
+        "pylint's MessageDefinitionStore.get_message_definitions",
+        f"it finding our message by its symbol {RPC_SYMBOL!r} (it found {ours!r})",
+        PLUGIN,
+    )
+
+
+def test_pylint_still_ignores_our_symbols_so_the_patch_is_still_needed() -> None:
+    """pylint takes any name starting with 'rp' for a report id, so turning one of our
+    messages on or off by its symbol does nothing; the day it does, the patch has nothing
+    left to fix. (By its id, the same linter obeys.)"""
+    for spec in MESSAGES:
+        linter = _without_the_patch()
+        enabled = linter.is_message_enabled(spec.symbol)
+        toggle = linter.disable if enabled else linter.enable
+        toggle(spec.symbol)
+        if linter.is_message_enabled(spec.symbol) != enabled:
+            pytest.fail(
+                f"pylint now turns {spec.symbol!r} {'off' if enabled else 'on'} by its "
+                f"symbol without our patch of {GET_MESSAGES}: the patch ({PLUGIN}) is no "
+                "longer needed and can go, with this test.",
+                pytrace=False,
+            )
+        toggle(spec.msgid)
+        assert linter.is_message_enabled(spec.symbol) != enabled, spec.msgid
+
+
+def test_the_patch_on_the_instance_is_what_pylint_calls() -> None:
+    """pylint reaches the method through the instance (self._get_messages_to_set), so
+    the wrapper set there decides, for --disable and for pragmas alike."""
+    linter = _with_the_patch()
+    linter.disable(RPC_SYMBOL)
+    shape(
+        not linter.is_message_enabled(RPC_SYMBOL),
+        GET_MESSAGES,
+        "pylint calling it through the linter instance, where the wrapper is set",
+        PLUGIN,
+    )
+    linter.enable(RPC_SYMBOL)
+    assert linter.is_message_enabled(RPC_SYMBOL)
+
+
+# ---------------------------------------------------------------- astroid
+
+MOD_FILE_CACHE = "astroid's AstroidManager._mod_file_cache"
+FAILED_IMPORT_HOOKS = "astroid's AstroidManager._failed_import_hooks"
+SPEC = "astroid.interpreter._import.spec (ModuleSpec, ModuleType)"
+PROXIED = "astroid's bases.UnboundMethod._proxied"
+LOOK_UPS = "analysis/modules.py, ModuleStore._point_look_ups_at_the_roots and _forget_look_ups"
+HOOKS = "analysis/modules.py, ModuleStore.resolving_imports"
+
+
+def test_mod_file_cache_is_read_first_under_the_name_and_no_context_file(
+    manager: AstroidManager, tmp_path: Path
+) -> None:
+    """Seed ``(name, None)`` with a file no search would find: an import of that name in
+    any module, and a look-up by name, both reach the file."""
+    from astroid.interpreter._import.spec import ModuleSpec, ModuleType  # noqa: PLC0415
+
+    look_ups = getattr(manager, "_mod_file_cache", None)
+    shape(isinstance(look_ups, dict), MOD_FILE_CACHE, "a dict on the manager", LOOK_UPS)
+    assert isinstance(look_ups, dict)
+    name = _probe_name()
+    target = tmp_path / "nowhere_on_sys_path" / "target.py"
+    target.parent.mkdir()
+    target.write_text(f"VALUE = {VALUE}\n", encoding="utf-8")
+    where = tmp_path / "importer.py"
+    assert _value_imported_by(manager, name, where) is None  # unseeded: not found
+    shape(
+        (name, None) in look_ups,
+        MOD_FILE_CACHE,
+        "astroid keying each look-up of an import as (module name, None)",
+        LOOK_UPS,
+    )
+    seeded = ModuleSpec(name, ModuleType.PY_SOURCE, str(target))
+    look_ups[(name, None)] = seeded
+    shape(
+        manager.file_from_module_name(name, None) is seeded,
+        MOD_FILE_CACHE,
+        "file_from_module_name(name, None) returning what (name, None) holds",
+        LOOK_UPS,
+    )
+    shape(
+        _value_imported_by(manager, name, where) == VALUE,
+        MOD_FILE_CACHE,
+        "an import reading the ModuleSpec under (module name, None) before searching",
+        LOOK_UPS,
+    )
+    module = manager.ast_from_module_name(name)
+    shape(
+        module.file == str(target),
+        MOD_FILE_CACHE,
+        "ast_from_module_name(name) reading (name, None) before searching",
+        LOOK_UPS,
+    )
+    del look_ups[(name, None)]
+    del manager.astroid_cache[name]
+    shape(
+        _value_imported_by(manager, name, where) is None,
+        MOD_FILE_CACHE,
+        "deleting a key making astroid search again (how _forget_look_ups forgets)",
+        LOOK_UPS,
+    )
+
+
+def test_failed_import_hooks_is_the_list_astroid_consults(manager: AstroidManager) -> None:
+    """A hook appended to the list answers an import nothing else resolves; one that
+    raises AstroidImportError passes to the next; once removed it is not asked again."""
+    hooks = getattr(manager, "_failed_import_hooks", None)
+    shape(isinstance(hooks, list), FAILED_IMPORT_HOOKS, "a list on the manager", HOOKS)
+    assert isinstance(hooks, list)
+    name = _probe_name()
+    answer = AstroidBuilder(manager).string_build(f"VALUE = {VALUE}\n", _probe_name())
+    asked: list[str] = []
+
+    def declines(modname: str) -> nodes.Module:
+        asked.append(modname)
+        raise astroid.AstroidImportError(f"{modname} is not mine")
+
+    def answers(modname: str) -> nodes.Module:
+        asked.append(modname)
+        return answer
+
+    hooks.extend([declines, answers])
+    try:
+        found = manager.ast_from_module_name(name)
+    except astroid.AstroidBuildingError:  # astroid's own hooks (its brain) come first
+        found = None
+    shape(
+        found is answer and asked == [name, name],
+        FAILED_IMPORT_HOOKS,
+        "astroid asking each hook of the list in turn with the module name, a hook "
+        "raising AstroidImportError passing to the next",
+        HOOKS,
+    )
+    hooks.remove(declines)
+    hooks.remove(answers)
+    with pytest.raises(astroid.AstroidImportError):
+        manager.ast_from_module_name(name)
+    shape(
+        asked == [name, name],
+        FAILED_IMPORT_HOOKS,
+        "a hook removed from the list not being asked again",
+        HOOKS,
+    )
+
+
+def test_module_spec_has_the_fields_and_type_we_construct(
+    manager: AstroidManager, tmp_path: Path
+) -> None:
+    """We build ``ModuleSpec(name, ModuleType.PY_SOURCE, path)``, positionally: it must be
+    what astroid itself records for a module file."""
+    try:
+        from astroid.interpreter._import.spec import ModuleSpec, ModuleType  # noqa: PLC0415
+    except ImportError as error:
+        shape(False, SPEC, f"the module and both names importing ({error})", LOOK_UPS)
+        raise
+    shape(hasattr(ModuleType, "PY_SOURCE"), SPEC, "ModuleType.PY_SOURCE for a .py", LOOK_UPS)
+    name = _probe_name()
+    target = tmp_path / f"{name}.py"
+    target.write_text(f"VALUE = {VALUE}\n", encoding="utf-8")
+    ours = ModuleSpec(name, ModuleType.PY_SOURCE, str(target))
+    shape(
+        (ours.name, ours.type, ours.location) == (name, ModuleType.PY_SOURCE, str(target)),
+        SPEC,
+        "ModuleSpec's first three fields being name, type and location, the others optional",
+        LOOK_UPS,
+    )
+    theirs = manager.file_from_module_name(name, str(tmp_path / "beside.py"))
+    shape(
+        type(theirs) is ModuleSpec
+        and (theirs.type, Path(str(theirs.location)).resolve()) == (ours.type, target.resolve()),
+        SPEC,
+        f"astroid recording a module file as {ours!r} does (it recorded {theirs!r})",
+        LOOK_UPS,
+    )
+
+
+def test_a_classmethod_called_on_its_class_proxies_its_function_as_proxied() -> None:
+    """A classmethod helper called on its class (``Tools.reset()``) or through ``cls``
+    infers to astroid's BoundMethod, a kind of UnboundMethod; the helper walk needs the
+    FunctionDef it wraps, which astroid exposes only as ``_proxied``."""
+    module = astroid.parse(
+        "class Tools:\n"
+        "    @classmethod\n"
+        "    def reset(cls):\n"
+        "        cls.flush()\n"
+        "\n"
+        "    @classmethod\n"
+        "    def flush(cls):\n"
+        "        return 1\n"
+        "\n"
+        "\n"
+        "Tools.reset()\n",
+        _probe_name(),
+    )
+    functions = {f.name: f for f in module.body[0].mymethods()}
+    calls = list(module.nodes_of_class(nodes.Call))
+    assert [c.func.as_string() for c in calls] == ["cls.flush", "Tools.reset"]
+    for call in calls:
+        (value,) = call.func.infer()
+        wrapped = functions[call.func.attrname]
+        shape(
+            isinstance(value, bases.UnboundMethod) and getattr(value, "_proxied", None) is wrapped,
+            PROXIED,
+            f"{call.func.as_string()} inferring to an UnboundMethod (a BoundMethod is "
+            f"one) whose _proxied is the FunctionDef (it inferred to {value!r})",
+            "analysis/helper_calls.py, _unbound",
+        )
+        assert helper_calls._unbound(value) is wrapped
