@@ -5,5 +5,6 @@ them. ``check`` (text, JSON, SARIF) is the fast path for CI and pre-commit: the 
 configuration, engine, rules and cache as the pylint checker, so the same findings. A
 warm cache answers without importing astroid or pylint. ``report`` shows each surface's
 names and their verdicts, ``fix`` rewrites registries, ``explain`` prints a message's
-page. Each gets its findings from :func:`pylint_rpcsurface.rules.findings`.
+page. Whatever they say about the code comes from :mod:`pylint_rpcsurface.rules`
+(``rules.findings``, ``rules.wanted_registry``): no subcommand derives a finding itself.
 """
