@@ -310,9 +310,9 @@ def test_an_edited_plugin_reports_its_new_text(tmp_path: Path, tool: str) -> Non
     """Edit the message of the planted finding in a copy of the plugin, with the same
     version: the next run prints the new text, never the cached old one.
 
-    The text has words from two places: the template in messages.py, filled in when the
-    message is printed, and the words the rules compute, kept in the cache entry as the
-    message's arguments. Only a cache that knows the plugin's code sees the second edit."""
+    The text has words from two places: the template in messages/__init__.py, filled in
+    when the message is printed, and the words the rules compute, kept in the cache entry
+    as the message's arguments. Only a cache that knows the plugin's code sees the second edit."""
     site = _plugin_copy(tmp_path)
     root = _tiny(tmp_path, APP_PLANTED)
     env = {"PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": "1"}
@@ -320,7 +320,7 @@ def test_an_edited_plugin_reports_its_new_text(tmp_path: Path, tool: str) -> Non
     consequence = registry_rules._CONSEQUENCE["waited"]  # the rule's words for a waited RPC
     before = _unanswered(tool, root, env)
     assert before.endswith(consequence), before
-    _edit(site / PACKAGE / "messages.py", f'"{template}"', f'"edited: {template}"')
+    _edit(site / PACKAGE / "messages" / "__init__.py", f'"{template}"', f'"edited: {template}"')
     _edit(
         site / PACKAGE / "rules" / "registry_rules.py",
         f'"{consequence}"',
@@ -347,7 +347,7 @@ def test_any_change_to_the_plugin_code_misses_the_old_entry(tmp_path: Path, chan
     forged = run_check(root, "--format", "json", env=env)
     assert (forged.returncode, forged.messages) == (0, ()), forged.stdout + forged.stderr
     if change == "edit":
-        with (site / PACKAGE / "messages.py").open("a", encoding="utf-8") as stream:
+        with (site / PACKAGE / "messages" / "__init__.py").open("a", encoding="utf-8") as stream:
             stream.write("# a comment: nothing the plugin does changes\n")
     else:
         (site / PACKAGE / "rules" / "unused.py").write_text('"""Imported by nobody."""\n')
