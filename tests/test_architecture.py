@@ -10,7 +10,8 @@
 
 The imports are read with :mod:`ast`, lazy ones inside functions included, and checked
 against those rules; a fresh interpreter then shows that importing the bottom layers
-and the rules really loads neither astroid nor pylint.
+and the rules really loads neither astroid nor pylint, and neither does a ``rpcsurface
+check`` that a warm cache answers (the point of its fast path).
 """
 
 from __future__ import annotations
@@ -22,7 +23,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import ROOT, clean_environment
+from support import (
+    APP_PLANTED,
+    PLANTED_LINE,
+    PYPROJECT,
+    ROOT,
+    clean_environment,
+    project,
+    run_check,
+)
 
 PACKAGE = ROOT / "pylint_rpcsurface"
 NAME = PACKAGE.name
@@ -231,3 +240,27 @@ def test_importing_the_rules_loads_neither_astroid_nor_pylint() -> None:
         check=False,
     )
     assert (run.returncode, run.stdout.strip()) == (0, "[]"), run.stderr
+
+
+def test_a_warm_check_does_not_import_astroid_or_pylint(tmp_path: Path) -> None:
+    """The point of the fast path: a hit is a stat of every module and nothing else."""
+    root = project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": APP_PLANTED})
+    assert run_check(root).returncode == 1  # cold: fills the cache
+    probe = (
+        "import sys\n"
+        "from pylint_rpcsurface.commands.main import main\n"
+        "code = main(['check'])\n"
+        "print(sorted(m for m in ('astroid', 'pylint') if m in sys.modules))\n"
+        "sys.exit(code)\n"
+    )
+    warm = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=root,
+        env=clean_environment(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert warm.returncode == 1, warm.stderr
+    assert warm.stdout.splitlines()[-1] == "[]"
+    assert f":{PLANTED_LINE}:" in warm.stdout

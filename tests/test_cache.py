@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -217,31 +216,6 @@ def test_the_command_line_can_run_without_the_cache(
 def test_which_environment_values_turn_the_cache_off(value: str, disabled: bool) -> None:
     assert disabled_by_environment({"RPCSURFACE_NO_CACHE": value}) is disabled
     assert disabled_by_environment({}) is False
-
-
-def test_a_warm_check_does_not_import_astroid_or_pylint(tmp_path: Path) -> None:
-    """The point of the fast path: a hit is a stat of every module and nothing else."""
-    root = _tiny(tmp_path, APP_PLANTED)
-    assert run_check(root).returncode == 1  # cold: fills the cache
-    probe = (
-        "import sys\n"
-        "from pylint_rpcsurface.commands.main import main\n"
-        "code = main(['check'])\n"
-        "print(sorted(m for m in ('astroid', 'pylint') if m in sys.modules))\n"
-        "sys.exit(code)\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RPCSURFACE_NO_CACHE")}
-    warm = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert warm.returncode == 1, warm.stderr
-    assert warm.stdout.splitlines()[-1] == "[]"
-    assert f":{PLANTED_LINE}:" in warm.stdout
 
 
 def test_a_library_base_class_is_fingerprinted_too(tmp_path: Path) -> None:
