@@ -5,18 +5,26 @@ anew for every run, so a long-lived process (an IDE's language server) never see
 findings from an earlier run. Under ``-j`` pylint calls ``open()``/``close()`` once per
 file in each worker and never in the parent, so nothing is reported from them and the
 analysis is kept across files instead of being rebuilt in ``open()``.
+
+pylint never lints a folder without ``__init__.py`` inside a package it expands
+(pylint#3944, #9187): ``pylint pkg`` and ``--recursive=y`` skip it. Our project's callers
+and handlers often live in just such a folder, so :func:`_lint_folders_without_init` adds
+those modules to what pylint lints (see docs/modes.md).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from astroid import nodes
 from pylint import interfaces
 from pylint.checkers import BaseChecker
-from pylint.typing import MessageDefinitionTuple
+from pylint.typing import MessageDefinitionTuple, ModuleDescriptionDict
 
 from pylint_rpcsurface.cache import (
     CACHE_DIR,
@@ -27,13 +35,14 @@ from pylint_rpcsurface.cache import (
 from pylint_rpcsurface.config import Config, ConfigError, ConfigFinder
 from pylint_rpcsurface.messages import BY_SYMBOL, CHECKER_NAME, MESSAGES
 from pylint_rpcsurface.model import Analysis, Finding
-from pylint_rpcsurface.sources import real
+from pylint_rpcsurface.sources import SourceTree, real
 
 if TYPE_CHECKING:
     from pylint.lint import PyLinter
     from pylint.message import MessageDefinition
 
 _Span = tuple[int, int | None, int | None, int | None]
+LINT_FOLDERS_OPTION = "rpcsurface-lint-folders-without-init"
 
 
 class RpcSurfaceChecker(BaseChecker):
@@ -71,6 +80,18 @@ class RpcSurfaceChecker(BaseChecker):
                 f"configuration (the environment variable {NO_CACHE_ENV}=1 does the same).",
             },
         ),
+        (
+            LINT_FOLDERS_OPTION,
+            {
+                "default": True,
+                "type": "yn",
+                "metavar": "<y or n>",
+                "help": "Also lint the modules in folders without __init__.py inside a "
+                "package that pylint expands (pylint itself skips them), when they are "
+                "under the source roots of a [tool.rpcsurface] table. Every enabled "
+                "checker lints them, not only this one. n lints what pylint alone would.",
+            },
+        ),
     )
 
     def __init__(self, linter: PyLinter) -> None:
@@ -100,6 +121,79 @@ class RpcSurfaceChecker(BaseChecker):
             explicit = self.linter.config.rpcsurface_config
             self._finder = ConfigFinder(Path(explicit).resolve() if explicit else None)
         return self._finder
+
+    def modules_pylint_skips(
+        self, files_or_modules: Sequence[str], expanded: dict[str, ModuleDescriptionDict]
+    ) -> dict[str, ModuleDescriptionDict]:
+        """The project modules under the packages pylint expanded that it left out.
+
+        pylint lists a package's modules only through folders with ``__init__.py``; these
+        are the other ones: files of our project (under the source roots of the
+        ``[tool.rpcsurface]`` table that applies to them) not already in *expanded*,
+        found honouring pylint's ``ignore``, ``ignore-patterns`` and ``ignore-paths``.
+        """
+        known = {real(entry["path"]) for entry in expanded.values()}
+        trees: dict[Path, tuple[SourceTree, frozenset[str]]] = {}
+        added: dict[str, ModuleDescriptionDict] = {}
+        for something in files_or_modules:
+            package = _expanded_package(something, expanded)
+            if package is None:
+                continue
+            init, name = package
+            for path in self._files_under(os.path.dirname(init)):
+                if real(path) in known:
+                    continue
+                modname = self._project_module_name(path, trees)
+                if modname is None:
+                    continue
+                known.add(real(path))
+                added[path] = {
+                    "path": path,
+                    "name": modname,
+                    "isarg": False,
+                    "basepath": init,
+                    "basename": name,
+                    "isignored": False,
+                }
+        return added
+
+    def _files_under(self, folder: str) -> Iterator[str]:
+        config = self.linter.config
+        names: Sequence[str] = config.ignore
+        patterns: Sequence[re.Pattern[str]] = config.ignore_patterns
+        paths: Sequence[re.Pattern[str]] = config.ignore_paths
+
+        def ignored(path: str) -> bool:
+            base = os.path.basename(path)
+            return (
+                base in names
+                or any(p.match(base) for p in patterns)
+                or any(p.match(path) for p in paths)
+            )
+
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = sorted(
+                d for d in dirs if not ignored(os.path.normpath(os.path.join(root, d)))
+            )
+            for file in sorted(files):
+                path = os.path.normpath(os.path.join(root, file))
+                if file.endswith(".py") and not ignored(path):
+                    yield path
+
+    def _project_module_name(
+        self, path: str, trees: dict[Path, tuple[SourceTree, frozenset[str]]]
+    ) -> str | None:
+        try:
+            config = self._config_finder().config_for(Path(path))
+        except ConfigError:
+            return None  # reported on the modules pylint lints anyway
+        if config is None:
+            return None
+        if config.path not in trees:
+            tree = SourceTree(config.source_roots)
+            trees[config.path] = (tree, frozenset(tree.python_files()))
+        tree, files = trees[config.path]
+        return tree.module_name(path) if real(path) in files else None
 
     def _analysis(self, config: Config, module: nodes.Module) -> Analysis:
         # pylint builds a module from a string only for --from-stdin: that text, not the
@@ -166,9 +260,52 @@ def _spans(module: nodes.Module) -> dict[_Span, nodes.NodeNG]:
     return spans
 
 
+def _expanded_package(
+    something: str, expanded: dict[str, ModuleDescriptionDict]
+) -> tuple[str, str] | None:
+    """The ``__init__.py`` and name of the package pylint expanded for the argument
+    *something* (a folder, or a module name), or None when it expanded none."""
+    if os.path.isdir(something):
+        init = os.path.normpath(os.path.join(something, "__init__.py"))
+        entry = expanded.get(init)
+        return None if entry is None or entry["isignored"] else (init, entry["name"])
+    if os.path.exists(something):
+        return None  # a file: pylint lints just that file
+    for path, entry in expanded.items():  # a module name, as in `pylint engine.core`
+        if entry["name"] == something and os.path.basename(path) == "__init__.py":
+            return (path, something)
+    return None
+
+
 def register(linter: PyLinter) -> None:
-    linter.register_checker(RpcSurfaceChecker(linter))
+    checker = RpcSurfaceChecker(linter)
+    linter.register_checker(checker)
     _accept_our_symbols_in_enable_and_disable(linter)
+    _lint_folders_without_init(linter, checker)
+
+
+def _lint_folders_without_init(linter: PyLinter, checker: RpcSurfaceChecker) -> None:
+    """Make ``pylint pkg``, ``--recursive=y`` and ``-j N`` lint every module we judge.
+
+    pylint expands a package argument through folders with ``__init__.py`` only
+    (pylint#3944, #9187), so the whole-tree commands silently skip a folder without one
+    inside a regular package, where an engine's callers and handlers often live. The fix
+    wraps pylint's expansion of the arguments into modules, on this linter instance, and
+    adds :meth:`RpcSurfaceChecker.modules_pylint_skips`. It runs once, in the process
+    that lists the modules (the parent under ``-j``, which sends each to a worker); the
+    result is keyed by path and already-listed files are left out, so no module is
+    linted twice. ``--rpcsurface-lint-folders-without-init=n`` turns it off.
+    """
+    # Private to pylint; tests/test_private_hooks.py checks the shape relied on.
+    pylints_own = linter._expand_files  # pylint: disable=protected-access
+
+    def expand_files(files_or_modules: Sequence[str]) -> dict[str, ModuleDescriptionDict]:
+        expanded = pylints_own(files_or_modules)
+        if linter.config.rpcsurface_lint_folders_without_init:
+            expanded.update(checker.modules_pylint_skips(files_or_modules, expanded))
+        return expanded
+
+    linter._expand_files = expand_files  # type: ignore[method-assign]  # pylint: disable=protected-access
 
 
 def _accept_our_symbols_in_enable_and_disable(linter: PyLinter) -> None:

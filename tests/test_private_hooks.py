@@ -7,6 +7,7 @@ first, each naming the hook, the shape the package needs and where it uses it. T
 hooks, each marked in the package with a comment that points here:
 
 * ``PyLinter._get_messages_to_set``, wrapped on the linter instance (pylint_plugin.py);
+* ``PyLinter._expand_files``, wrapped on the linter instance (pylint_plugin.py);
 * ``AstroidManager._mod_file_cache``, seeded and pruned (analysis/modules.py);
 * ``AstroidManager._failed_import_hooks``, appended to and removed from (analysis/modules.py);
 * ``astroid.interpreter._import.spec``'s ModuleSpec and ModuleType (analysis/modules.py);
@@ -16,17 +17,23 @@ hooks, each marked in the package with a comment that points here:
 from __future__ import annotations
 
 import inspect
+import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import astroid
 import pytest
 from astroid import bases, nodes
 from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
+from pylint.checkers import BaseChecker
 from pylint.lint import PyLinter
+from pylint.lint import pylinter as pylinter_module
 from pylint.message import MessageDefinition
+from pylint.reporters import CollectingReporter
+from pylint.typing import ModuleDescriptionDict
 
 from pylint_rpcsurface import pylint_plugin
 from pylint_rpcsurface.analysis import helper_calls
@@ -185,6 +192,155 @@ def test_the_patch_on_the_instance_is_what_pylint_calls() -> None:
     )
     linter.enable(RPC_SYMBOL)
     assert linter.is_message_enabled(RPC_SYMBOL)
+
+
+EXPAND_FILES = "pylint's PyLinter._expand_files"
+LINT_FOLDERS = "pylint_plugin._lint_folders_without_init"
+DESCRIPTION_KEYS = {"path", "name", "isarg", "basepath", "basename", "isignored"}
+
+
+class _Visited(BaseChecker):
+    """Records the file of every module pylint lints."""
+
+    name = "rpcsurface-probe"
+    msgs = {"W9998": ("probe", "rpcsurface-probe", "never emitted")}  # noqa: RUF012
+
+    def __init__(self, linter: PyLinter) -> None:
+        super().__init__(linter)
+        self.files: list[str] = []
+
+    def visit_module(self, node: nodes.Module) -> None:
+        self.files.append(str(Path(node.file).resolve()))
+
+
+def _package_with_a_folder_without_init(tmp_path: Path) -> tuple[str, Path]:
+    """``PKG/__init__.py``, ``PKG/top.py`` and ``PKG/loose/inner.py`` (no __init__ in
+    loose/); returns the package's name and the inner module's file."""
+    name = _probe_name()
+    inner = tmp_path / name / "loose" / "inner.py"
+    inner.parent.mkdir(parents=True)
+    (tmp_path / name / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / name / "top.py").write_text("", encoding="utf-8")
+    inner.write_text("", encoding="utf-8")
+    return name, inner.resolve()
+
+
+def _linter_visiting() -> tuple[PyLinter, _Visited]:
+    linter = PyLinter()
+    linter.set_reporter(CollectingReporter())
+    visited = _Visited(linter)
+    linter.register_checker(visited)
+    return linter, visited
+
+
+def _adding(linter: PyLinter, path: str, modname: str) -> None:
+    """Wrap the linter's _expand_files as the plugin does, adding one module."""
+    pylints_own = linter._expand_files
+
+    def expand_files(files_or_modules: Sequence[str]) -> dict[str, ModuleDescriptionDict]:
+        expanded = pylints_own(files_or_modules)
+        expanded[path] = {
+            "path": path,
+            "name": modname,
+            "isarg": False,
+            "basepath": path,
+            "basename": modname,
+            "isignored": False,
+        }
+        return expanded
+
+    linter._expand_files = expand_files  # type: ignore[method-assign]
+
+
+def test_expand_files_takes_the_arguments_and_returns_descriptions_by_path(
+    manager: AstroidManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    method = getattr(PyLinter, "_expand_files", None)
+    shape(callable(method), EXPAND_FILES, "a method of PyLinter to wrap", LINT_FOLDERS)
+    params = list(inspect.signature(method).parameters)
+    shape(
+        params == ["self", "files_or_modules"],
+        EXPAND_FILES,
+        f"its parameters being (self, files_or_modules) (they are now {params})",
+        LINT_FOLDERS,
+    )
+    name, _ = _package_with_a_folder_without_init(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    linter, _ = _linter_visiting()
+    expanded = linter._expand_files([name])
+    top = os.path.join(name, "top.py")
+    shape(
+        isinstance(expanded, dict)
+        and top in expanded
+        and all(set(entry) == DESCRIPTION_KEYS for entry in expanded.values())
+        and expanded[top]["path"] == top
+        and expanded[top]["name"] == f"{name}.top",
+        EXPAND_FILES,
+        f"it returning a dict of each module's normalised path to a dict with the keys "
+        f"{sorted(DESCRIPTION_KEYS)} (it returned {expanded!r})",
+        LINT_FOLDERS,
+    )
+
+
+def test_pylint_still_skips_a_folder_without_init_so_the_hook_is_still_needed(
+    manager: AstroidManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pylint lints a package through its folders with __init__.py only (pylint#3944,
+    #9187); the day it lints the others too, the hook has nothing left to add."""
+    name, inner = _package_with_a_folder_without_init(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for recursive in (False, True):
+        linter, visited = _linter_visiting()
+        linter.config.recursive = recursive
+        linter.check([name])
+        assert visited.files, "pylint linted nothing at all"
+        if str(inner) in visited.files:
+            pytest.fail(
+                f"pylint now lints {inner.relative_to(tmp_path)} (a folder without "
+                f"__init__.py inside a package) by itself, recursive={recursive}: the "
+                f"wrapper of {EXPAND_FILES} ({LINT_FOLDERS}) and its option may go.",
+                pytrace=False,
+            )
+
+
+def test_the_expand_files_on_the_instance_is_what_check_lints(
+    manager: AstroidManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """check() reaches _expand_files through the instance, in the one process that lists
+    the modules: a module the wrapper adds is linted, and under -j it is among the items
+    the parent hands to the workers."""
+    name, inner = _package_with_a_folder_without_init(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    added = os.path.join(name, "loose", "inner.py")
+    for recursive in (False, True):
+        linter, visited = _linter_visiting()
+        linter.config.recursive = recursive
+        _adding(linter, added, f"{name}.loose.inner")
+        linter.check([name])
+        shape(
+            visited.files.count(str(inner)) == 1,
+            EXPAND_FILES,
+            f"check() (recursive={recursive}) linting every module the instance's "
+            f"_expand_files returns (it linted {visited.files})",
+            LINT_FOLDERS,
+        )
+    handed: list[str] = []
+
+    def check_parallel(linter: PyLinter, jobs: int, files: Iterator[Any], *args: Any) -> None:
+        handed.extend(str(Path(item.filepath).resolve()) for item in files)
+
+    monkeypatch.setattr(pylinter_module, "check_parallel", check_parallel)
+    linter, _ = _linter_visiting()
+    linter.config.jobs = 2
+    _adding(linter, added, f"{name}.loose.inner")
+    linter.check([name])
+    shape(
+        handed.count(str(inner)) == 1,
+        EXPAND_FILES,
+        "check() under -j listing the modules through the instance's _expand_files in the "
+        f"parent and handing them to check_parallel (it handed {handed})",
+        LINT_FOLDERS,
+    )
 
 
 # ---------------------------------------------------------------- astroid
