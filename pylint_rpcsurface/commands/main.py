@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import os
 import sys
 from collections.abc import Sequence
 
@@ -10,8 +13,34 @@ from pylint_rpcsurface import __version__
 from pylint_rpcsurface.commands import check, explain, fix, report
 from pylint_rpcsurface.commands.projects import EXIT_ERROR, UsageError
 
+# The status a shell reports for a program that SIGPIPE ended (128 + signal 13), as
+# `cat`, `grep` or `git log` give when the reader of their output closes the pipe early.
+# Not 1: that is check's "findings", and `rpcsurface check | head -1` must not say so.
+EXIT_PIPE_CLOSED = 128 + 13
+
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; on a closed pipe (``rpcsurface check | head -1``), stop quietly.
+
+    Python ignores SIGPIPE, so a write to a pipe nobody reads raises BrokenPipeError,
+    and the flush at exit would print a second error. As Python's documentation of
+    signal recommends, the error is caught and stdout pointed at devnull; SIGPIPE's
+    default action is not restored, since it would kill ``fix`` in the middle of its work.
+    """
+    try:
+        try:
+            status = _run(argv)
+        finally:  # --help and --version end in SystemExit: their output is flushed too
+            sys.stdout.flush()  # a closed pipe shows up here at the latest, not at exit
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
+    return status
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = _parser()
     arguments = parser.parse_args(argv)
     if arguments.command is None:
