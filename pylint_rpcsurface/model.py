@@ -193,6 +193,9 @@ class Finding:
     symbol: str
     args: tuple[str, ...]
     confidence: str  # the name of a pylint confidence level, e.g. "INFERENCE"
+    # The surfaces that give it, in the configuration's order (one message per site and
+    # symbol, however many surfaces see it).
+    surfaces: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
