@@ -46,7 +46,7 @@ from pylint_rpcsurface.sources import SourceTree, real
 
 CACHE_DIR = ".rpcsurface_cache"
 NO_CACHE_ENV = "RPCSURFACE_NO_CACHE"
-_FORMAT = 2  # 2: findings carry their surfaces
+_FORMAT = 2  # 2: findings carry their surfaces and pragma state
 _RACY_NS = 2_000_000_000  # timestamps can be this coarse (FAT); newer files are hashed
 _GITIGNORE = "# Created by pylint-rpcsurface: its fact cache, never committed.\n*\n"
 
@@ -324,11 +324,14 @@ def _finding_to_json(finding: Finding) -> list[object]:
         list(finding.args),
         finding.confidence,
         list(finding.surfaces),
+        finding.pragma,
     ]
 
 
 def _finding_from_json(raw: object) -> Finding:
-    path, line, col, end_line, end_col, symbol, args, confidence, surfaces = _list(raw, 9)
+    path, line, col, end_line, end_col, symbol, args, confidence, surfaces, pragma = _list(raw, 10)
+    if pragma is not None and not isinstance(pragma, bool):
+        raise TypeError("expected a boolean or null")
     location = Location(
         _str(path),
         _int(line),
@@ -342,6 +345,7 @@ def _finding_from_json(raw: object) -> Finding:
         tuple(_str(a) for a in _list(args)),
         _str(confidence),
         tuple(_str(name) for name in _list(surfaces)),
+        pragma,
     )
 
 

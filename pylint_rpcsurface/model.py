@@ -196,6 +196,10 @@ class Finding:
     # The surfaces that give it, in the configuration's order (one message per site and
     # symbol, however many surfaces see it).
     surfaces: tuple[str, ...] = ()
+    # What the file's pylint pragmas say of this message at its line: False disabled
+    # (or the file skipped), True enabled, None no pragma applies, so pylint's
+    # configuration decides (see config.pylint_control).
+    pragma: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from pylint_rpcsurface.commands.projects import (
 )
 from pylint_rpcsurface.commands.sarif import sarif_log
 from pylint_rpcsurface.config import PYPROJECT
+from pylint_rpcsurface.config.pylint_control import message_control
 from pylint_rpcsurface.messages import BY_SYMBOL, render
 from pylint_rpcsurface.model import Finding
 
@@ -65,21 +66,32 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     analysed: dict[Path, list[Scope]] = {}
     for target in targets:
         analysed.setdefault(target.config.path, []).append(target)
+    silenced: set[Finding] = set()
     for group in analysed.values():
-        analysis = analyse_with_cache(group[0].config, {}, use_cache=use_cache)
+        config = group[0].config
+        analysis = analyse_with_cache(config, {}, use_cache=use_cache)
+        control = message_control(config.root)
         errors.extend(str(error) for error in analysis.config_errors)
         for finding in analysis.all_findings():
             if any(target.covers(finding.location.path) for target in group):
-                findings.setdefault(finding, str(group[0].config.root))
+                findings.setdefault(finding, str(config.root))
+                if control.silenced(finding):
+                    silenced.add(finding)
     if errors:
         raise UsageError("; ".join(dict.fromkeys(errors)))
-    ordered = sorted(findings)
     if arguments.format == "sarif":
+        # SARIF keeps a silenced finding, marked as suppressed in the source.
         roots = sorted(set(findings.values())) or [str(targets[0].config.root)]
-        log = sarif_log(((f, message_text(f)) for f in ordered), os.path.commonpath(roots))
+        log = sarif_log(
+            ((f, message_text(f)) for f in sorted(findings)),
+            os.path.commonpath(roots),
+            suppressed=silenced,
+        )
         json.dump(log, out, indent=2)
         out.write("\n")
-    elif arguments.format == "json":
+        return EXIT_FINDINGS if set(findings) - silenced else EXIT_CLEAN
+    ordered = sorted(set(findings) - silenced)
+    if arguments.format == "json":
         json.dump([_as_json(finding) for finding in ordered], out, indent=2)
         out.write("\n")
     else:
@@ -111,4 +123,5 @@ def _as_json(finding: Finding) -> dict[str, object]:
         "messageId": spec.msgid,
         "message": message_text(finding),
         "confidence": finding.confidence,
+        "surfaces": list(finding.surfaces),
     }
