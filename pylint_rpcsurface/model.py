@@ -96,6 +96,12 @@ class Answers:
     classes: tuple[str, ...]
     names: frozenset[str]
     complete: bool
+    # Each class and the names it binds, itself or through its MRO, in ``classes`` order.
+    by_class: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    def answering(self, name: str) -> tuple[str, ...]:
+        """The classes that bind *name*, themselves or through their MRO."""
+        return tuple(cls for cls, names in self.by_class if name in names)
 
 
 @dataclass(frozen=True)

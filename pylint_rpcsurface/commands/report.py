@@ -184,9 +184,9 @@ def _answered_by(surface: SurfaceFacts, rpc: str | None) -> str:
     if rpc is None:
         return "?"
     if rpc in bases.names:
-        return f"{names_list(bases.classes)} (base)"
+        return f"{names_list(bases.answering(rpc))} (base)"
     if rpc in handlers.names:
-        return names_list(handlers.classes)
+        return names_list(handlers.answering(rpc))
     if not (handlers.complete and bases.complete):
         return "? (a base class does not resolve)"
     return "none"
