@@ -10,9 +10,13 @@ that ``check`` reads the one pylint reads.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support import project, run_check, run_cli, run_pylint
 
 from pylint_rpcsurface.messages import BY_SYMBOL
@@ -349,3 +353,89 @@ def test_a_warm_check_honours_the_pragmas_it_cached(tmp_path: Path) -> None:
     assert _ours(warm.messages) == _ours(cold.messages)
     pylint = run_pylint(root, "app", only_ours=False, env={"RPCSURFACE_NO_CACHE": "1"})
     assert _ours(warm.messages) == _ours(pylint.messages)
+
+
+# ---------------------------------------------------------------------------
+# Random placements, against real pylint
+
+_BUDGET = os.environ.get("RPCSURFACE_PROPERTY_EXAMPLES")
+RANDOM = settings(
+    max_examples=max(8, int(_BUDGET) // 10) if _BUDGET else 8,
+    deadline=None,
+    database=None,
+    derandomize=not _BUDGET,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+# Mostly names that cover the message the calls get (rpc-unanswered), sometimes one that
+# does not (rpc-unlisted).
+_TARGETS = st.sampled_from(
+    ["rpc-unanswered", "rpc-unanswered", "E7705", "rpcsurface", "E", "rpc-unlisted"]
+)
+_PRAGMA = st.builds(
+    lambda action, target: f"# pylint: {action}={target}",
+    st.sampled_from(["disable", "enable", "disable-next", "disable", "disable-msg"]),
+    _TARGETS,
+)
+_HEADERS = ("if flag:", "for _ in flag:", "while flag:", "with flag:", "try:")
+
+
+@st.composite
+def _body(draw: st.DrawFn, depth: int) -> list[str]:
+    """Statements (lines, indented relative to the block) with calls and pragmas."""
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(
+            st.sampled_from(
+                ["call", "call", "pragma", "block"] if depth < 2 else ["call", "pragma"]
+            )
+        )
+        if kind == "call":
+            call = 'self.mgr.call_func("NAME", wait_out=True)'
+            if draw(st.booleans()):
+                call += "  " + draw(_PRAGMA)
+            lines.append(call)
+        elif kind == "pragma":
+            lines.append(draw(_PRAGMA))
+        else:
+            header = draw(st.sampled_from(_HEADERS))
+            lines.append(header)
+            lines += ["    " + line for line in draw(_body(depth + 1))]
+            if header == "try:":
+                lines.append("except ValueError:")
+                lines += ["    " + line for line in draw(_body(depth + 1))]
+            elif header == "if flag:" and draw(st.booleans()):
+                lines.append("else:")
+                lines += ["    " + line for line in draw(_body(depth + 1))]
+    if all(line.lstrip().startswith("#") for line in lines):
+        lines.append("pass")
+    return lines
+
+
+@st.composite
+def pragma_modules(draw: st.DrawFn) -> str:
+    """A module of two caller classes, pragmas at module, class and statement level."""
+    out = ["from app.core import Core", ""]
+    for cls in ("One", "Two"):
+        if draw(st.booleans()):
+            out.append(draw(_PRAGMA))
+        out += ["", f"class {cls}(Core):"]
+        for number in range(draw(st.integers(1, 3))):
+            if draw(st.booleans()) and draw(st.booleans()):
+                out.append("    " + draw(_PRAGMA))
+            out.append(f"    def m{number}(self, flag):")
+            out += ["        " + line for line in draw(_body(0))]
+    text = "\n".join(out) + "\n"
+    counter = iter(range(10_000))
+    while "NAME" in text:
+        text = text.replace("NAME", f"n{next(counter)}", 1)
+    return text
+
+
+@RANDOM
+@given(pragma_modules())
+def test_random_pragma_placements_silence_what_pylint_silences(module: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = project(Path(folder), {**FILES, "pyproject.toml": DISPATCH, "app/random.py": module})
+        pylint, check = _linted(root)
+    mine = {p for p in pylint if p[1] == "app/random.py"}
+    assert {p for p in check if p[1] == "app/random.py"} == mine, module
