@@ -439,3 +439,24 @@ def test_random_pragma_placements_silence_what_pylint_silences(module: str) -> N
         pylint, check = _linted(root)
     mine = {p for p in pylint if p[1] == "app/random.py"}
     assert {p for p in check if p[1] == "app/random.py"} == mine, module
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ("--disable=all", "--enable=rpcsurface"),
+        ("--enable=rpc-waited-maybe-none", "--disable=E7705,rpc-unlisted"),
+        ("--disable=rpcsurface", "--enable=rpc-unlisted"),
+    ],
+)
+def test_check_takes_pylints_command_line_enable_and_disable(
+    tmp_path: Path, flags: tuple[str, ...]
+) -> None:
+    """The flags come after the configuration file, in order, in both: the file's
+    disable of rpc-unanswered does not survive --enable=rpcsurface."""
+    config = '[tool.pylint."messages control"]\ndisable = ["rpc-unanswered"]\n'
+    root = project(tmp_path, {**FILES, "pyproject.toml": DISPATCH + "\n" + config})
+    pylint = run_pylint(root, *flags, "app", only_ours=False)
+    check = run_check(root, "--format", "json", "--no-cache", *flags)
+    assert check.returncode in (0, 1), check
+    assert _ours(check.messages) == _ours(pylint.messages)

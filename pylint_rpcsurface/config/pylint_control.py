@@ -7,7 +7,8 @@ runs in the project's folder (the one holding the ``[tool.rpcsurface]`` table): 
 of ``pylintrc``, ``pylintrc.toml``, ``.pylintrc``, ``.pylintrc.toml``, ``pyproject.toml``
 (with a ``[tool.pylint]`` table), ``setup.cfg`` and ``tox.ini`` (with a ``[pylint...]``
 section) found there, as pylint's ``find_default_config_files`` orders them. They do not
-read a ``PYLINTRC`` variable, ``~/.pylintrc``, or options given on pylint's command line.
+read a ``PYLINTRC`` variable or ``~/.pylintrc``; ``rpcsurface check --enable/--disable``
+stand for the options of pylint's command line (:func:`overridden`).
 
 A finding is silenced when its file's pragmas disable it at its line
 (``Finding.pragma``), or when no pragma decides and this configuration has it off.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import configparser
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -55,6 +56,17 @@ class MessageControl:
         if finding.pragma is not None:
             return not finding.pragma
         return not self.enabled.get(finding.symbol, True)
+
+
+def overridden(control: MessageControl, options: Iterable[tuple[str, str]]) -> MessageControl:
+    """*control* after pylint command-line style options, ``("enable", "a,b")`` or
+    ``("disable", ...)``, applied in order after the file, as pylint applies its own."""
+    enabled = dict(control.enabled)
+    for option, value in options:
+        for item in _names(value):
+            for symbol in symbols_named(item):
+                enabled[symbol] = option == "enable"
+    return MessageControl(MappingProxyType(enabled), control.file)
 
 
 def defaults() -> MessageControl:
