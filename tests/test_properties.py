@@ -23,7 +23,7 @@ from pathlib import Path
 import hypothesmith
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import assert_no_crash, describe_run, fast_surface, run_pylint
+from support import assert_no_crash, describe_run, fast_surface, run_check, run_pylint
 
 from pylint_rpcsurface.config import ConfigError, load_config
 from pylint_rpcsurface.engine import analyse
@@ -475,4 +475,76 @@ def test_a_subclass_named_in_one_surface_stays_in_the_surface_of_its_base() -> N
     (both,) = [f for f in together if f.symbol == "rpc-waited-none-reply"]
     assert both.location == none_reply[0].location
     assert both.surfaces == ("s0", "s1")
-    assert both.args[-1].endswith("(in surfaces 's0' and 's1')")
+    assert both.args[1] == "Sub0 (in surfaces 's0' and 's1')"  # after the callers
+
+
+ISSUE_12_FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": """\
+class Core:
+    def go(self):
+        return self.mgr.call_func("load", wait_out=True)
+class Sub(Core):
+    def more(self):
+        return self.mgr.call_func("drain", wait_out=True)
+""",
+    "pkg/runner.py": """\
+class Runner:
+    def load(self): return 1
+    def drain(self): self.x = None
+""",
+    "pkg/other.py": """\
+class Other:
+    def drain(self): return True
+""",
+}
+ISSUE_12_ONE = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = "wait_out"
+drops-none = true
+
+[[tool.rpcsurface.surface]]
+name = "one"
+callers = ["pkg.core.Core"]
+handlers = ["pkg.runner.Runner"]
+"""
+ISSUE_12_TWO = """
+[[tool.rpcsurface.surface]]
+name = "two"
+callers = ["pkg.core.Sub"]
+handlers = ["pkg.other.Other"]
+"""
+ISSUE_12_THREE = """
+[[tool.rpcsurface.surface]]
+name = "three"
+callers = ["pkg.core.Sub"]
+handlers = ["pkg.runner.Runner"]
+"""
+
+
+def test_the_issue_12_case_in_check_and_pylint(tmp_path: Path) -> None:
+    """The smallest case of the issue, end to end: adding surface 'two' keeps surface
+    'one''s rpc-waited-none-reply for 'drain'; adding 'three', which gives the same
+    message at the same node, makes it one message naming both, in check and pylint."""
+    root = tmp_path / "proj"
+    files = {**ISSUE_12_FILES, "pyproject.toml": ISSUE_12_ONE}
+    for relpath, text in files.items():
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(text, encoding="utf-8")
+
+    def none_replies(tables: str) -> list[tuple[int, str]]:
+        (root / "pyproject.toml").write_text(ISSUE_12_ONE + tables, encoding="utf-8")
+        check = run_check(root, "--format", "json", "--no-cache")
+        pylint = run_pylint(root, "pkg")
+        assert check.messages == pylint.messages, describe_run(pylint)
+        return [(m.line, m.text) for m in check.messages if m.symbol == "rpc-waited-none-reply"]
+
+    alone = none_replies("")
+    assert [line for line, _ in alone] == [6]
+    assert none_replies(ISSUE_12_TWO) == alone
+    ((line, text),) = none_replies(ISSUE_12_TWO + ISSUE_12_THREE)
+    assert line == 6
+    assert text.startswith("'drain' is waited on by Sub (in surfaces 'one' and 'three'), "), text

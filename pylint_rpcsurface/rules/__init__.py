@@ -7,7 +7,7 @@ in this package imports astroid or pylint: the rules see only the frozen facts o
 
 Surfaces are judged independently: a surface's findings are those it gives alone, and
 adding a surface never removes or changes them. A site and symbol that several surfaces
-report is one message, which names those surfaces (:data:`SURFACES_SUFFIX`).
+report is one message, which names those surfaces (:func:`surfaces_suffix`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ __all__ = [
 
 # Findings whose text names every caller of the site, whatever the surface.
 _JOINT = frozenset({"rpc-name-uninferable", "rpc-wait-uninferable"})
+# The argument the surfaces' names follow: the callers ("waited on by A"), or the
+# registry ("listed in pkg.RPCS"); the second argument of every text but this one's.
+_NAMED_AFTER = {"rpc-reply-arity": 2}
 
 
 def surface_findings(surface: SurfaceFacts) -> list[Finding]:
@@ -45,7 +48,7 @@ def surface_findings(surface: SurfaceFacts) -> list[Finding]:
 
 
 def surfaces_suffix(names: Sequence[str]) -> str:
-    """What a message several surfaces give adds to its last argument."""
+    """What a message several surfaces give adds after the callers or registry it names."""
     quoted = [f"'{name}'" for name in names]
     listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
     return f" (in surfaces {listed})"
@@ -57,7 +60,7 @@ def findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
     A site and symbol one surface gives keeps that surface's findings unchanged. One
     that several give is one finding: the text of the first of them (in the
     configuration's order; for an uninferable name or flag, the text naming every
-    caller), its last argument followed by the names of those surfaces.
+    caller), the names of those surfaces after the callers (or registry) it names.
     """
     by_key: dict[tuple[Location, str], dict[str, list[Finding]]] = defaultdict(dict)
     for surface in surfaces:
@@ -74,6 +77,8 @@ def findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
             result.extend(given[names[0]])
             continue
         first = joint[key] if key[1] in _JOINT and key in joint else given[names[0]][0]
-        args = (*first.args[:-1], first.args[-1] + surfaces_suffix(names))
-        result.append(replace(first, args=args, surfaces=names))
+        at = min(_NAMED_AFTER.get(first.symbol, 1), len(first.args) - 1)
+        args = list(first.args)
+        args[at] += surfaces_suffix(names)
+        result.append(replace(first, args=tuple(args), surfaces=names))
     return sorted(result)
