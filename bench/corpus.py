@@ -227,6 +227,10 @@ def compare(pylint: Result, check: Result) -> list[tuple[str, int, int, str]]:
     return differ
 
 
+# Our messages only, all of them: given to pylint and to check alike.
+ONLY_OURS = ("--disable=all", "--enable=rpcsurface")
+
+
 def run_pylint(root: Path, folders: list[str], jobs: int, timeout: float) -> tuple:
     # -P: the copied trees sit in the working folder; the copy of pylint or astroid must
     # never be the one that runs (nor any copied module be imported).
@@ -236,8 +240,7 @@ def run_pylint(root: Path, folders: list[str], jobs: int, timeout: float) -> tup
         "-m",
         "pylint",
         "--load-plugins=pylint_rpcsurface",
-        "--disable=all",
-        "--enable=rpcsurface",
+        *ONLY_OURS,
         "--recursive=y",
         "--output-format=json2",
         "--persistent=n",
@@ -314,9 +317,12 @@ def judge_cli(target: str, kind: str, root: Path, folders: list[str], timeout: f
         else [sys.executable, "-P", "-m", "pylint_rpcsurface.commands"]
     )
     # --no-cache: the pylint run before this one filled the cache for this config, and the
-    # comparison is worth something only if this run derives its findings itself
+    # comparison is worth something only if this run derives its findings itself. The
+    # same --disable/--enable as the pylint run: check applies them as pylint does.
     code, out, err, seconds = run(
-        [*command, "check", *folders, "--format", "json", "--no-cache"], root, timeout
+        [*command, "check", *folders, "--format", "json", "--no-cache", *ONLY_OURS],
+        root,
+        timeout,
     )
     tracebacks = out.count("Traceback") + err.count("Traceback")
     try:

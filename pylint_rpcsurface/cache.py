@@ -46,7 +46,7 @@ from pylint_rpcsurface.sources import SourceTree, real
 
 CACHE_DIR = ".rpcsurface_cache"
 NO_CACHE_ENV = "RPCSURFACE_NO_CACHE"
-_FORMAT = 1
+_FORMAT = 2  # 2: findings carry their surfaces and pragma state
 _RACY_NS = 2_000_000_000  # timestamps can be this coarse (FAT); newer files are hashed
 _GITIGNORE = "# Created by pylint-rpcsurface: its fact cache, never committed.\n*\n"
 
@@ -323,11 +323,15 @@ def _finding_to_json(finding: Finding) -> list[object]:
         finding.symbol,
         list(finding.args),
         finding.confidence,
+        list(finding.surfaces),
+        finding.pragma,
     ]
 
 
 def _finding_from_json(raw: object) -> Finding:
-    path, line, col, end_line, end_col, symbol, args, confidence = _list(raw, 8)
+    path, line, col, end_line, end_col, symbol, args, confidence, surfaces, pragma = _list(raw, 10)
+    if pragma is not None and not isinstance(pragma, bool):
+        raise TypeError("expected a boolean or null")
     location = Location(
         _str(path),
         _int(line),
@@ -335,7 +339,14 @@ def _finding_from_json(raw: object) -> Finding:
         None if end_line is None else _int(end_line),
         None if end_col is None else _int(end_col),
     )
-    return Finding(location, _str(symbol), tuple(_str(a) for a in _list(args)), _str(confidence))
+    return Finding(
+        location,
+        _str(symbol),
+        tuple(_str(a) for a in _list(args)),
+        _str(confidence),
+        tuple(_str(name) for name in _list(surfaces)),
+        pragma,
+    )
 
 
 def _mapping(value: object) -> dict[str, object]:

@@ -9,7 +9,7 @@ or the tree under ``-j`` gives every file the same findings.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import astroid
@@ -28,6 +28,7 @@ from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
 from pylint_rpcsurface.analysis.inference import location_of
 from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.analysis.pragmas import pragma_states
 from pylint_rpcsurface.analysis.registry import read_registry
 from pylint_rpcsurface.analysis.subclasses import CallerFamily, find_caller_classes
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
@@ -35,6 +36,7 @@ from pylint_rpcsurface.model import (
     Analysis,
     Broadcast,
     CallerBroadcast,
+    Finding,
     HelperStep,
     Location,
     Registry,
@@ -42,7 +44,12 @@ from pylint_rpcsurface.model import (
 )
 from pylint_rpcsurface.sources import SourceTree, real
 
-__all__ = ["Facts", "analyse", "files_astroid_has_read", "surface_facts"]
+__all__ = [
+    "Facts",
+    "analyse",
+    "files_astroid_has_read",
+    "surface_facts",
+]
 
 
 @dataclass
@@ -61,31 +68,61 @@ class Facts:
 
     config_errors: tuple[ConfigError, ...]
     surfaces: tuple[SurfaceFacts, ...]
+    findings: tuple[Finding, ...] = ()  # the rules' findings, with their pragma states
 
 
 def analyse(config: Config, overrides: Mapping[str, str] | None = None) -> Analysis:
-    """Analyse the project *config* describes; *overrides* maps real paths to unsaved text."""
+    """Analyse the project *config* describes; *overrides* maps real paths to unsaved text.
+
+    Each finding carries what its file's pylint pragmas say of it (``Finding.pragma``).
+    """
     facts = surface_facts(config, overrides)
-    return Analysis.of(facts.config_errors, rules.findings(facts.surfaces))
+    return Analysis.of(facts.config_errors, facts.findings)
 
 
 def surface_facts(config: Config, overrides: Mapping[str, str] | None = None) -> Facts:
-    """The facts :func:`analyse` derives its findings from, one per usable surface.
+    """The facts :func:`analyse` derives its findings from, one per usable surface, and
+    those findings (:func:`rules.findings`, with their pragma states).
 
-    :func:`analyse` is these facts, judged by the rules; ``report`` and ``fix`` read
-    them directly (and uncached), and ask the same rules.
+    ``report`` and ``fix`` read the facts directly (and uncached).
     """
     store = ModuleStore(SourceTree(config.source_roots), dict(overrides or {}))
-    index = ClassIndex(store)
     with store.resolving_imports():
-        errors: list[ConfigError] = []
-        resolved = [_resolve_surface(config, spec, index, errors) for spec in config.surfaces]
-        usable = [surface for surface in resolved if surface is not None]
-        configured = {name: cls for s in usable for name, cls in s.callers.items()}
-        family = find_caller_classes(index, configured)
-        forms = {form.method: form for form in config.dispatch}
-        collector = _BroadcastCollector(forms, index, config.helper_depth)
-        facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
+        facts = _surface_facts_of(config, store)
+        findings = _with_pragmas(rules.findings(facts.surfaces), store)
+    return replace(facts, findings=tuple(findings))
+
+
+def _with_pragmas(findings: Sequence[Finding], store: ModuleStore) -> list[Finding]:
+    """*findings*, each with the state its file's pragmas give it at its line."""
+    wanted: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+    for found in findings:
+        wanted[found.location.path][found.symbol].add(found.location.line)
+    states: dict[tuple[str, str, int], bool | None] = {}
+    for path, lines in wanted.items():
+        module = store.module(path)
+        if module is None:
+            continue
+        by_line = pragma_states(
+            module, store.text(path), {s: frozenset(n) for s, n in lines.items()}
+        )
+        states.update({(path, *key): state for key, state in by_line.items()})
+    return [
+        replace(f, pragma=states.get((f.location.path, f.symbol, f.location.line)))
+        for f in findings
+    ]
+
+
+def _surface_facts_of(config: Config, store: ModuleStore) -> Facts:
+    index = ClassIndex(store)
+    errors: list[ConfigError] = []
+    resolved = [_resolve_surface(config, spec, index, errors) for spec in config.surfaces]
+    usable = [surface for surface in resolved if surface is not None]
+    configured = {name: cls for s in usable for name, cls in s.callers.items()}
+    family = find_caller_classes(index, configured)
+    forms = {form.method: form for form in config.dispatch}
+    collector = _BroadcastCollector(forms, index, config.helper_depth)
+    facts = [_surface_facts(config, surface, family, collector, index) for surface in usable]
     return Facts(tuple(errors), tuple(facts))
 
 

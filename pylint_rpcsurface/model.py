@@ -96,6 +96,12 @@ class Answers:
     classes: tuple[str, ...]
     names: frozenset[str]
     complete: bool
+    # Each class and the names it binds, itself or through its MRO, in ``classes`` order.
+    by_class: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    def answering(self, name: str) -> tuple[str, ...]:
+        """The classes that bind *name*, themselves or through their MRO."""
+        return tuple(cls for cls, names in self.by_class if name in names)
 
 
 @dataclass(frozen=True)
@@ -193,6 +199,13 @@ class Finding:
     symbol: str
     args: tuple[str, ...]
     confidence: str  # the name of a pylint confidence level, e.g. "INFERENCE"
+    # The surfaces that give it, in the configuration's order (one message per site and
+    # symbol, however many surfaces see it).
+    surfaces: tuple[str, ...] = ()
+    # What the file's pylint pragmas say of this message at its line: False disabled
+    # (or the file skipped), True enabled, None no pragma applies, so pylint's
+    # configuration decides (see config.pylint_control).
+    pragma: bool | None = None
 
 
 @dataclass(frozen=True)

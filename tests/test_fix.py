@@ -293,3 +293,29 @@ def test_the_example_project_registry_is_refused_not_guessed(tmp_path: Path) -> 
         "it is built from an expression"
     ), run.stderr
     assert os.path.exists(example / "minimind" / "config.py")
+
+
+def test_a_silenced_finding_leaves_its_name_alone(tmp_path: Path) -> None:
+    """A pragma on a stale element keeps it; a pragma on the only call of a missing name
+    keeps it out; pylint's configuration silencing rpc-unlisted keeps out the rest."""
+    registry = 'RPCS = (\n    "fast_a",\n    "fast_b",  # pylint: disable=rpc-listed-unwaited\n)\n'
+    app = _app().replace(
+        'call_func("fast_c", wait_out=True)',
+        'call_func("fast_c", wait_out=True)  # pylint: disable=rpc-unlisted',
+    )
+    root = project(
+        tmp_path / "proj",
+        {"pyproject.toml": PYPROJECT, "app.py": app, "registry.py": registry},
+    )
+    run = run_cli(root, "fix")
+    assert run.returncode == 0, run.stderr
+    # fast_b stays (its finding is silenced), fast_c stays out, fast_d is added.
+    assert _names((root / "registry.py").read_text()) == ["fast_a", "fast_b", "fast_d"]
+    assert run_check(root, "--no-cache").returncode == 0
+    # Silencing rpc-unlisted in pylint's configuration: fix adds nothing more.
+    (root / "registry.py").write_text(registry)
+    (root / "pyproject.toml").write_text(
+        PYPROJECT + '\n[tool.pylint.messages_control]\ndisable = ["rpc-unlisted"]\n'
+    )
+    assert run_cli(root, "fix").returncode == 0
+    assert _names((root / "registry.py").read_text()) == ["fast_a", "fast_b"]

@@ -23,7 +23,7 @@ from pathlib import Path
 import hypothesmith
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import assert_no_crash, describe_run, fast_surface, run_pylint
+from support import assert_no_crash, describe_run, fast_surface, run_check, run_pylint
 
 from pylint_rpcsurface.config import ConfigError, load_config
 from pylint_rpcsurface.engine import analyse
@@ -369,3 +369,182 @@ def test_file_order_and_jobs_never_change_the_output(project: Project) -> None:
     reference = runs["ordered"].messages
     for mode, run in runs.items():
         assert run.messages == reference, f"{mode}:\n{describe_run(run)}"
+
+
+# ---------------------------------------------------------------------------
+# Surfaces are independent (issue 12, item 3)
+
+
+@st.composite
+def surface_tables(draw: st.DrawFn, project: Project) -> tuple[str, ...]:
+    """Two or three [[tool.rpcsurface.surface]] tables over *project*'s classes: callers
+    among Core and its subclasses (a subclass in one, its base in another), handlers
+    among Runner and FastRunner, a registry or none."""
+    classes = ["core.Core", *(f"{project.module_of(s.name)}.{s.name}" for s in project.subs)]
+    tables = []
+    for index in range(draw(st.integers(2, 3))):
+        callers = draw(st.lists(st.sampled_from(classes), min_size=1, max_size=2, unique=True))
+        handlers = draw(
+            st.lists(
+                st.sampled_from(["handlers.Runner", "handlers.FastRunner"]),
+                min_size=1,
+                unique=True,
+            )
+        )
+        text = f'\n[[tool.rpcsurface.surface]]\nname = "s{index}"\n'
+        text += f"callers = {callers!r}\nhandlers = {handlers!r}\n".replace("'", '"')
+        if draw(st.booleans()):
+            text += 'registry = "handlers.RPCS"\n'
+        tables.append(text)
+    return tuple(tables)
+
+
+_DISPATCH = (
+    '[tool.rpcsurface]\n\n[[tool.rpcsurface.dispatch]]\nmethod = "call_func"\n'
+    'waits = "wait_out"\ndrops-none = true\nshared-reply-queue = true\n'
+)
+
+
+def _analysed(root: Path, tables: tuple[str, ...]) -> list[Finding]:
+    (root / "pyproject.toml").write_text(_DISPATCH + "".join(tables), encoding="utf-8")
+    analysis = analyse(load_config(root / "pyproject.toml"))
+    assert analysis.config_errors == (), analysis.config_errors
+    return list(analysis.all_findings())
+
+
+def _with_none_replies(project: Project) -> dict[str, str]:
+    """*project*'s files, with a handler that replies None and one that may."""
+    files = render(project)
+    files["handlers.py"] = files["handlers.py"].replace(
+        "class Runner:\n",
+        "class Runner:\n    def omega(self):\n        self.x = None\n\n"
+        "    def delta(self, flag=None):\n        return flag and 1\n\n",
+        1,
+    )
+    return files
+
+
+@ENGINE
+@given(st.data())
+def test_each_surface_alone_is_its_share_of_every_set(data: st.DataObject) -> None:
+    """Each surface's findings alone are exactly its share of the findings of every set
+    of surfaces it is in: the same (place, symbol) pairs, the same texts where it is the
+    only surface giving them; and one message per place and symbol."""
+    project = data.draw(projects())
+    tables = data.draw(surface_tables(project))
+    with written(_with_none_replies(project)) as root:
+        alone = {t: _analysed(root, (t,)) for t in tables}
+        together = _analysed(root, tables)
+        pair = _analysed(root, tables[:2])
+    for chosen, found in ((tables, together), (tables[:2], pair)):
+        keys = [(f.location, f.symbol) for f in found if len(f.surfaces) > 1]
+        assert len(keys) == len(set(keys)), "two messages for one place and symbol"
+        for index, table in enumerate(chosen):
+            name = f"s{index}"
+            share = [f for f in found if name in f.surfaces]
+            own = alone[table]
+            assert {(f.location, f.symbol) for f in share} == {
+                (f.location, f.symbol) for f in own
+            }, (name, chosen)
+            only_mine = {(f.location, f.symbol) for f in share if f.surfaces == (name,)}
+            assert sorted(f for f in share if f.surfaces == (name,)) == sorted(
+                f for f in own if (f.location, f.symbol) in only_mine
+            )
+
+
+def test_a_subclass_named_in_one_surface_stays_in_the_surface_of_its_base() -> None:
+    """The smallest case of issue 12: Sub is a caller of s1 by its base Core; naming Sub
+    as s2's caller must not take it out of s1."""
+    project = Project(
+        base_answers=frozenset({"alpha"}),
+        fast_answers=frozenset(),
+        registry=(),
+        core_calls=(("alpha", True),),
+        subs=(Sub("Sub0", "Core", (("omega", True),), 0),),
+    )
+    one = '\n[[tool.rpcsurface.surface]]\nname = "s0"\ncallers = ["core.Core"]\n'
+    one += 'handlers = ["handlers.Runner"]\n'
+    two = '\n[[tool.rpcsurface.surface]]\nname = "s1"\ncallers = ["subs0.Sub0"]\n'
+    two += 'handlers = ["handlers.FastRunner"]\n'
+    with written(_with_none_replies(project)) as root:
+        alone = _analysed(root, (one,))
+        together = _analysed(root, (one, two))
+    none_reply = [f for f in alone if f.symbol == "rpc-waited-none-reply"]
+    assert len(none_reply) == 1, alone
+    # FastRunner inherits Runner's omega, so s1 gives the same message: one, naming both.
+    (both,) = [f for f in together if f.symbol == "rpc-waited-none-reply"]
+    assert both.location == none_reply[0].location
+    assert both.surfaces == ("s0", "s1")
+    assert both.args[1] == "Sub0 (in surfaces 's0' and 's1')"  # after the callers
+
+
+ISSUE_12_FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": """\
+class Core:
+    def go(self):
+        return self.mgr.call_func("load", wait_out=True)
+class Sub(Core):
+    def more(self):
+        return self.mgr.call_func("drain", wait_out=True)
+""",
+    "pkg/runner.py": """\
+class Runner:
+    def load(self): return 1
+    def drain(self): self.x = None
+""",
+    "pkg/other.py": """\
+class Other:
+    def drain(self): return True
+""",
+}
+ISSUE_12_ONE = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = "wait_out"
+drops-none = true
+
+[[tool.rpcsurface.surface]]
+name = "one"
+callers = ["pkg.core.Core"]
+handlers = ["pkg.runner.Runner"]
+"""
+ISSUE_12_TWO = """
+[[tool.rpcsurface.surface]]
+name = "two"
+callers = ["pkg.core.Sub"]
+handlers = ["pkg.other.Other"]
+"""
+ISSUE_12_THREE = """
+[[tool.rpcsurface.surface]]
+name = "three"
+callers = ["pkg.core.Sub"]
+handlers = ["pkg.runner.Runner"]
+"""
+
+
+def test_the_issue_12_case_in_check_and_pylint(tmp_path: Path) -> None:
+    """The smallest case of the issue, end to end: adding surface 'two' keeps surface
+    'one''s rpc-waited-none-reply for 'drain'; adding 'three', which gives the same
+    message at the same node, makes it one message naming both, in check and pylint."""
+    root = tmp_path / "proj"
+    files = {**ISSUE_12_FILES, "pyproject.toml": ISSUE_12_ONE}
+    for relpath, text in files.items():
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(text, encoding="utf-8")
+
+    def none_replies(tables: str) -> list[tuple[int, str]]:
+        (root / "pyproject.toml").write_text(ISSUE_12_ONE + tables, encoding="utf-8")
+        check = run_check(root, "--format", "json", "--no-cache")
+        pylint = run_pylint(root, "pkg")
+        assert check.messages == pylint.messages, describe_run(pylint)
+        return [(m.line, m.text) for m in check.messages if m.symbol == "rpc-waited-none-reply"]
+
+    alone = none_replies("")
+    assert [line for line, _ in alone] == [6]
+    assert none_replies(ISSUE_12_TWO) == alone
+    ((line, text),) = none_replies(ISSUE_12_TWO + ISSUE_12_THREE)
+    assert line == 6
+    assert text.startswith("'drain' is waited on by Sub (in surfaces 'one' and 'three'), "), text

@@ -216,3 +216,53 @@ def test_each_verdict_is_exactly_what_check_reports_for_that_row(tmp_path: Path)
     planted = _planted(VERDICT_APP)
     assert checked == planted  # check finds what was planted, the reply rules included
     assert verdicts == checked
+
+
+ANSWERED_APP = """\
+class Runner:
+    def load(self):
+        return 1
+
+
+class RlhfMixin:
+    def rollout(self):
+        return 1
+
+
+class RlhfRunner(RlhfMixin, Runner):
+    def reward(self):
+        return 1
+
+
+class FastRunner(Runner):
+    pass
+
+
+class Core:
+    def go(self):
+        self.mgr.call_func("load", wait_out=True)
+        self.mgr.call_func("rollout", wait_out=True)
+        self.mgr.call_func("reward", wait_out=True)
+"""
+
+
+def test_answered_by_names_only_the_classes_that_bind_the_name(tmp_path: Path) -> None:
+    """Two handlers: 'rollout' (through a mixin) and 'reward' only RlhfRunner binds;
+    'load' both inherit from Runner."""
+    table = fast_surface("app.Core", "app.RlhfRunner", "app.Runner", "app.NONE")
+    table = table.replace(
+        'handlers = ["app.RlhfRunner"]', 'handlers = ["app.RlhfRunner", "app.FastRunner"]'
+    )
+    table = table.replace('base-handlers = ["app.Runner"]\n', "").replace(
+        'registry = "app.NONE"\n', ""
+    )
+    root = project(tmp_path, {"pyproject.toml": table, "app.py": ANSWERED_APP})
+    run = run_cli(root, "report", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    (surface,) = json.loads(run.stdout)
+    answered = {row["rpc"]: row["answeredBy"] for row in surface["rows"]}
+    assert answered == {
+        "load": "FastRunner and RlhfRunner",
+        "reward": "RlhfRunner",
+        "rollout": "RlhfRunner",
+    }

@@ -198,17 +198,23 @@ def binds_at_class_level(binding: object) -> bool:
 def answered_names(classes: list[nodes.ClassDef], index: ClassIndex) -> Answers:
     """The names any of *classes*, or their ancestors other than object, bind."""
     names: set[str] = set()
+    by_class: list[tuple[str, frozenset[str]]] = []
     complete = True
     for cls in classes:
         order, resolved = index.linearize(cls)
         if not resolved:
             complete = False
-        for klass in order:
-            for name, bindings in klass.locals.items():
-                if any(binds_at_class_level(b) for b in bindings):
-                    names.add(name)
+        own = {
+            name
+            for klass in order
+            for name, bindings in klass.locals.items()
+            if any(binds_at_class_level(b) for b in bindings)
+        }
+        by_class.append((index.qualname(cls), frozenset(own)))
+        names |= own
     return Answers(
         classes=tuple(index.qualname(c) for c in classes),
         names=frozenset(names),
         complete=complete,
+        by_class=tuple(by_class),
     )

@@ -37,7 +37,12 @@ def find_caller_classes(
 ) -> CallerFamily:
     """The configured callers and all their subclasses, by fully qualified name."""
     store = index.store
-    found = {name: CallerClass(cls, frozenset({name})) for name, cls in configured.items()}
+    # A configured caller is also a member of every surface that configures one of its
+    # bases: naming it in one surface must not take it out of another.
+    found = {
+        name: CallerClass(cls, frozenset({name}) | _configured_ancestors(cls, index, configured))
+        for name, cls in configured.items()
+    }
     words = {name.rsplit(".", 1)[-1] for name in configured}
     parsed: set[str] = set()
     unparsed: list[str] = []

@@ -8,8 +8,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from pylint_rpcsurface.cache import NO_CACHE_ENV, analyse_with_cache, disabled_by_environment
 from pylint_rpcsurface.commands.projects import (
@@ -23,6 +24,7 @@ from pylint_rpcsurface.commands.projects import (
 )
 from pylint_rpcsurface.commands.sarif import sarif_log
 from pylint_rpcsurface.config import PYPROJECT
+from pylint_rpcsurface.config.pylint_control import message_control, overridden
 from pylint_rpcsurface.messages import BY_SYMBOL, render
 from pylint_rpcsurface.model import Finding
 
@@ -47,6 +49,17 @@ def add_parser(
         help="output format (text); sarif is SARIF 2.1.0 for code scanning, with 1-based "
         "columns counted in UTF-16 code units",
     )
+    for option in ("enable", "disable"):
+        check.add_argument(
+            f"--{option}",
+            action=_InOrder,
+            dest="messages_control",
+            default=[],
+            metavar="NAMES",
+            help=f"{option} these messages (symbols, ids, rpcsurface, a category or all, "
+            "comma-separated) after pylint's configuration file, as pylint's own "
+            f"--{option} does; repeatable, applied in order",
+        )
     config_option(check)
     check.add_argument(
         "--no-cache",
@@ -54,6 +67,22 @@ def add_parser(
         help=f"don't read or write the fact cache (also: {NO_CACHE_ENV}=1)",
     )
     return check
+
+
+class _InOrder(argparse.Action):
+    """Keeps ``--enable`` and ``--disable`` in the order given, as pylint applies them."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        del parser
+        option = (option_string or self.option_strings[0]).lstrip("-")
+        given = [*getattr(namespace, self.dest, []), (option, str(values))]
+        setattr(namespace, self.dest, given)
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -65,21 +94,32 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     analysed: dict[Path, list[Scope]] = {}
     for target in targets:
         analysed.setdefault(target.config.path, []).append(target)
+    silenced: set[Finding] = set()
     for group in analysed.values():
-        analysis = analyse_with_cache(group[0].config, {}, use_cache=use_cache)
+        config = group[0].config
+        analysis = analyse_with_cache(config, {}, use_cache=use_cache)
+        control = overridden(message_control(config.root), arguments.messages_control)
         errors.extend(str(error) for error in analysis.config_errors)
         for finding in analysis.all_findings():
             if any(target.covers(finding.location.path) for target in group):
-                findings.setdefault(finding, str(group[0].config.root))
+                findings.setdefault(finding, str(config.root))
+                if control.silenced(finding):
+                    silenced.add(finding)
     if errors:
         raise UsageError("; ".join(dict.fromkeys(errors)))
-    ordered = sorted(findings)
     if arguments.format == "sarif":
+        # SARIF keeps a silenced finding, marked as suppressed in the source.
         roots = sorted(set(findings.values())) or [str(targets[0].config.root)]
-        log = sarif_log(((f, message_text(f)) for f in ordered), os.path.commonpath(roots))
+        log = sarif_log(
+            ((f, message_text(f)) for f in sorted(findings)),
+            os.path.commonpath(roots),
+            suppressed=silenced,
+        )
         json.dump(log, out, indent=2)
         out.write("\n")
-    elif arguments.format == "json":
+        return EXIT_FINDINGS if set(findings) - silenced else EXIT_CLEAN
+    ordered = sorted(set(findings) - silenced)
+    if arguments.format == "json":
         json.dump([_as_json(finding) for finding in ordered], out, indent=2)
         out.write("\n")
     else:
@@ -111,4 +151,5 @@ def _as_json(finding: Finding) -> dict[str, object]:
         "messageId": spec.msgid,
         "message": message_text(finding),
         "confidence": finding.confidence,
+        "surfaces": list(finding.surfaces),
     }

@@ -15,12 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
 from pylint_rpcsurface import rules
 from pylint_rpcsurface.commands.projects import EXIT_CLEAN, config_option, configs, facts
+from pylint_rpcsurface.config.pylint_control import message_control
 from pylint_rpcsurface.model import CallerBroadcast, Location, SurfaceFacts
 from pylint_rpcsurface.rules.text import names_list, where
 
@@ -41,7 +42,8 @@ class Row:
     sites: tuple[Site, ...]
     answered_by: str
     listed: str
-    verdict: tuple[str, ...]
+    verdict: tuple[str, ...]  # each symbol, "(silenced)" after it when pylint drops it
+    silenced: tuple[str, ...] = ()  # the symbols a pragma or pylint's configuration drop
 
     def cells(self) -> tuple[str, str, str, str, str]:
         return (
@@ -51,6 +53,10 @@ class Row:
             self.listed,
             ", ".join(self.verdict),
         )
+
+    @property
+    def verdict_silenced(self) -> tuple[str, ...]:
+        return tuple(f"{symbol} (silenced)" for symbol in self.silenced)
 
 
 @dataclass(frozen=True)
@@ -95,11 +101,14 @@ def add_parser(
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Exit status 0; a usage or configuration error is raised."""
     del err
-    reports = [
-        build(surface)
-        for config in configs(arguments.paths, arguments.config)
-        for surface in facts(config).surfaces
-    ]
+    reports: list[SurfaceReport] = []
+    for config in configs(arguments.paths, arguments.config):
+        analysed = facts(config)
+        control = message_control(config.root)
+        silenced = frozenset(
+            (f.location, f.symbol) for f in analysed.findings if control.silenced(f)
+        )
+        reports.extend(build(surface, silenced) for surface in analysed.surfaces)
     if arguments.format == "json":
         render_json(reports, out)
     elif arguments.format == "markdown":
@@ -111,7 +120,11 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_CLEAN
 
 
-def build(surface: SurfaceFacts) -> SurfaceReport:
+def build(
+    surface: SurfaceFacts, silenced: Collection[tuple[Location, str]] = frozenset()
+) -> SurfaceReport:
+    """*surface*'s table; *silenced* holds the (place, symbol) of each finding that a
+    pylint pragma or pylint's configuration drops."""
     findings = rules.findings([surface])
     by_location: dict[Location, set[str]] = defaultdict(set)
     for finding in findings:
@@ -136,13 +149,13 @@ def build(surface: SurfaceFacts) -> SurfaceReport:
     rows = []
     for key in sorted(set(sites) | set(listed), key=lambda k: (not k[0], k[1])):
         inferred, rpc = key
-        symbols: set[str] = set()
-        for site in sites.get(key, []):
-            symbols |= by_location.get(site.broadcast.name_at, set())
-            if site.broadcast.wait_at is not None:
-                symbols |= by_location.get(site.broadcast.wait_at, set())
-        for location in listed.get(key, []):
-            symbols |= by_location.get(location, set())
+        places = [site.broadcast.name_at for site in sites.get(key, [])]
+        places += [s.broadcast.wait_at for s in sites.get(key, []) if s.broadcast.wait_at]
+        places += listed.get(key, [])
+        found = {(place, symbol) for place in places for symbol in by_location.get(place, ())}
+        symbols = {symbol for _, symbol in found}
+        # Silenced when pylint drops every one of the row's findings of that symbol.
+        quiet = {s for s in symbols if all(k in silenced for k in found if k[1] == s)}
         rows.append(
             Row(
                 rpc=rpc,
@@ -153,7 +166,12 @@ def build(surface: SurfaceFacts) -> SurfaceReport:
                 ),
                 answered_by=_answered_by(surface, rpc if inferred else None),
                 listed=_listed(registry is not None, len(listed.get(key, []))),
-                verdict=tuple(sorted(symbols)) or ("ok",),
+                verdict=tuple(
+                    f"{symbol} (silenced)" if symbol in quiet else symbol
+                    for symbol in sorted(symbols)
+                )
+                or ("ok",),
+                silenced=tuple(sorted(quiet)),
             )
         )
     return SurfaceReport(
@@ -166,9 +184,9 @@ def _answered_by(surface: SurfaceFacts, rpc: str | None) -> str:
     if rpc is None:
         return "?"
     if rpc in bases.names:
-        return f"{names_list(bases.classes)} (base)"
+        return f"{names_list(bases.answering(rpc))} (base)"
     if rpc in handlers.names:
-        return names_list(handlers.classes)
+        return names_list(handlers.answering(rpc))
     if not (handlers.complete and bases.complete):
         return "? (a base class does not resolve)"
     return "none"
@@ -205,6 +223,14 @@ def _markdown_cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
+def _verdict_markdown(verdict: str) -> str:
+    """``ok``, or the symbol as code, with what follows it (`` (silenced)``) as text."""
+    if verdict == "ok":
+        return verdict
+    symbol, space, rest = verdict.partition(" ")
+    return f"`{symbol}`{space}{rest}"
+
+
 def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
     for number, report in enumerate(reports):
         if number:
@@ -216,7 +242,7 @@ def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
         for row in report.rows:
             rpc, waited, answered, listed, verdict = row.cells()
             rpc_cell = f"`{row.rpc}`" if row.inferred else f"`{row.rpc}` (not inferable)"
-            verdict_cell = ", ".join(v if v == "ok" else f"`{v}`" for v in row.verdict)
+            verdict_cell = ", ".join(_verdict_markdown(v) for v in row.verdict)
             del rpc, verdict
             cells = [rpc_cell, waited, answered, listed, verdict_cell]
             out.write("| " + " | ".join(_markdown_cell(c) for c in cells) + " |\n")
@@ -240,6 +266,7 @@ def as_json(reports: Sequence[SurfaceReport]) -> list[dict[str, object]]:
                     "answeredBy": row.answered_by,
                     "listed": row.listed,
                     "verdict": list(row.verdict),
+                    "silenced": list(row.silenced),
                 }
                 for row in report.rows
             ],
@@ -275,7 +302,7 @@ def render_rich(reports: Sequence[SurfaceReport], out: TextIO) -> None:
             table.add_column(column)
         for row in report.rows:
             cells = row.cells()
-            style = "green" if row.verdict == ("ok",) else "red"
+            style = "green" if set(row.verdict) - {"ok", *row.verdict_silenced} == set() else "red"
             table.add_row(*(Text(cell) for cell in cells[:4]), Text(cells[4], style=style))
         console.print(table)
         for note in report.notes:

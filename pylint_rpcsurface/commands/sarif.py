@@ -18,7 +18,7 @@ import io
 import os
 import re
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from pylint_rpcsurface import __version__
@@ -50,9 +50,14 @@ def _rule(spec: MessageSpec) -> dict[str, object]:
     }
 
 
-def sarif_log(findings: Iterable[tuple[Finding, str]], root: str) -> dict[str, object]:
+def sarif_log(
+    findings: Iterable[tuple[Finding, str]],
+    root: str,
+    suppressed: Collection[Finding] = (),
+) -> dict[str, object]:
     """The log of *findings*, each with its message text; *root* is the base the log's
-    relative URIs resolve against."""
+    relative URIs resolve against. A finding in *suppressed* (silenced by a pylint pragma
+    or pylint's configuration) stays, with a ``suppressions`` entry of kind ``inSource``."""
     index = {spec.symbol: position for position, spec in enumerate(MESSAGES)}
     lines = _LineReader()
     results = []
@@ -67,15 +72,18 @@ def sarif_log(findings: Iterable[tuple[Finding, str]], root: str) -> dict[str, o
             region["endLine"] = where.end_line
             region["endColumn"] = lines.column(where.path, where.end_line, where.end_col)
         physical = {"artifactLocation": _artifact(where.path, root), "region": region}
-        results.append(
-            {
-                "ruleId": spec.msgid,
-                "ruleIndex": index[finding.symbol],
-                "level": _LEVEL[spec.msgid[0]],
-                "message": {"text": text},
-                "locations": [{"physicalLocation": physical}],
-            }
-        )
+        result: dict[str, object] = {
+            "ruleId": spec.msgid,
+            "ruleIndex": index[finding.symbol],
+            "level": _LEVEL[spec.msgid[0]],
+            "message": {"text": text},
+            "locations": [{"physicalLocation": physical}],
+        }
+        if finding.surfaces:
+            result["properties"] = {"surfaces": list(finding.surfaces)}
+        if finding in suppressed:
+            result["suppressions"] = [_suppression(finding)]
+        results.append(result)
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -95,6 +103,14 @@ def sarif_log(findings: Iterable[tuple[Finding, str]], root: str) -> dict[str, o
             }
         ],
     }
+
+
+def _suppression(finding: Finding) -> dict[str, str]:
+    """``inSource`` for a pylint pragma (or a skipped file); ``external`` for pylint's
+    configuration file, or a message that is off by default."""
+    if finding.pragma is False:
+        return {"kind": "inSource", "justification": "a pylint pragma disables it"}
+    return {"kind": "external", "justification": "pylint's configuration disables it"}
 
 
 def _artifact(path: str, root: str) -> dict[str, str]:

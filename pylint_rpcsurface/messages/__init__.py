@@ -287,3 +287,29 @@ BY_SYMBOL: Mapping[str, MessageSpec] = MappingProxyType({spec.symbol: spec for s
 def render(symbol: str, args: tuple[str, ...]) -> str:
     """The message text pylint will print for *symbol* with *args*, with the pointer."""
     return BY_SYMBOL[symbol].text % args
+
+
+_CATEGORIES = {letter: letter for letter in "ICRWEF"} | {
+    "INFO": "I",
+    "CONVENTION": "C",
+    "REFACTOR": "R",
+    "WARNING": "W",
+    "ERROR": "E",
+    "FATAL": "F",
+}
+
+
+def symbols_named(name: str) -> tuple[str, ...]:
+    """The symbols of our messages that *name*, in a pragma or in pylint's
+    ``disable``/``enable``, stands for, as pylint resolves it: ``all``, a category
+    (``W``, ``warning``), the checker's name, an id (any case), or a symbol (exact)."""
+    if name == "all":
+        return tuple(spec.symbol for spec in MESSAGES)
+    category = _CATEGORIES.get(name.upper())
+    if category is not None:
+        return tuple(spec.symbol for spec in MESSAGES if spec.msgid[0] == category)
+    if name.lower() == CHECKER_NAME:
+        return tuple(spec.symbol for spec in MESSAGES)
+    if name[1:].isdigit():
+        return tuple(spec.symbol for spec in MESSAGES if spec.msgid == name.upper())
+    return tuple(spec.symbol for spec in MESSAGES if spec.symbol == name)

@@ -26,6 +26,7 @@ from pylint_rpcsurface.commands.projects import (
     facts,
     shown,
 )
+from pylint_rpcsurface.config.pylint_control import message_control
 
 
 def add_parser(
@@ -56,7 +57,10 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     refusals: list[Refusal] = []
     targets: list[RegistryRewrite] = []
     for config in configs(arguments.paths, arguments.config):
-        planned, refused = plan(facts(config).surfaces)
+        analysed = facts(config)
+        control = message_control(config.root)
+        silenced = {f for f in analysed.findings if control.silenced(f)}
+        planned, refused = plan(analysed.surfaces, analysed.findings, silenced)
         targets.extend(planned)
         refusals.extend(refused)
     by_file: dict[str, list[RegistryRewrite]] = {}

@@ -4,14 +4,19 @@ The names come from :func:`pylint_rpcsurface.rules.wanted_registry`: the same re
 equation, and the same refusals to guess, as the findings ``rpc-unlisted`` and
 ``rpc-listed-*``. So ``fix`` writes exactly what makes those findings go away, and
 refuses where they would not be made.
+
+A finding pylint does not report (a pragma, or pylint's configuration, silences it)
+leaves its name alone: a silenced ``rpc-unlisted`` is not added (unless a site not
+silenced asks for it too), and an element whose ``rpc-listed-*`` finding is silenced is
+kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from pylint_rpcsurface.model import SurfaceFacts
+from pylint_rpcsurface.model import Finding, SurfaceFacts
 from pylint_rpcsurface.rules import wanted_registry
 
 
@@ -35,9 +40,36 @@ class Refusal:
     why: str
 
 
-def plan(surfaces: Iterable[SurfaceFacts]) -> tuple[list[RegistryRewrite], list[Refusal]]:
+_LISTED = frozenset({"rpc-listed-unwaited", "rpc-listed-unanswered", "rpc-listed-in-base"})
+
+
+def _left_alone(
+    surface: SurfaceFacts, findings: Iterable[Finding], silenced: Collection[Finding]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The names not to add and the names not to remove, for *surface*'s silenced
+    findings."""
+    unlisted: dict[str, bool] = {}  # name -> every rpc-unlisted of it is silenced
+    kept: set[str] = set()
+    for finding in findings:
+        if surface.name not in finding.surfaces:
+            continue
+        if finding.symbol == "rpc-unlisted":
+            name = finding.args[0]
+            unlisted[name] = unlisted.get(name, True) and finding in silenced
+        elif finding.symbol in _LISTED and finding in silenced:
+            kept.add(finding.args[0])
+    return frozenset(n for n, quiet in unlisted.items() if quiet), frozenset(kept)
+
+
+def plan(
+    surfaces: Iterable[SurfaceFacts],
+    findings: Iterable[Finding] = (),
+    silenced: Collection[Finding] = (),
+) -> tuple[list[RegistryRewrite], list[Refusal]]:
     """The registries to rewrite, and those that can't be; a registry that two surfaces
-    share is fixed only when both want the same names."""
+    share is fixed only when both want the same names. *findings* are the surfaces'
+    findings, and *silenced* those of them pylint does not report."""
+    findings = tuple(findings)
     targets: dict[tuple[str, str], RegistryRewrite] = {}
     refusals: list[Refusal] = []
     refused: set[tuple[str, str]] = set()
@@ -51,6 +83,9 @@ def plan(surfaces: Iterable[SurfaceFacts]) -> tuple[list[RegistryRewrite], list[
             refusals.append(Refusal(key[0], registry.location.line, registry.qualname, wanted))
             refused.add(key)
             continue
+        not_added, not_removed = _left_alone(surface, findings, silenced)
+        listed = {e.value for e in registry.elements if e.value is not None}
+        wanted = (wanted - not_added) | (not_removed & listed)
         known = targets.get(key)
         if known is not None and known.wanted != wanted:
             refusals.append(
