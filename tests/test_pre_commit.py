@@ -205,6 +205,10 @@ def test_both_hooks_are_declared_as_the_docs_say() -> None:
     assert pylint_hook.get("pass_filenames", True) is True
     assert check_hook["entry"] == "rpcsurface check"
     assert check_hook["pass_filenames"] is False
+    # Both judge the same messages (the opt-in one included), whatever pylint's
+    # configuration file says: the same options, in the same order.
+    message_options = [a for a in pylint_hook["args"] if a.startswith(("--disable=", "--enable="))]
+    assert check_hook["args"] == message_options
 
 
 def test_the_fixture_marks_one_planted_bug() -> None:
