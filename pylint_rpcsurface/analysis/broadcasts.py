@@ -196,26 +196,116 @@ def sent_arguments(call: nodes.Call, form: DispatchForm) -> Sent | None:
 
     By default the positional arguments after the name are forwarded and no keyword
     is (a call with any other keyword is not judged). With ``args-from`` and
-    ``kwargs-from``, the tuple and the dict those keywords hold are forwarded.
+    ``kwargs-from``, the tuple and the dict those parameters of the dispatch method hold
+    are forwarded: the call is bound to the dispatch method's own signature, positionally
+    or by keyword, when astroid sees that method. When it doesn't, the carriers are read
+    as keywords only, and a call passing anything else (a positional argument after the
+    name, another keyword, ``*args``, ``**kwargs``) is not judged.
     """
     keywords = call.keywords or ()
     if any(keyword.arg is None for keyword in keywords):
         return None  # **options may carry anything
-    by_name = {keyword.arg: keyword.value for keyword in keywords}
     if form.args_from is None:
-        positional = _positional_after_name(call, form)
-    else:
-        positional = _tuple_length(by_name.get(form.args_from))
-    if form.kwargs_from is None:
-        passed: tuple[str, ...] | None = ()
-        ours = {form.waits if isinstance(form.waits, str) else None, form.name_keyword}
-        if any(name not in ours and name != form.args_from for name in by_name):
-            return None  # whether the dispatch method forwards those is not known
-    else:
-        passed = _dict_keys(by_name.get(form.kwargs_from))
+        return _sent_after_name(call, form)
+    bound = _bind_to_dispatch_method(call)
+    if bound is None:
+        bound = _bind_by_keyword(call, form)
+        if bound is None:
+            return None
+    positional = _tuple_length(bound.get(form.args_from))
+    passed = _dict_keys(bound.get(form.kwargs_from)) if form.kwargs_from else ()
     if positional is None or passed is None:
         return None
     return Sent(positional, passed)
+
+
+def _sent_after_name(call: nodes.Call, form: DispatchForm) -> Sent | None:
+    """The positional arguments after the name, and the ``kwargs-from`` dict if any."""
+    positional = _positional_after_name(call, form)
+    described = {form.waits if isinstance(form.waits, str) else None, form.name_keyword}
+    by_name = {keyword.arg: keyword.value for keyword in call.keywords or ()}
+    if any(name not in described and name != form.kwargs_from for name in by_name):
+        return None  # whether the dispatch method forwards those is not known
+    passed = _dict_keys(by_name.get(form.kwargs_from)) if form.kwargs_from else ()
+    if positional is None or passed is None:
+        return None
+    return Sent(positional, passed)
+
+
+def _bind_by_keyword(call: nodes.Call, form: DispatchForm) -> dict[str, nodes.NodeNG] | None:
+    """The carriers passed by keyword, when the call passes nothing else the configuration
+    doesn't describe; None otherwise (the dispatch method itself is not seen)."""
+    if any(isinstance(argument, nodes.Starred) for argument in call.args):
+        return None
+    if len(call.args) != form.name_arg + 1:
+        return None  # a positional argument whose parameter is not known, or no name
+    described = {
+        form.waits if isinstance(form.waits, str) else None,
+        form.name_keyword,
+        form.args_from,
+        form.kwargs_from,
+    }
+    by_name: dict[str, nodes.NodeNG] = {}
+    for keyword in call.keywords or ():
+        if keyword.arg is None or keyword.arg not in described:
+            return None
+        by_name[keyword.arg] = keyword.value
+    return by_name
+
+
+def _bind_to_dispatch_method(call: nodes.Call) -> dict[str, nodes.NodeNG] | None:
+    """Each parameter of the dispatch method the call binds, by the method's own signature;
+    None when astroid does not see one method, or when the binding reaches ``*args`` or
+    ``**kwargs`` (what those forward is not known)."""
+    parameters = dispatch_parameters(call)
+    if parameters is None:
+        return None
+    positional, keyword_names = parameters
+    bound: dict[str, nodes.NodeNG] = {}
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, nodes.Starred) or index >= len(positional):
+            return None
+        bound[positional[index]] = argument
+    for keyword in call.keywords or ():
+        if keyword.arg is None or keyword.arg not in keyword_names or keyword.arg in bound:
+            return None
+        bound[keyword.arg] = keyword.value
+    return bound
+
+
+def dispatch_parameters(call: nodes.Call) -> tuple[tuple[str, ...], frozenset[str]] | None:
+    """The dispatch method's positional parameters (``self`` left out) and the names that
+    can be passed by keyword, when astroid infers the called function to one plain def."""
+    try:
+        values = list(call.func.infer())
+    except INFERENCE_ERRORS:
+        return None
+    if len(values) != 1:
+        return None  # no method, or several: which one binds the call is not known
+    value = values[0]
+    if isinstance(value, bases.BoundMethod):
+        function = value._proxied  # pylint: disable=protected-access
+        if isinstance(function, bases.UnboundMethod):
+            function = function._proxied  # pylint: disable=protected-access
+        if not isinstance(function, nodes.FunctionDef):
+            return None
+        skip = 0 if function.type == "staticmethod" else 1
+    elif isinstance(value, nodes.FunctionDef) and value.type == "function":
+        function, skip = value, 0
+    else:
+        return None
+    if function.decorators is not None and function.type not in {"staticmethod", "classmethod"}:
+        return None  # a decorator may change how the call binds
+    arguments = function.args
+    if arguments.args is None:
+        return None
+    posonly = [a.name for a in arguments.posonlyargs or []]
+    ordinary = [a.name for a in arguments.args]
+    names = (posonly + ordinary)[skip:]
+    keyword_names = frozenset(ordinary[max(skip - len(posonly), 0) :]) | frozenset(
+        a.name for a in arguments.kwonlyargs or []
+    )
+    return tuple(names), keyword_names
 
 
 def _positional_after_name(call: nodes.Call, form: DispatchForm) -> int | None:
