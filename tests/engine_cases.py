@@ -148,3 +148,180 @@ CASES: tuple[EngineCase, ...] = (
         """,
     ),
 )
+
+CALL_FUNC = """\
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = "wait_out"
+
+[[tool.rpcsurface.surface]]
+name = "s"
+callers = ["{m}.Executor"]
+handlers = ["{m}.Worker"]
+"""
+
+CASES += (
+    # --- 2. classes defined under try/except, if/else, TYPE_CHECKING, version checks --
+    EngineCase(
+        "CLASS-TRY",
+        2,
+        "vLLM's RayWorkerWrapper: the handler is defined under try with `Worker = None` in "
+        "`except ImportError:`; it resolves to the class, and a subclass of a caller "
+        "defined the same way is found through it",
+        CALL_FUNC,
+        """\
+        try:
+            import ray
+
+            class Worker:
+                def load(self):
+                    return ray
+        except ImportError:
+            Worker = None
+
+
+        class Executor:
+            def start(self):
+                self.mgr.call_func("load", wait_out=True)
+
+
+        try:
+            import ray
+
+            class RayExecutor(Executor):
+                pass
+        except ImportError:
+            RayExecutor = None
+
+
+        class LateExecutor(RayExecutor):
+            def more(self):
+                self.mgr.call_func("gone", wait_out=True)  # [rpc-unanswered]
+        """,
+        texts=("'gone' is broadcast by LateExecutor",),
+    ),
+    EngineCase(
+        "CLASS-TYPE-CHECKING",
+        2,
+        "a caller's subclass written twice, a stub under `if TYPE_CHECKING:` first: the "
+        "definition that runs is judged, never the stub",
+        CALL_FUNC,
+        """\
+        from typing import TYPE_CHECKING
+
+
+        class Worker:
+            def load(self):
+                return 1
+
+
+        class Executor:
+            def start(self):
+                self.mgr.call_func("load", wait_out=True)
+
+
+        if TYPE_CHECKING:
+
+            class Sub(Executor):
+                def more(self):
+                    self.mgr.call_func("stub_only", wait_out=True)
+        else:
+
+            class Sub(Executor):
+                def more(self):
+                    self.mgr.call_func("gone", wait_out=True)  # [rpc-unanswered]
+        """,
+    ),
+    EngineCase(
+        "CLASS-VERSION",
+        2,
+        "a handler defined under a version check: the branch this Python runs is judged, "
+        "not the last one written",
+        CALL_FUNC,
+        """\
+        import sys
+
+        if sys.version_info >= (3, 8):
+
+            class Worker:
+                def load(self):
+                    return 1
+
+                def step(self):
+                    return 2
+        else:
+
+            class Worker:
+                def load(self):
+                    return 1
+
+
+        class Executor:
+            def start(self):
+                self.mgr.call_func("load", wait_out=True)
+                self.mgr.call_func("step", wait_out=True)
+                self.mgr.call_func("gone", wait_out=True)  # [rpc-unanswered]
+        """,
+    ),
+    EngineCase(
+        "CLASS-SEVERAL-HANDLERS",
+        2,
+        "two definitions of the handler that can both run (a runtime flag): refused with "
+        "the reason, not one of them picked",
+        CALL_FUNC,
+        """\
+        # [rpcsurface-config-error]
+        import os
+
+        if os.environ.get("FAST"):
+
+            class Worker:
+                def load(self):
+                    return 1
+        else:
+
+            class Worker:
+                def step(self):
+                    return 1
+
+
+        class Executor:
+            def start(self):
+                self.mgr.call_func("load", wait_out=True)
+        """,
+        texts=("several definitions (lines 6 and 11) that can run",),
+    ),
+    EngineCase(
+        "CLASS-SEVERAL-CALLERS",
+        2,
+        "a caller's subclass with two definitions that can both run: each is judged, the "
+        "second named by its line",
+        CALL_FUNC,
+        """\
+        import os
+
+
+        class Worker:
+            def load(self):
+                return 1
+
+
+        class Executor:
+            def start(self):
+                self.mgr.call_func("load", wait_out=True)
+
+
+        if os.environ.get("FAST"):
+
+            class Sub(Executor):
+                def more(self):
+                    self.mgr.call_func("fast_gone", wait_out=True)  # [rpc-unanswered]
+        else:
+
+            class Sub(Executor):
+                def more(self):
+                    self.mgr.call_func("slow_gone", wait_out=True)  # [rpc-unanswered]
+        """,
+        texts=("'slow_gone' is broadcast by Sub (line 21)",),
+    ),
+)
