@@ -325,3 +325,60 @@ CASES += (
         texts=("'slow_gone' is broadcast by Sub (line 21)",),
     ),
 )
+
+RUN_WORKERS = """\
+[[tool.rpcsurface.dispatch]]
+method = "_run_workers"
+waits = true
+
+[[tool.rpcsurface.surface]]
+name = "s"
+callers = ["{m}.Executor"]
+handlers = ["{m}.Worker"]
+"""
+
+CASES += (
+    # --- 3. a forwarding layer that rebinds its parameter --------------------------------
+    EngineCase(
+        "REBIND-FORWARDING",
+        3,
+        "vLLM's `sent_method = method if isinstance(method, str) else "
+        "cloudpickle.dumps(method)`: a forwarding layer, silent; a parameter reassigned from "
+        "something else, or a branch giving a literal, stays uninferable",
+        RUN_WORKERS,
+        """\
+        import cloudpickle
+
+
+        class Worker:
+            def load(self):
+                return 1
+
+
+        class Executor:
+            def collective_rpc(self, method, args=()):
+                sent_method = method if isinstance(method, str) else cloudpickle.dumps(method)
+                return self._run_workers(sent_method, *args)
+
+            def alias(self, method):
+                forwarded = method
+                return self._run_workers(forwarded)
+
+            def start(self):
+                self._run_workers("load")
+                self._run_workers("gone")  # [rpc-unanswered]
+
+            def renamed(self, method):
+                method = method + "_v2"
+                return self._run_workers(method)  # [rpc-name-uninferable]
+
+            def defaulted(self, method, flag):
+                sent = method if flag else "load"
+                return self._run_workers(sent)  # [rpc-name-uninferable]
+
+            def suffixed(self, method, flag):
+                sent = method if flag else method + "_v2"
+                return self._run_workers(sent)  # [rpc-name-uninferable]
+        """,
+    ),
+)

@@ -145,7 +145,7 @@ def not_a_named_rpc(call: nodes.Call, form: DispatchForm) -> bool:
     name_node = _name_argument(call, form)
     if name_node is None or isinstance(name_node, nodes.Starred):
         return False
-    if isinstance(name_node, nodes.Name) and _is_untouched_parameter(name_node):
+    if isinstance(name_node, nodes.Name) and _is_forwarded(name_node, set()):
         return True
     return _is_callable(name_node)
 
@@ -160,22 +160,64 @@ def _is_callable(node: nodes.NodeNG) -> bool:
     return bool(values) and all(isinstance(value, callables) for value in values)
 
 
-def _is_untouched_parameter(name: nodes.Name) -> bool:
+def _is_forwarded(name: nodes.Name, seen: set[int]) -> bool:
+    """Whether *name* holds, on every path, the enclosing function's own parameter.
+
+    Either the parameter itself, never rebound, or a local bound only from it:
+    ``sent = method``, or vLLM's ``sent = method if isinstance(method, str) else
+    cloudpickle.dumps(method)`` (each branch the parameter, or an expression of it alone).
+    A parameter reassigned from anything else (``method = method + "_x"``) is not.
+    """
     scope = name.scope()
-    if not isinstance(scope, nodes.FunctionDef):
-        return False
+    if not isinstance(scope, nodes.FunctionDef) or id(name) in seen:
+        return False  # a binding that depends on itself is not a forwarding
     try:
         _, assignments = name.lookup(name.name)
     except (AttributeError, KeyError, ValueError):
         return False
-    if not assignments:
+    seen.add(id(name))
+    try:
+        return bool(assignments) and all(_forwarded_binding(a, scope, seen) for a in assignments)
+    finally:
+        seen.discard(id(name))
+
+
+def _forwarded_binding(assignment: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
+    if not isinstance(assignment, nodes.AssignName) or assignment.scope() is not scope:
         return False
-    return all(
-        isinstance(a, nodes.AssignName)
-        and isinstance(a.parent, nodes.Arguments)
-        and a.parent.parent is scope
-        for a in assignments
+    if isinstance(assignment.parent, nodes.Arguments):
+        return True
+    statement = assignment.parent
+    return (
+        isinstance(statement, nodes.Assign)
+        and statement.targets == [assignment]
+        and _forwards(statement.value, scope, seen)
     )
+
+
+def _forwards(value: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
+    """A rebinding's value that is the parameter on every path: the forwarded name, or a
+    conditional whose branches are that name or expressions of forwarded names only."""
+    if isinstance(value, nodes.Name):
+        return _is_forwarded(value, seen)
+    if not isinstance(value, nodes.IfExp):
+        return False
+    branches = (value.body, value.orelse)
+    direct = [b for b in branches if isinstance(b, nodes.Name) and _is_forwarded(b, seen)]
+    return bool(direct) and all(_only_of_forwarded(b, scope, seen) for b in branches)
+
+
+def _only_of_forwarded(value: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
+    """An expression whose local names are all forwarded and that holds no str literal."""
+    found = False
+    for node in value.nodes_of_class((nodes.Name, nodes.Const)):
+        if isinstance(node, nodes.Const) and isinstance(node.value, str):
+            return False
+        if isinstance(node, nodes.Name) and node.name in scope.locals:
+            if not _is_forwarded(node, seen):
+                return False
+            found = True
+    return found
 
 
 def _unpacked(call: nodes.Call) -> int | None:
