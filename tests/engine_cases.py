@@ -382,3 +382,150 @@ CASES += (
         """,
     ),
 )
+
+DROPS_NONE = """\
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = "wait_out"
+drops-none = true
+
+[[tool.rpcsurface.surface]]
+name = "s"
+callers = ["{m}.Executor"]
+handlers = ["{m}.Worker"]
+"""
+
+CASES += (
+    # --- 4. decorated handlers ------------------------------------------------------------
+    EngineCase(
+        "DECO-TRANSPARENT",
+        4,
+        "handlers under @torch.inference_mode(), @lru_cache and the engine's own "
+        "functools.wraps pass-through wrapper are checked: a waited prefill_forward sent "
+        "without its batch, a None reply; an opaque decorator stays not judged",
+        DROPS_NONE,
+        """\
+        import functools
+        from functools import lru_cache
+
+        import torch
+        from registry import register
+
+
+        def with_monitor(func):
+            @functools.wraps(func)
+            def wrapper(self, *args, **kwargs):
+                with torch.cuda.nvtx.range(func.__name__):
+                    return func(self, *args, **kwargs)
+
+            return wrapper
+
+
+        def timed(func):
+            def inner(*args, **kwargs):
+                return func(*args, **kwargs)
+
+            return inner
+
+
+        class Worker:
+            @torch.inference_mode()
+            def prefill_forward(self, batch):
+                return batch
+
+            @with_monitor
+            def forward(self, batch):
+                return batch
+
+            @timed
+            def warmup(self):
+                self.ready = True
+
+            @lru_cache(maxsize=None)
+            def spec(self, name):
+                return name
+
+            @register("opaque")
+            def opaque(self, batch):
+                return None
+
+
+        class Executor:
+            def step(self, batch):
+                self.mgr.call_func("prefill_forward", batch, wait_out=True)
+                self.mgr.call_func("prefill_forward", wait_out=True)  # [rpc-handler-signature]
+                self.mgr.call_func("forward", batch, wait_out=True)
+                self.mgr.call_func("forward", batch, 2, wait_out=True)  # [rpc-handler-signature]
+                self.mgr.call_func("warmup", wait_out=True)  # [rpc-waited-none-reply]
+                self.mgr.call_func("spec", wait_out=True)  # [rpc-handler-signature]
+                self.mgr.call_func("opaque", wait_out=True)
+        """,
+        texts=("missing required argument(s) 'batch'",),
+    ),
+    EngineCase(
+        "DECO-NOT-PASS-THROUGH",
+        4,
+        "wrappers that drop or change the arguments, or swallow the reply, are opaque: "
+        "their handlers are not judged",
+        DROPS_NONE,
+        """\
+        import functools
+
+
+        def fixed(func):
+            @functools.wraps(func)
+            def wrapper(self, *args, **kwargs):
+                return func(self, 1)
+
+            return wrapper
+
+
+        def swallow(func):
+            def wrapper(*args, **kwargs):
+                func(*args, **kwargs)
+
+            return wrapper
+
+
+        def when_ready(func):
+            def wrapper(self, *args, **kwargs):
+                if self.ready:
+                    return func(self, *args, **kwargs)
+
+            return wrapper
+
+
+        def unbound(func):
+            def wrapper(self, *args, **kwargs):
+                return func(*args, **kwargs)
+
+            return wrapper
+
+
+        class Worker:
+            @fixed
+            def forward(self, batch):
+                return batch
+
+            @swallow
+            def load(self, path):
+                return path
+
+            @when_ready
+            def warm(self, n):
+                return n
+
+            @unbound
+            def bind(self, n):
+                return n
+
+
+        class Executor:
+            def step(self):
+                self.mgr.call_func("forward", wait_out=True)
+                self.mgr.call_func("load", wait_out=True)
+                self.mgr.call_func("warm", wait_out=True)
+                self.mgr.call_func("bind", wait_out=True)
+        """,
+    ),
+)

@@ -36,7 +36,7 @@ _TABLE_KEY = ".".join(TABLE)
 
 # Allowed keys per table, in the order the documentation lists them; the order
 # is also the order of the list shown when an unknown key is found.
-TOP_KEYS = ("source-roots", "dispatch", "surface", "helper-depth")
+TOP_KEYS = ("source-roots", "dispatch", "surface", "helper-depth", "transparent-decorators")
 DISPATCH_KEYS = (
     "method",
     "waits",
@@ -48,6 +48,14 @@ DISPATCH_KEYS = (
     "kwargs-from",
 )
 _DEFAULT_HELPER_DEPTH = 5
+# Decorators that keep a handler's signature and reply: the common ones of engine code.
+DEFAULT_TRANSPARENT_DECORATORS = (
+    "torch.inference_mode",
+    "torch.no_grad",
+    "torch.enable_grad",
+    "functools.cache",
+    "functools.lru_cache",
+)
 SURFACE_KEYS = ("name", "callers", "handlers", "base-handlers", "registry")
 _CLASS_FIELDS = ("callers", "handlers", "base-handlers")
 
@@ -96,6 +104,8 @@ class Config:
     surfaces: tuple[SurfaceSpec, ...]
     digest: str  # sha256 hex of a canonical JSON dump of the validated table
     helper_depth: int = _DEFAULT_HELPER_DEPTH  # how many helper calls deep broadcasts count
+    # fully qualified names of decorators that keep a handler's signature and reply
+    transparent_decorators: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS
 
     @property
     def root(self) -> Path:
@@ -149,13 +159,21 @@ def parse_table(table: object, path: Path) -> Config:
     )
     dispatch = check.dispatch(top)
     surfaces = check.surfaces(top)
+    transparent: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS
+    if "transparent-decorators" in top:
+        transparent = check.dotted_list(
+            top["transparent-decorators"],
+            f"{_TABLE_KEY}.transparent-decorators",
+            required=False,
+        )
     return Config(
         path=file,
         source_roots=source_roots,
         dispatch=dispatch,
         surfaces=surfaces,
-        digest=_digest(source_roots, dispatch, surfaces, helper_depth),
+        digest=_digest(source_roots, dispatch, surfaces, helper_depth, transparent),
         helper_depth=helper_depth,
+        transparent_decorators=transparent,
     )
 
 
@@ -427,6 +445,7 @@ def _digest(
     dispatch: tuple[DispatchForm, ...],
     surfaces: tuple[SurfaceSpec, ...],
     helper_depth: int = _DEFAULT_HELPER_DEPTH,
+    transparent_decorators: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS,
 ) -> str:
     """Hash the validated table, with defaults filled in and roots resolved.
 
@@ -437,6 +456,7 @@ def _digest(
     canonical: dict[str, Any] = {
         "source-roots": [str(root) for root in source_roots],
         "helper-depth": helper_depth,
+        "transparent-decorators": list(transparent_decorators),
         "dispatch": [
             {
                 "method": form.method,

@@ -204,6 +204,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.waits",
             "surface.handlers",
             "surface.base-handlers",
+            "transparent-decorators",
         ),
     ),
     MessageSpec(
@@ -224,6 +225,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.waits",
             "surface.handlers",
             "surface.base-handlers",
+            "transparent-decorators",
         ),
         default_enabled=False,
     ),
@@ -245,6 +247,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.waits",
             "surface.handlers",
             "surface.base-handlers",
+            "transparent-decorators",
         ),
     ),
     MessageSpec(
@@ -258,7 +261,13 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "Unpacking raises ValueError in the caller every time the RPC is waited on: after "
         "the workers did the work, so a slow step is lost too.",
         "INFERENCE",
-        settings=("dispatch.method", "surface.handlers", "surface.base-handlers", "helper-depth"),
+        settings=(
+            "dispatch.method",
+            "surface.handlers",
+            "surface.base-handlers",
+            "helper-depth",
+            "transparent-decorators",
+        ),
     ),
     MessageSpec(
         "E7714",
@@ -268,7 +277,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "(self left out): too many positional arguments, a missing required argument, or "
         "an unknown keyword. By default the positional arguments after the name are "
         "forwarded; with args-from and kwargs-from, the tuple and the dict in those "
-        "keywords. A call with *args or **kwargs, or a decorated handler, is not judged.",
+        "keywords, bound to the dispatch method's own parameters. A call with *args or "
+        "**kwargs is not judged, nor a handler under a decorator that is not transparent "
+        "(listed in transparent-decorators, or a pass-through wrapper astroid can see).",
         "The worker calls the handler with the forwarded arguments and gets a TypeError: "
         "the worker loop dies or skips the call, and a waiting caller blocks forever.",
         "INFERENCE",
@@ -277,6 +288,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.kwargs-from",
             "dispatch.name-arg",
             "surface.handlers",
+            "transparent-decorators",
         ),
     ),
 )
