@@ -529,3 +529,47 @@ CASES += (
         """,
     ),
 )
+
+CASES += (
+    # --- 5. what the worker does with an unknown name ------------------------------------
+    EngineCase(
+        "UNKNOWN-RAISES",
+        5,
+        "vLLM's run_method raises NotImplementedError on a name the worker lacks: "
+        "unknown-name = 'raises', and rpc-unanswered says the caller gets the error",
+        """\
+        [[tool.rpcsurface.dispatch]]
+        method = "collective_rpc"
+        waits = true
+        unknown-name = "raises"
+
+        [[tool.rpcsurface.dispatch]]
+        method = "call_func"
+        waits = "wait_out"
+
+        [[tool.rpcsurface.surface]]
+        name = "s"
+        callers = ["{m}.Executor"]
+        handlers = ["{m}.Worker"]
+        """,
+        """\
+        class Worker:
+            def load(self):
+                return 1
+
+
+        class Executor:
+            def start(self):
+                self.collective_rpc("load")
+                self.collective_rpc("start_profile")  # [rpc-unanswered]
+                self.call_func("stop_profile", wait_out=True)  # [rpc-unanswered]
+        """,
+        texts=(
+            "'start_profile' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the workers raise on the unknown name, and the caller gets the error "
+            "instead of a reply",
+            "'stop_profile' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the caller waits for a reply that never comes and blocks forever",
+        ),
+    ),
+)

@@ -131,6 +131,7 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
         sent=sent_arguments(call, form),
         drops_none=form.drops_none,
         shared_reply_queue=form.shared_reply_queue,
+        unknown_name=form.unknown_name,
     )
 
 

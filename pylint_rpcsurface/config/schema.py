@@ -46,7 +46,11 @@ DISPATCH_KEYS = (
     "shared-reply-queue",
     "args-from",
     "kwargs-from",
+    "unknown-name",
 )
+# What a worker does with a name its handler lacks: skips it (no reply), or raises and
+# sends the failure back.
+UNKNOWN_NAME_VALUES = ("skipped", "raises")
 _DEFAULT_HELPER_DEPTH = 5
 # Decorators that keep a handler's signature and reply: the common ones of engine code.
 DEFAULT_TRANSPARENT_DECORATORS = (
@@ -80,6 +84,7 @@ class DispatchForm:
     shared_reply_queue: bool = False  # replies share one FIFO without request ids
     args_from: str | None = None  # keyword holding the handler's positional args (a tuple)
     kwargs_from: str | None = None  # keyword holding the handler's keyword args (a dict)
+    unknown_name: str = "skipped"  # what the worker does with a name it lacks
 
 
 @dataclass(frozen=True)
@@ -321,6 +326,13 @@ class _Checker:
                         )
                 taken[name] = carrier
             carriers[name] = carrier
+        unknown_name = table.get("unknown-name", "skipped")
+        if unknown_name not in UNKNOWN_NAME_VALUES:
+            self.fail(
+                f"{key}.unknown-name",
+                f"expected 'skipped' or 'raises', got {_describe(unknown_name)}",
+            )
+        assert isinstance(unknown_name, str)
         return DispatchForm(
             method,
             waits,
@@ -331,6 +343,7 @@ class _Checker:
             shared_reply_queue=shared,
             args_from=carriers["args-from"],
             kwargs_from=carriers["kwargs-from"],
+            unknown_name=unknown_name,
         )
 
     def boolean(self, value: object, key: str) -> bool:
@@ -467,6 +480,7 @@ def _digest(
                 "shared-reply-queue": form.shared_reply_queue,
                 "args-from": form.args_from,
                 "kwargs-from": form.kwargs_from,
+                "unknown-name": form.unknown_name,
             }
             for form in dispatch
         ],

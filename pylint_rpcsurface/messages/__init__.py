@@ -122,13 +122,18 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "rpc-unanswered",
         "'%s' is broadcast by %s, but no handler answers it (%s): %s",
         "A caller broadcasts a name that neither the handlers nor the base handlers "
-        "answer. A waiting caller blocks forever; an unwaited one is silently skipped.",
-        "The worker looks the name up with getattr(runner, name, None) and skips it when "
-        "it is missing. A caller that waits for the reply then blocks forever; one that "
-        "does not wait loses the call without a trace.",
+        "answer. What follows depends on the dispatch's unknown-name: with `skipped` (the "
+        "default) a waiting caller blocks forever and an unwaited call is lost; with "
+        "`raises` the caller gets the worker's error instead of a reply.",
+        "A worker like ATOM's looks the name up with getattr(runner, name, None) and skips "
+        "it when it is missing: a caller that waits for the reply then blocks forever, and "
+        "one that does not wait loses the call without a trace. A worker like vLLM's "
+        "run_method raises NotImplementedError and sends the failure back: the call fails "
+        "every time it is made.",
         "INFERENCE",
         settings=(
             "dispatch.method",
+            "dispatch.unknown-name",
             "surface.callers",
             "surface.handlers",
             "surface.base-handlers",

@@ -24,10 +24,20 @@ from pylint_rpcsurface.model import (
 )
 from pylint_rpcsurface.rules.text import callers_text, finding, handlers_text, names_list, where
 
+# By the dispatch's unknown-name, then the site's wait state.
 _CONSEQUENCE = {
-    "waited": "the caller waits for a reply that never comes and blocks forever",
-    "unwaited": "the workers skip it silently",
-    "unknown": "the workers skip it, and a caller that waits blocks forever",
+    "skipped": {
+        "waited": "the caller waits for a reply that never comes and blocks forever",
+        "unwaited": "the workers skip it silently",
+        "unknown": "the workers skip it, and a caller that waits blocks forever",
+    },
+    "raises": {
+        "waited": "the workers raise on the unknown name, and the caller gets the error "
+        "instead of a reply",
+        "unwaited": "the workers raise on the unknown name, and nobody waits to see the error",
+        "unknown": "the workers raise on the unknown name, and a caller that waits gets the "
+        "error instead of a reply",
+    },
 }
 
 
@@ -184,7 +194,12 @@ def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:
                 finding(
                     broadcast.name_at,
                     "rpc-unanswered",
-                    (rpc, callers, handlers_text(surface), _CONSEQUENCE[broadcast.wait_state]),
+                    (
+                        rpc,
+                        callers,
+                        handlers_text(surface),
+                        _CONSEQUENCE[broadcast.unknown_name][broadcast.wait_state],
+                    ),
                 )
             )
         elif (
