@@ -24,20 +24,19 @@ from pylint_rpcsurface.model import (
 )
 from pylint_rpcsurface.rules.text import callers_text, finding, handlers_text, names_list, where
 
-# By the dispatch's unknown-name, then the site's wait state.
+# What follows an unanswered name, by the site's wait state: when the worker skips a name
+# it lacks (unknown-name = "skipped", the default), and when it raises (``_RAISES``).
 _CONSEQUENCE = {
-    "skipped": {
-        "waited": "the caller waits for a reply that never comes and blocks forever",
-        "unwaited": "the workers skip it silently",
-        "unknown": "the workers skip it, and a caller that waits blocks forever",
-    },
-    "raises": {
-        "waited": "the workers raise on the unknown name, and the caller gets the error "
-        "instead of a reply",
-        "unwaited": "the workers raise on the unknown name, and nobody waits to see the error",
-        "unknown": "the workers raise on the unknown name, and a caller that waits gets the "
-        "error instead of a reply",
-    },
+    "waited": "the caller waits for a reply that never comes and blocks forever",
+    "unwaited": "the workers skip it silently",
+    "unknown": "the workers skip it, and a caller that waits blocks forever",
+}
+_RAISES = {
+    "waited": "the workers raise on the unknown name, and the caller gets the error "
+    "instead of a reply",
+    "unwaited": "the workers raise on the unknown name, and nobody waits to see the error",
+    "unknown": "the workers raise on the unknown name, and a caller that waits gets the "
+    "error instead of a reply",
 }
 
 
@@ -198,7 +197,9 @@ def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:
                         rpc,
                         callers,
                         handlers_text(surface),
-                        _CONSEQUENCE[broadcast.unknown_name][broadcast.wait_state],
+                        (_RAISES if broadcast.unknown_name == "raises" else _CONSEQUENCE)[
+                            broadcast.wait_state
+                        ],
                     ),
                 )
             )
