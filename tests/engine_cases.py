@@ -573,3 +573,45 @@ CASES += (
         ),
     ),
 )
+
+CASES += (
+    # --- 7. messages that list every caller ------------------------------------------------
+    EngineCase(
+        "CALLERS-CAPPED",
+        7,
+        "a site run by five callers names three and counts the rest; four are all named",
+        CALL_FUNC,
+        """\
+        class Worker:
+            def load(self):
+                return 1
+
+
+        class Executor:
+            def start(self):
+                self.mgr.call_func("gone", wait_out=True)  # [rpc-unanswered]
+
+
+        class RayExecutor(Executor):
+            pass
+
+
+        class MpExecutor(Executor):
+            pass
+
+
+        class UniExecutor(Executor):
+            def more(self):
+                self.mgr.call_func("also_gone", wait_out=True)  # [rpc-unanswered]
+
+
+        class ExternalExecutor(UniExecutor):
+            pass
+        """,
+        texts=(
+            "'gone' is broadcast by Executor, ExternalExecutor, MpExecutor and 2 more callers, "
+            "but no handler answers it",
+            "'also_gone' is broadcast by ExternalExecutor and UniExecutor, but",
+        ),
+    ),
+)

@@ -22,7 +22,14 @@ from pylint_rpcsurface.model import (
     Registry,
     SurfaceFacts,
 )
-from pylint_rpcsurface.rules.text import callers_text, finding, handlers_text, names_list, where
+from pylint_rpcsurface.rules.text import (
+    callers_list,
+    callers_text,
+    finding,
+    handlers_text,
+    names_list,
+    where,
+)
 
 # What follows an unanswered name, by the site's wait state: when the worker skips a name
 # it lacks (unknown-name = "skipped", the default), and when it raises (``_RAISES``).
@@ -169,9 +176,9 @@ def _uninferable_sites(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
         symbol, location = key
         broadcast = site.broadcast
         if symbol == "rpc-name-uninferable":
-            args = (broadcast.name_source, names_list(callers[key]), broadcast.method)
+            args = (broadcast.name_source, callers_list(callers[key]), broadcast.method)
         else:
-            args = (str(broadcast.rpc), names_list(callers[key]), str(broadcast.wait_source))
+            args = (str(broadcast.rpc), callers_list(callers[key]), str(broadcast.wait_source))
         findings.append(finding(location, symbol, args))
     return findings
 
@@ -303,6 +310,6 @@ def _unwaited_detail(surface: SurfaceFacts, value: str) -> str:
     first = sites[0]
     more = f" (and {len(sites) - 1} more)" if len(sites) > 1 else ""
     return (
-        f"it is only broadcast without waiting, by {names_list(first.callers)} "
+        f"it is only broadcast without waiting, by {callers_list(first.callers)} "
         f"at {where(first.broadcast.name_at, surface.root)}{more}"
     )
