@@ -615,3 +615,128 @@ CASES += (
         ),
     ),
 )
+
+_WAIT_WORKER = """\
+        class Worker:
+            def load(self):
+                return 1
+
+"""
+
+CASES += (
+    # --- 6. wait forms ----------------------------------------------------------------------
+    EngineCase(
+        "WAITS-UNLESS",
+        6,
+        "vLLM's non_block=True and TensorRT-LLM's async_call=True: waits-unless names the "
+        "keyword whose true value means not waited; absent means waited",
+        """\
+        [[tool.rpcsurface.dispatch]]
+        method = "_run_workers"
+        waits-unless = "non_block"
+
+        [[tool.rpcsurface.surface]]
+        name = "s"
+        callers = ["{m}.Executor"]
+        handlers = ["{m}.Worker"]
+        """,
+        _WAIT_WORKER
+        + """
+        class Executor:
+            def start(self, flag):
+                self._run_workers("load", non_block=True)
+                self._run_workers("gone_waited")  # [rpc-unanswered]
+                self._run_workers("gone_waited_too", non_block=False)  # [rpc-unanswered]
+                self._run_workers("gone_unwaited", non_block=True)  # [rpc-unanswered]
+                self._run_workers("load", non_block=flag)  # [rpc-wait-uninferable]
+        """,
+        texts=(
+            "'gone_waited' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the caller waits for a reply that never comes",
+            "'gone_waited_too' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the caller waits for a reply that never comes",
+            "'gone_unwaited' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the workers skip it silently",
+        ),
+    ),
+    EngineCase(
+        "WAITS-WHEN-ABSENT",
+        6,
+        "a wait keyword whose absence means waited: waits-when-absent = true",
+        """\
+        [[tool.rpcsurface.dispatch]]
+        method = "call"
+        waits = "wait"
+        waits-when-absent = true
+
+        [[tool.rpcsurface.surface]]
+        name = "s"
+        callers = ["{m}.Executor"]
+        handlers = ["{m}.Worker"]
+        """,
+        _WAIT_WORKER
+        + """
+        class Executor:
+            def start(self):
+                self.mgr.call("gone_waited")  # [rpc-unanswered]
+                self.mgr.call("gone_unwaited", wait=False)  # [rpc-unanswered]
+        """,
+        texts=(
+            "'gone_waited' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the caller waits for a reply that never comes",
+            "'gone_unwaited' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the workers skip it silently",
+        ),
+    ),
+    EngineCase(
+        "CALLED-AS-FUNCTION",
+        6,
+        "OpenRLHF's batch_vllm_engine_call(engines, 'sleep'): a plain function with the name "
+        "at index 1 (called-as = 'function'); a plain call of a method-style dispatch is "
+        "still not one",
+        """\
+        [[tool.rpcsurface.dispatch]]
+        method = "batch_engine_call"
+        called-as = "function"
+        name-arg = 1
+        waits = true
+
+        [[tool.rpcsurface.dispatch]]
+        method = "call_func"
+        waits = true
+
+        [[tool.rpcsurface.surface]]
+        name = "s"
+        callers = ["{m}.Trainer"]
+        handlers = ["{m}.Engine"]
+        """,
+        """\
+        import ray
+
+
+        class Engine:
+            def sleep(self, level=1):
+                return level
+
+            def wake_up(self):
+                return True
+
+
+        def batch_engine_call(engines, method_name, *args, **kwargs):
+            return ray.get([getattr(e, method_name).remote(*args, **kwargs) for e in engines])
+
+
+        def call_func(name):
+            return name
+
+
+        class Trainer:
+            def step(self):
+                batch_engine_call(self.engines, "wake_up")
+                batch_engine_call(self.engines, "sleep", 2)
+                batch_engine_call(self.engines, "sleep", 1, 2)  # [rpc-handler-signature]
+                batch_engine_call(self.engines, "gone")  # [rpc-unanswered]
+                call_func("not_a_dispatch")
+        """,
+    ),
+)

@@ -63,3 +63,36 @@ def test_bad_values_are_refused_naming_the_key(
     message = _error(tmp_path, top, extra)
     assert f": tool.rpcsurface.{key}: " in message
     assert problem in message
+
+
+def test_the_wait_and_call_keys_are_read(tmp_path: Path) -> None:
+    unless = _load(tmp_path, extra='waits-unless = "non_block"\ncalled-as = "function"\n')
+    (form,) = unless.dispatch
+    assert (form.waits, form.waits_unless, form.called_as) == (True, "non_block", "function")
+    absent = _load(tmp_path, extra='waits = "wait"\nwaits-when-absent = true\n')
+    (form,) = absent.dispatch
+    assert (form.waits, form.waits_when_absent, form.waits_unless) == ("wait", True, None)
+    plain = _load(tmp_path)
+    (form,) = plain.dispatch
+    assert (form.waits_unless, form.waits_when_absent, form.called_as) == (None, False, "method")
+    assert len({c.digest for c in (unless, absent, plain)}) == 3
+
+
+@pytest.mark.parametrize(
+    ("extra", "key", "problem"),
+    [
+        ('waits = true\nwaits-unless = "non_block"\n', "waits-unless", "either waits or"),
+        ('waits-unless = "m"\nname-keyword = "m"\n', "waits-unless", "other than name-keyword"),
+        ('waits-unless = "m"\nargs-from = "m"\n', "args-from", "other than waits-unless"),
+        ("waits-unless = 1\n", "waits-unless", "Python identifier"),
+        ("waits = true\nwaits-when-absent = true\n", "waits-when-absent", "keyword name"),
+        ('waits = "w"\nwaits-when-absent = "yes"\n', "waits-when-absent", "true or false"),
+        ('called-as = "attribute"\n', "called-as", "'method' or 'function'"),
+    ],
+)
+def test_bad_wait_and_call_keys_are_refused(
+    tmp_path: Path, extra: str, key: str, problem: str
+) -> None:
+    message = _error(tmp_path, extra=extra)
+    assert f": tool.rpcsurface.dispatch[0].{key}: " in message
+    assert problem in message

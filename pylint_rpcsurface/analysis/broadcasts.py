@@ -102,6 +102,10 @@ def dispatch_calls(
         for call in statement.nodes_of_class(nodes.Call):
             if isinstance(call.func, nodes.Attribute) and call.func.attrname in forms:
                 yield call, forms[call.func.attrname]
+            elif isinstance(call.func, nodes.Name) and call.func.name in forms:
+                form = forms[call.func.name]
+                if form.called_as == "function":
+                    yield call, form
 
 
 def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> Broadcast:
@@ -265,7 +269,11 @@ def sent_arguments(call: nodes.Call, form: DispatchForm) -> Sent | None:
 def _sent_after_name(call: nodes.Call, form: DispatchForm) -> Sent | None:
     """The positional arguments after the name, and the ``kwargs-from`` dict if any."""
     positional = _positional_after_name(call, form)
-    described = {form.waits if isinstance(form.waits, str) else None, form.name_keyword}
+    described = {
+        form.waits if isinstance(form.waits, str) else None,
+        form.name_keyword,
+        form.waits_unless,
+    }
     by_name = {keyword.arg: keyword.value for keyword in call.keywords or ()}
     if any(name not in described and name != form.kwargs_from for name in by_name):
         return None  # whether the dispatch method forwards those is not known
@@ -287,6 +295,7 @@ def _bind_by_keyword(call: nodes.Call, form: DispatchForm) -> dict[str, nodes.No
         form.name_keyword,
         form.args_from,
         form.kwargs_from,
+        form.waits_unless,
     }
     by_name: dict[str, nodes.NodeNG] = {}
     for keyword in call.keywords or ():
@@ -405,16 +414,18 @@ def _name_argument(call: nodes.Call, form: DispatchForm) -> nodes.NodeNG | None:
 def _wait_flag(
     call: nodes.Call, form: DispatchForm
 ) -> tuple[bool | None, Location | None, str | None]:
-    if isinstance(form.waits, bool):
-        return form.waits, None, None
+    keyword_name = form.waits_unless if form.waits_unless is not None else form.waits
+    if isinstance(keyword_name, bool):
+        return keyword_name, None, None
+    negated = form.waits_unless is not None  # non_block=True: not waited
     keywords = call.keywords or ()
     for keyword in keywords:
-        if keyword.arg == form.waits:
+        if keyword.arg == keyword_name:
             value = infer_unique(keyword.value)
             if isinstance(value, nodes.Const):
-                return bool(value.value), None, None
+                return bool(value.value) != negated, None, None
             return None, location_of(keyword.value), f"{keyword.arg}={keyword.value.as_string()}"
     for keyword in keywords:
         if keyword.arg is None:  # **options may carry the wait keyword
             return None, location_of(keyword.value), "**" + keyword.value.as_string()
-    return False, None, None
+    return (True if negated else form.waits_when_absent), None, None

@@ -47,10 +47,15 @@ DISPATCH_KEYS = (
     "args-from",
     "kwargs-from",
     "unknown-name",
+    "waits-unless",
+    "waits-when-absent",
+    "called-as",
 )
 # What a worker does with a name its handler lacks: skips it (no reply), or raises and
 # sends the failure back.
 UNKNOWN_NAME_VALUES = ("skipped", "raises")
+# How the dispatch is called: ``<expr>.method(...)`` only, or also as a plain ``method(...)``.
+CALLED_AS_VALUES = ("method", "function")
 _DEFAULT_HELPER_DEPTH = 5
 # Decorators that keep a handler's signature and reply: the common ones of engine code.
 DEFAULT_TRANSPARENT_DECORATORS = (
@@ -85,6 +90,9 @@ class DispatchForm:
     args_from: str | None = None  # keyword holding the handler's positional args (a tuple)
     kwargs_from: str | None = None  # keyword holding the handler's keyword args (a dict)
     unknown_name: str = "skipped"  # what the worker does with a name it lacks
+    waits_unless: str | None = None  # the keyword whose true value means not waited
+    waits_when_absent: bool = False  # what a call without the waits keyword means
+    called_as: str = "method"  # "method": <expr>.method(...); "function": method(...) too
 
 
 @dataclass(frozen=True)
@@ -308,9 +316,40 @@ class _Checker:
                 f"{key}.waits",
                 f"expected a keyword other than name-keyword, got {_describe(waits)} for both",
             )
+        waits_unless = None
+        if "waits-unless" in table:
+            if "waits" in table:
+                # Two keys saying whether the call waits: which one counts would be a guess.
+                self.fail(f"{key}.waits-unless", "expected either waits or waits-unless, got both")
+            waits_unless = self.identifier(table["waits-unless"], f"{key}.waits-unless")
+            waits = True
+            if waits_unless == name_keyword:
+                self.fail(
+                    f"{key}.waits-unless",
+                    f"expected a keyword other than name-keyword, got {_describe(waits_unless)} "
+                    "for both",
+                )
+        waits_when_absent = self.boolean(
+            table.get("waits-when-absent", False), f"{key}.waits-when-absent"
+        )
+        if "waits-when-absent" in table and not isinstance(waits, str):
+            self.fail(
+                f"{key}.waits-when-absent",
+                "expected only with waits set to a keyword name, which may be absent",
+            )
+        called_as = table.get("called-as", "method")
+        if called_as not in CALLED_AS_VALUES:
+            self.fail(
+                f"{key}.called-as", f"expected 'method' or 'function', got {_describe(called_as)}"
+            )
+        assert isinstance(called_as, str)
         drops_none = self.boolean(table.get("drops-none", False), f"{key}.drops-none")
         shared = self.boolean(table.get("shared-reply-queue", False), f"{key}.shared-reply-queue")
-        taken = {"waits": waits if isinstance(waits, str) else None, "name-keyword": name_keyword}
+        taken = {
+            "waits": waits if isinstance(waits, str) else None,
+            "name-keyword": name_keyword,
+            "waits-unless": waits_unless,
+        }
         carriers: dict[str, str | None] = {}
         for name in ("args-from", "kwargs-from"):
             carrier = None
@@ -344,6 +383,9 @@ class _Checker:
             args_from=carriers["args-from"],
             kwargs_from=carriers["kwargs-from"],
             unknown_name=unknown_name,
+            waits_unless=waits_unless,
+            waits_when_absent=waits_when_absent,
+            called_as=called_as,
         )
 
     def boolean(self, value: object, key: str) -> bool:
@@ -481,6 +523,9 @@ def _digest(
                 "args-from": form.args_from,
                 "kwargs-from": form.kwargs_from,
                 "unknown-name": form.unknown_name,
+                "waits-unless": form.waits_unless,
+                "waits-when-absent": form.waits_when_absent,
+                "called-as": form.called_as,
             }
             for form in dispatch
         ],

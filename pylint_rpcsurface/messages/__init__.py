@@ -91,6 +91,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
         settings=(
             "dispatch.method",
             "dispatch.waits",
+            "dispatch.waits-unless",
+            "dispatch.waits-when-absent",
             "surface.callers",
             "surface.registry",
         ),
@@ -133,6 +135,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "INFERENCE",
         settings=(
             "dispatch.method",
+            "dispatch.called-as",
             "dispatch.unknown-name",
             "surface.callers",
             "surface.handlers",
@@ -166,7 +169,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "answered and, if only the specialised handlers answer it, listed. An unknown "
         "flag leaves both open, so the checker says so instead of guessing.",
         "INFERENCE_FAILURE",
-        settings=("dispatch.waits", "surface.callers"),
+        settings=("dispatch.waits", "dispatch.waits-unless", "surface.callers"),
     ),
     MessageSpec(
         "E7708",
