@@ -740,3 +740,52 @@ CASES += (
         """,
     ),
 )
+
+CASES += (
+    EngineCase(
+        "WAITED-BY-RAY-GET",
+        6,
+        "OpenRLHF's ray.get(group.async_run_method(method_name='fit')): waited-by names the "
+        "function the result must reach; a dropped result is not waited on, a returned one "
+        "is not known",
+        """\
+        [[tool.rpcsurface.dispatch]]
+        method = "async_run_method"
+        name-keyword = "method_name"
+        waited-by = ["ray.get"]
+
+        [[tool.rpcsurface.surface]]
+        name = "s"
+        callers = ["{m}.Executor"]
+        handlers = ["{m}.Worker"]
+        """,
+        _WAIT_WORKER
+        + """
+        import ray as ray_api
+
+
+        class Executor:
+            def start(self, gs):
+                ray_api.get(self.g.async_run_method(method_name="gone_waited"))  # [rpc-unanswered]
+                ray_api.get(
+                    [g.async_run_method(method_name="gone_list") for g in gs]  # [rpc-unanswered]
+                )
+                refs = self.g.async_run_method(method_name="gone_later")  # [rpc-unanswered]
+                ray_api.get(refs)
+                self.g.async_run_method(method_name="gone_dropped")  # [rpc-unanswered]
+                return self.g.async_run_method(method_name="gone_returned")  # [rpc-unanswered]
+        """,
+        texts=(
+            "'gone_waited' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the caller waits for a reply that never comes",
+            "'gone_list' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the caller waits for a reply that never comes",
+            "'gone_later' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the caller waits for a reply that never comes",
+            "'gone_dropped' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the workers skip it silently",
+            "'gone_returned' is broadcast by Executor, but no handler answers it (handlers: "
+            "Worker): the workers skip it, and a caller that waits blocks forever",
+        ),
+    ),
+)

@@ -96,3 +96,17 @@ def test_bad_wait_and_call_keys_are_refused(
     message = _error(tmp_path, extra=extra)
     assert f": tool.rpcsurface.dispatch[0].{key}: " in message
     assert problem in message
+
+
+def test_waited_by_is_read_and_stands_alone(tmp_path: Path) -> None:
+    config = _load(tmp_path, extra='waited-by = ["ray.get"]\n')
+    assert config.dispatch[0].waited_by == ("ray.get",)
+    assert config.digest != _load(tmp_path).digest
+    for extra in (
+        'waits = true\nwaited-by = ["ray.get"]\n',
+        'waits-unless = "n"\nwaited-by = ["ray.get"]\n',
+    ):
+        message = _error(tmp_path, extra=extra)
+        assert ": tool.rpcsurface.dispatch[0].waited-by: expected waited-by alone" in message
+    message = _error(tmp_path, extra="waited-by = []\n")
+    assert "non-empty array" in message

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from astroid import bases, nodes
 
+from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Sent
@@ -414,6 +415,8 @@ def _name_argument(call: nodes.Call, form: DispatchForm) -> nodes.NodeNG | None:
 def _wait_flag(
     call: nodes.Call, form: DispatchForm
 ) -> tuple[bool | None, Location | None, str | None]:
+    if form.waited_by:
+        return _reaches_waiter(call, frozenset(form.waited_by))
     keyword_name = form.waits_unless if form.waits_unless is not None else form.waits
     if isinstance(keyword_name, bool):
         return keyword_name, None, None
@@ -429,3 +432,48 @@ def _wait_flag(
         if keyword.arg is None:  # **options may carry the wait keyword
             return None, location_of(keyword.value), "**" + keyword.value.as_string()
     return (True if negated else form.waits_when_absent), None, None
+
+
+_CONTAINERS = (nodes.List, nodes.Tuple, nodes.ListComp, nodes.GeneratorExp, nodes.Starred)
+
+
+def _reaches_waiter(
+    call: nodes.Call, waiters: frozenset[str]
+) -> tuple[bool | None, Location | None, str | None]:
+    """Whether the call's result reaches one of *waiters* (``ray.get``): passed to it
+    (alone, in a list or tuple, or as a comprehension's element), or bound to a name the
+    same function passes to it. A result that is dropped is not waited on; one that is
+    returned or stored elsewhere is not known to be."""
+    node: nodes.NodeNG = call
+    parent = node.parent
+    while isinstance(parent, _CONTAINERS) and (
+        not isinstance(parent, (nodes.ListComp, nodes.GeneratorExp)) or parent.elt is node
+    ):
+        node, parent = parent, parent.parent
+    if isinstance(parent, nodes.Call) and node in parent.args:
+        if _waiter_name(parent, waiters):
+            return True, None, None
+    elif isinstance(parent, nodes.Expr):
+        return False, None, None
+    elif (
+        isinstance(parent, nodes.Assign)
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], nodes.AssignName)
+    ):
+        name = parent.targets[0].name
+        scope = parent.scope()
+        for later in scope.nodes_of_class(nodes.Call):
+            if _waiter_name(later, waiters) and any(
+                isinstance(argument, nodes.Name) and argument.name == name
+                for argument in later.args
+            ):
+                return True, None, None
+        return False, None, None
+    # Returned or stored: whoever gets it may wait. Not a wait flag to fix at this site, so
+    # no rpc-wait-uninferable (no location); the registry says why it can't be known.
+    shown = " or ".join(sorted(waiters))
+    return None, None, f"its result leaves the function without reaching {shown}"
+
+
+def _waiter_name(call: nodes.Call, waiters: frozenset[str]) -> bool:
+    return qualified_name(call.func) in waiters

@@ -49,6 +49,7 @@ DISPATCH_KEYS = (
     "unknown-name",
     "waits-unless",
     "waits-when-absent",
+    "waited-by",
     "called-as",
 )
 # What a worker does with a name its handler lacks: skips it (no reply), or raises and
@@ -92,6 +93,7 @@ class DispatchForm:
     unknown_name: str = "skipped"  # what the worker does with a name it lacks
     waits_unless: str | None = None  # the keyword whose true value means not waited
     waits_when_absent: bool = False  # what a call without the waits keyword means
+    waited_by: tuple[str, ...] = ()  # functions whose argument is waited on, e.g. ray.get
     called_as: str = "method"  # "method": <expr>.method(...); "function": method(...) too
 
 
@@ -337,6 +339,14 @@ class _Checker:
                 f"{key}.waits-when-absent",
                 "expected only with waits set to a keyword name, which may be absent",
             )
+        waited_by: tuple[str, ...] = ()
+        if "waited-by" in table:
+            if "waits" in table or waits_unless is not None:
+                self.fail(
+                    f"{key}.waited-by",
+                    "expected waited-by alone, got it with waits or waits-unless",
+                )
+            waited_by = self.dotted_list(table["waited-by"], f"{key}.waited-by", required=True)
         called_as = table.get("called-as", "method")
         if called_as not in CALLED_AS_VALUES:
             self.fail(
@@ -385,6 +395,7 @@ class _Checker:
             unknown_name=unknown_name,
             waits_unless=waits_unless,
             waits_when_absent=waits_when_absent,
+            waited_by=waited_by,
             called_as=called_as,
         )
 
@@ -525,6 +536,7 @@ def _digest(
                 "unknown-name": form.unknown_name,
                 "waits-unless": form.waits_unless,
                 "waits-when-absent": form.waits_when_absent,
+                "waited-by": list(form.waited_by),
                 "called-as": form.called_as,
             }
             for form in dispatch

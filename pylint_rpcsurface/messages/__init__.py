@@ -93,6 +93,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.waits",
             "dispatch.waits-unless",
             "dispatch.waits-when-absent",
+            "dispatch.waited-by",
             "surface.callers",
             "surface.registry",
         ),
