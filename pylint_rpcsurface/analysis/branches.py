@@ -18,18 +18,21 @@ from __future__ import annotations
 
 import operator
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 
 from astroid import nodes
 
-_COMPARE: dict[str, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
+_COMPARE: Mapping[str, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = MappingProxyType(
+    {
+        "<": operator.lt,
+        "<=": operator.le,
+        ">": operator.gt,
+        ">=": operator.ge,
+        "==": operator.eq,
+        "!=": operator.ne,
+    }
+)
 
 Branch = tuple[int, str]  # (id of an If/Try/loop/with node, which of its blocks)
 

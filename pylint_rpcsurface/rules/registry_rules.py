@@ -12,8 +12,9 @@ its own message instead.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from pylint_rpcsurface.model import (
     CallerBroadcast,
@@ -38,13 +39,15 @@ _CONSEQUENCE = {
     "unwaited": "the workers skip it silently",
     "unknown": "the workers skip it, and a caller that waits blocks forever",
 }
-_RAISES = {
-    "waited": "the workers raise on the unknown name, and the caller gets the error "
-    "instead of a reply",
-    "unwaited": "the workers raise on the unknown name, and nobody waits to see the error",
-    "unknown": "the workers raise on the unknown name, and a caller that waits gets the "
-    "error instead of a reply",
-}
+_RAISES: Mapping[str, str] = MappingProxyType(
+    {
+        "waited": "the workers raise on the unknown name, and the caller gets the error "
+        "instead of a reply",
+        "unwaited": "the workers raise on the unknown name, and nobody waits to see the error",
+        "unknown": "the workers raise on the unknown name, and a caller that waits gets the "
+        "error instead of a reply",
+    }
+)
 
 
 def registry_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
