@@ -32,12 +32,19 @@ MAX_CALLERS_SHOWN = 3
 
 
 def callers_list(qualnames: Iterable[str]) -> str:
-    """:func:`names_list` of a site's callers, the first three named and the rest counted."""
+    """:func:`names_list` of a site's callers; past four, the first three by short name
+    are named and the rest counted (by short name, so that moving a class to another
+    module never changes which are named)."""
     qualnames = sorted(set(qualnames))
     if len(qualnames) <= MAX_CALLERS_SHOWN + 1:
         return names_list(qualnames)
-    shown = names_list(qualnames).split(", ")[:MAX_CALLERS_SHOWN]
-    return f"{', '.join(shown)} and {len(qualnames) - MAX_CALLERS_SHOWN} more callers"
+    shorts = [name.rsplit(".", 1)[-1] for name in qualnames]
+    shown = sorted(
+        (short if shorts.count(short) == 1 else full, full)
+        for short, full in zip(shorts, qualnames, strict=True)
+    )
+    named = ", ".join(text for text, _ in shown[:MAX_CALLERS_SHOWN])
+    return f"{named} and {len(qualnames) - MAX_CALLERS_SHOWN} more callers"
 
 
 def where(location: Location, root: str) -> str:
