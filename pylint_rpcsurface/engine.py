@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import astroid
 from astroid import nodes
@@ -24,6 +25,7 @@ from pylint_rpcsurface.analysis.broadcasts import (
     read_broadcast,
 )
 from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
+from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
 from pylint_rpcsurface.analysis.inference import location_of
@@ -256,7 +258,12 @@ def _surface_facts(
             if known is None or _chain_order(broadcast.via) < _chain_order(known):
                 chains[site] = broadcast.via
     rpcs = {broadcast.rpc for broadcast in callers_by_site if broadcast.rpc is not None}
-    methods = handler_methods(rpcs, [*surface.handlers, *surface.base_handlers], index)
+    methods = handler_methods(
+        rpcs,
+        [*surface.handlers, *surface.base_handlers],
+        index,
+        partial(all_transparent, listed=config.transparent_decorators),
+    )
     registry: Registry | None = None
     if surface.registry is not None:
         module, attribute = surface.registry

@@ -53,6 +53,7 @@ class Broadcast:
     via: tuple[HelperStep, ...] = ()  # the helper calls that lead from a caller to this site
     drops_none: bool = False  # the dispatch form's drops-none
     shared_reply_queue: bool = False  # the dispatch form's shared-reply-queue
+    unknown_name: str = "skipped"  # the dispatch form's unknown-name: "skipped" or "raises"
 
     @property
     def wait_state(self) -> str:

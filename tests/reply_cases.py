@@ -493,16 +493,17 @@ CASES: tuple[ReplyCase, ...] = (
     ReplyCase(
         "SIG-UNKNOWN-AT-CALL",
         "rpc-handler-signature",
-        "*args at the call, or a decorated handler: not judged, silent",
+        "*args at the call, or a handler under an opaque decorator: not judged, silent "
+        "(functools.lru_cache, which this case used before issue 13, is transparent now)",
         """\
-        import functools
+        from registry import register
 
 
         class Runner:
             def forward(self, seq_ids):
                 return seq_ids
 
-            @functools.lru_cache
+            @register
             def cached(self, key):
                 return key
 

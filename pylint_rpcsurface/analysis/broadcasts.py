@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from astroid import bases, nodes
 
+from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Sent
@@ -102,6 +103,10 @@ def dispatch_calls(
         for call in statement.nodes_of_class(nodes.Call):
             if isinstance(call.func, nodes.Attribute) and call.func.attrname in forms:
                 yield call, forms[call.func.attrname]
+            elif isinstance(call.func, nodes.Name) and call.func.name in forms:
+                form = forms[call.func.name]
+                if form.called_as == "function":
+                    yield call, form
 
 
 def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> Broadcast:
@@ -131,6 +136,7 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
         sent=sent_arguments(call, form),
         drops_none=form.drops_none,
         shared_reply_queue=form.shared_reply_queue,
+        unknown_name=form.unknown_name,
     )
 
 
@@ -145,7 +151,7 @@ def not_a_named_rpc(call: nodes.Call, form: DispatchForm) -> bool:
     name_node = _name_argument(call, form)
     if name_node is None or isinstance(name_node, nodes.Starred):
         return False
-    if isinstance(name_node, nodes.Name) and _is_untouched_parameter(name_node):
+    if isinstance(name_node, nodes.Name) and _is_forwarded(name_node, set()):
         return True
     return _is_callable(name_node)
 
@@ -160,22 +166,64 @@ def _is_callable(node: nodes.NodeNG) -> bool:
     return bool(values) and all(isinstance(value, callables) for value in values)
 
 
-def _is_untouched_parameter(name: nodes.Name) -> bool:
+def _is_forwarded(name: nodes.Name, seen: set[int]) -> bool:
+    """Whether *name* holds, on every path, the enclosing function's own parameter.
+
+    Either the parameter itself, never rebound, or a local bound only from it:
+    ``sent = method``, or vLLM's ``sent = method if isinstance(method, str) else
+    cloudpickle.dumps(method)`` (each branch the parameter, or an expression of it alone).
+    A parameter reassigned from anything else (``method = method + "_x"``) is not.
+    """
     scope = name.scope()
-    if not isinstance(scope, nodes.FunctionDef):
-        return False
+    if not isinstance(scope, nodes.FunctionDef) or id(name) in seen:
+        return False  # a binding that depends on itself is not a forwarding
     try:
         _, assignments = name.lookup(name.name)
     except (AttributeError, KeyError, ValueError):
         return False
-    if not assignments:
+    seen.add(id(name))
+    try:
+        return bool(assignments) and all(_forwarded_binding(a, scope, seen) for a in assignments)
+    finally:
+        seen.discard(id(name))
+
+
+def _forwarded_binding(assignment: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
+    if not isinstance(assignment, nodes.AssignName) or assignment.scope() is not scope:
         return False
-    return all(
-        isinstance(a, nodes.AssignName)
-        and isinstance(a.parent, nodes.Arguments)
-        and a.parent.parent is scope
-        for a in assignments
+    if isinstance(assignment.parent, nodes.Arguments):
+        return True
+    statement = assignment.parent
+    return (
+        isinstance(statement, nodes.Assign)
+        and statement.targets == [assignment]
+        and _forwards(statement.value, scope, seen)
     )
+
+
+def _forwards(value: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
+    """A rebinding's value that is the parameter on every path: the forwarded name, or a
+    conditional whose branches are that name or expressions of forwarded names only."""
+    if isinstance(value, nodes.Name):
+        return _is_forwarded(value, seen)
+    if not isinstance(value, nodes.IfExp):
+        return False
+    branches = (value.body, value.orelse)
+    direct = [b for b in branches if isinstance(b, nodes.Name) and _is_forwarded(b, seen)]
+    return bool(direct) and all(_only_of_forwarded(b, scope, seen) for b in branches)
+
+
+def _only_of_forwarded(value: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
+    """An expression whose local names are all forwarded and that holds no str literal."""
+    found = False
+    for node in value.nodes_of_class((nodes.Name, nodes.Const)):
+        if isinstance(node, nodes.Const) and isinstance(node.value, str):
+            return False
+        if isinstance(node, nodes.Name) and node.name in scope.locals:
+            if not _is_forwarded(node, seen):
+                return False
+            found = True
+    return found
 
 
 def _unpacked(call: nodes.Call) -> int | None:
@@ -196,26 +244,121 @@ def sent_arguments(call: nodes.Call, form: DispatchForm) -> Sent | None:
 
     By default the positional arguments after the name are forwarded and no keyword
     is (a call with any other keyword is not judged). With ``args-from`` and
-    ``kwargs-from``, the tuple and the dict those keywords hold are forwarded.
+    ``kwargs-from``, the tuple and the dict those parameters of the dispatch method hold
+    are forwarded: the call is bound to the dispatch method's own signature, positionally
+    or by keyword, when astroid sees that method. When it doesn't, the carriers are read
+    as keywords only, and a call passing anything else (a positional argument after the
+    name, another keyword, ``*args``, ``**kwargs``) is not judged.
     """
     keywords = call.keywords or ()
     if any(keyword.arg is None for keyword in keywords):
         return None  # **options may carry anything
-    by_name = {keyword.arg: keyword.value for keyword in keywords}
     if form.args_from is None:
-        positional = _positional_after_name(call, form)
-    else:
-        positional = _tuple_length(by_name.get(form.args_from))
-    if form.kwargs_from is None:
-        passed: tuple[str, ...] | None = ()
-        ours = {form.waits if isinstance(form.waits, str) else None, form.name_keyword}
-        if any(name not in ours and name != form.args_from for name in by_name):
-            return None  # whether the dispatch method forwards those is not known
-    else:
-        passed = _dict_keys(by_name.get(form.kwargs_from))
+        return _sent_after_name(call, form)
+    bound = _bind_to_dispatch_method(call)
+    if bound is None:
+        bound = _bind_by_keyword(call, form)
+        if bound is None:
+            return None
+    positional = _tuple_length(bound.get(form.args_from))
+    passed = _dict_keys(bound.get(form.kwargs_from)) if form.kwargs_from else ()
     if positional is None or passed is None:
         return None
     return Sent(positional, passed)
+
+
+def _sent_after_name(call: nodes.Call, form: DispatchForm) -> Sent | None:
+    """The positional arguments after the name, and the ``kwargs-from`` dict if any."""
+    positional = _positional_after_name(call, form)
+    described = {
+        form.waits if isinstance(form.waits, str) else None,
+        form.name_keyword,
+        form.waits_unless,
+    }
+    by_name = {keyword.arg: keyword.value for keyword in call.keywords or ()}
+    if any(name not in described and name != form.kwargs_from for name in by_name):
+        return None  # whether the dispatch method forwards those is not known
+    passed = _dict_keys(by_name.get(form.kwargs_from)) if form.kwargs_from else ()
+    if positional is None or passed is None:
+        return None
+    return Sent(positional, passed)
+
+
+def _bind_by_keyword(call: nodes.Call, form: DispatchForm) -> dict[str, nodes.NodeNG] | None:
+    """The carriers passed by keyword, when the call passes nothing else the configuration
+    doesn't describe; None otherwise (the dispatch method itself is not seen)."""
+    if any(isinstance(argument, nodes.Starred) for argument in call.args):
+        return None
+    if len(call.args) != form.name_arg + 1:
+        return None  # a positional argument whose parameter is not known, or no name
+    described = {
+        form.waits if isinstance(form.waits, str) else None,
+        form.name_keyword,
+        form.args_from,
+        form.kwargs_from,
+        form.waits_unless,
+    }
+    by_name: dict[str, nodes.NodeNG] = {}
+    for keyword in call.keywords or ():
+        if keyword.arg is None or keyword.arg not in described:
+            return None
+        by_name[keyword.arg] = keyword.value
+    return by_name
+
+
+def _bind_to_dispatch_method(call: nodes.Call) -> dict[str, nodes.NodeNG] | None:
+    """Each parameter of the dispatch method the call binds, by the method's own signature;
+    None when astroid does not see one method, or when the binding reaches ``*args`` or
+    ``**kwargs`` (what those forward is not known)."""
+    parameters = dispatch_parameters(call)
+    if parameters is None:
+        return None
+    positional, keyword_names = parameters
+    bound: dict[str, nodes.NodeNG] = {}
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, nodes.Starred) or index >= len(positional):
+            return None
+        bound[positional[index]] = argument
+    for keyword in call.keywords or ():
+        if keyword.arg is None or keyword.arg not in keyword_names or keyword.arg in bound:
+            return None
+        bound[keyword.arg] = keyword.value
+    return bound
+
+
+def dispatch_parameters(call: nodes.Call) -> tuple[tuple[str, ...], frozenset[str]] | None:
+    """The dispatch method's positional parameters (``self`` left out) and the names that
+    can be passed by keyword, when astroid infers the called function to one plain def."""
+    try:
+        values = list(call.func.infer())
+    except INFERENCE_ERRORS:
+        return None
+    if len(values) != 1:
+        return None  # no method, or several: which one binds the call is not known
+    value = values[0]
+    if isinstance(value, bases.BoundMethod):
+        function = value._proxied  # pylint: disable=protected-access
+        if isinstance(function, bases.UnboundMethod):
+            function = function._proxied  # pylint: disable=protected-access
+        if not isinstance(function, nodes.FunctionDef):
+            return None
+        skip = 0 if function.type == "staticmethod" else 1
+    elif isinstance(value, nodes.FunctionDef) and value.type == "function":
+        function, skip = value, 0
+    else:
+        return None
+    if function.decorators is not None and function.type not in {"staticmethod", "classmethod"}:
+        return None  # a decorator may change how the call binds
+    arguments = function.args
+    if arguments.args is None:
+        return None
+    posonly = [a.name for a in arguments.posonlyargs or []]
+    ordinary = [a.name for a in arguments.args]
+    names = (posonly + ordinary)[skip:]
+    keyword_names = frozenset(ordinary[max(skip - len(posonly), 0) :]) | frozenset(
+        a.name for a in arguments.kwonlyargs or []
+    )
+    return tuple(names), keyword_names
 
 
 def _positional_after_name(call: nodes.Call, form: DispatchForm) -> int | None:
@@ -272,16 +415,65 @@ def _name_argument(call: nodes.Call, form: DispatchForm) -> nodes.NodeNG | None:
 def _wait_flag(
     call: nodes.Call, form: DispatchForm
 ) -> tuple[bool | None, Location | None, str | None]:
-    if isinstance(form.waits, bool):
-        return form.waits, None, None
+    if form.waited_by:
+        return _reaches_waiter(call, frozenset(form.waited_by))
+    keyword_name = form.waits_unless if form.waits_unless is not None else form.waits
+    if isinstance(keyword_name, bool):
+        return keyword_name, None, None
+    negated = form.waits_unless is not None  # non_block=True: not waited
     keywords = call.keywords or ()
     for keyword in keywords:
-        if keyword.arg == form.waits:
+        if keyword.arg == keyword_name:
             value = infer_unique(keyword.value)
             if isinstance(value, nodes.Const):
-                return bool(value.value), None, None
+                return bool(value.value) != negated, None, None
             return None, location_of(keyword.value), f"{keyword.arg}={keyword.value.as_string()}"
     for keyword in keywords:
         if keyword.arg is None:  # **options may carry the wait keyword
             return None, location_of(keyword.value), "**" + keyword.value.as_string()
-    return False, None, None
+    return (True if negated else form.waits_when_absent), None, None
+
+
+_CONTAINERS = (nodes.List, nodes.Tuple, nodes.ListComp, nodes.GeneratorExp, nodes.Starred)
+
+
+def _reaches_waiter(
+    call: nodes.Call, waiters: frozenset[str]
+) -> tuple[bool | None, Location | None, str | None]:
+    """Whether the call's result reaches one of *waiters* (``ray.get``): passed to it
+    (alone, in a list or tuple, or as a comprehension's element), or bound to a name the
+    same function passes to it. A result that is dropped is not waited on; one that is
+    returned or stored elsewhere is not known to be."""
+    node: nodes.NodeNG = call
+    parent = node.parent
+    while isinstance(parent, _CONTAINERS) and (
+        not isinstance(parent, (nodes.ListComp, nodes.GeneratorExp)) or parent.elt is node
+    ):
+        node, parent = parent, parent.parent
+    if isinstance(parent, nodes.Call) and node in parent.args:
+        if _waiter_name(parent, waiters):
+            return True, None, None
+    elif isinstance(parent, nodes.Expr):
+        return False, None, None
+    elif (
+        isinstance(parent, nodes.Assign)
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], nodes.AssignName)
+    ):
+        name = parent.targets[0].name
+        scope = parent.scope()
+        for later in scope.nodes_of_class(nodes.Call):
+            if _waiter_name(later, waiters) and any(
+                isinstance(argument, nodes.Name) and argument.name == name
+                for argument in later.args
+            ):
+                return True, None, None
+        return False, None, None
+    # Returned or stored: whoever gets it may wait. Not a wait flag to fix at this site, so
+    # no rpc-wait-uninferable (no location); the registry says why it can't be known.
+    shown = " or ".join(sorted(waiters))
+    return None, None, f"its result leaves the function without reaching {shown}"
+
+
+def _waiter_name(call: nodes.Call, waiters: frozenset[str]) -> bool:
+    return qualified_name(call.func) in waiters

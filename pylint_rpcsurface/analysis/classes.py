@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
+from pylint_rpcsurface.analysis.branches import live_bindings
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.model import Answers
@@ -55,6 +56,8 @@ class ClassIndex:
         resolved = True
         for expression in cls.bases:
             base = infer_unique(expression) if isinstance(expression, nodes.NodeNG) else None
+            if base is None and isinstance(expression, nodes.Name):
+                base = _live_class_named(expression)
             if not isinstance(base, nodes.ClassDef):
                 resolved = False  # a base we know nothing about
             elif base.qname() != _OBJECT and all(base is not b for b in bases):
@@ -102,9 +105,11 @@ class ClassIndex:
         parts = dotted.split(".")
         for depth, name in enumerate(rest):
             attribute = self._attribute(value, name)
-            if attribute is None:
+            if isinstance(attribute, str):
                 owner = ".".join(parts[: len(parts) - len(rest) + depth])
-                return f"'{owner}' has no attribute '{name}' that infers to one class"
+                if attribute == "no attribute":
+                    return f"'{owner}' has no attribute '{name}' that infers to one class"
+                return f"'{owner}.{name}' has {attribute}"
             value = attribute
         if not isinstance(value, nodes.ClassDef):
             return f"'{dotted}' is a module, not a class"
@@ -145,23 +150,56 @@ class ClassIndex:
         return f"{failure.path}{line}: {failure.reason}"
 
     @staticmethod
-    def _attribute(scope: nodes.NodeNG, name: str) -> nodes.NodeNG | None:
+    def _attribute(scope: nodes.NodeNG, name: str) -> nodes.NodeNG | str:
+        """The one class or module *scope* binds *name* to where that binding can run, or
+        the reason there is none."""
         if not isinstance(scope, (nodes.Module, nodes.ClassDef)):
-            return None
+            return "no attribute"
         try:
             bindings = scope.getattr(name)
         except INFERENCE_ERRORS:
-            return None
-        for binding in reversed(bindings):  # the last binding in the body wins
-            if not isinstance(binding, nodes.NodeNG):
-                return None
-            if isinstance(binding, (nodes.ClassDef, nodes.Module)):
-                return binding
-            value = infer_unique(binding)
-            if isinstance(value, (nodes.ClassDef, nodes.Module)):
-                return value
-            return None
+            return "no attribute"
+        if not all(isinstance(binding, nodes.NodeNG) for binding in bindings):
+            return "no attribute"
+        return one_live_class(live_bindings(bindings))
+
+
+def _live_class_named(name: nodes.Name) -> nodes.NodeNG | None:
+    """The one class *name* is bound to by the bindings that can run, or None."""
+    try:
+        _, bindings = name.lookup(name.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
         return None
+    found = one_live_class(live_bindings(list(bindings)))
+    return found if isinstance(found, nodes.ClassDef) else None
+
+
+def one_live_class(bindings: list[nodes.NodeNG]) -> nodes.NodeNG | str:
+    """The one class or module the live *bindings* of a name give it, or why not.
+
+    A binding to None (``except ImportError: Worker = None``) is left out: a worker class
+    that is None answers nothing and a class deriving from it can't be created. Bindings
+    in other branches that give different classes are refused, not picked from.
+    """
+    found: list[nodes.NodeNG] = []
+    for binding in bindings:
+        value = (
+            binding
+            if isinstance(binding, (nodes.ClassDef, nodes.Module))
+            else infer_unique(binding)
+        )
+        if isinstance(value, nodes.Const) and value.value is None:
+            continue
+        if not isinstance(value, (nodes.ClassDef, nodes.Module)):
+            return "no attribute"
+        if all(value is not other for other in found):
+            found.append(value)
+    if not found:
+        return "no attribute"
+    if len(found) > 1:
+        lines = " and ".join(str(value.lineno or "?") for value in found)
+        return f"several definitions (lines {lines}) that can run: which one does is not known"
+    return found[0]
 
 
 def _c3_merge(sequences: list[list[nodes.ClassDef]]) -> list[nodes.ClassDef] | None:

@@ -2,13 +2,14 @@
 
 The handler for a name is the handler class's effective method by MRO, as for callers.
 Only facts astroid establishes for certain are recorded: a return value counts as None
-only when it infers to None alone, and a decorator other than ``staticmethod`` or
-``classmethod`` makes the signature unknown, since it may wrap the method in another.
+only when it infers to None alone, and a decorator other than ``staticmethod``,
+``classmethod`` or a transparent one (:mod:`.decorators`) makes the signature and the
+replies unknown, since it may wrap the method in another.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
 from astroid import nodes, util
@@ -19,9 +20,17 @@ from pylint_rpcsurface.model import HandlerMethod, Location, Returns, Signature
 
 
 def handler_methods(
-    rpcs: Iterable[str], classes: Iterable[nodes.ClassDef], index: ClassIndex
+    rpcs: Iterable[str],
+    classes: Iterable[nodes.ClassDef],
+    index: ClassIndex,
+    transparent: Callable[[nodes.FunctionDef], bool] | None = None,
 ) -> tuple[HandlerMethod, ...]:
-    """The effective method of every class for every name, one entry per distinct method."""
+    """The effective method of every class for every name, one entry per distinct method.
+
+    *transparent* says whether a method's decorators keep its signature and replies; a
+    method it rejects (by default: any decorator but staticmethod and classmethod) has
+    neither judged.
+    """
     found: dict[tuple[str, int], tuple[nodes.FunctionDef, nodes.ClassDef, set[str]]] = {}
     for rpc in sorted(set(rpcs)):
         for cls in classes:
@@ -36,6 +45,7 @@ def handler_methods(
         at = location_of(method)
         if at is None:
             continue
+        judged = _undecorated(method) or (transparent is not None and transparent(method))
         methods.append(
             HandlerMethod(
                 rpc=rpc,
@@ -43,8 +53,8 @@ def handler_methods(
                 owner=index.qualname(owner),
                 name=method.name,
                 at=at,
-                returns=returns_of(method),
-                signature=signature_of(method),
+                returns=returns_of(method) if judged else None,
+                signature=signature_of(method, decorated_ok=judged),
             )
         )
     return tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes)))
@@ -211,12 +221,22 @@ def _breaks(loop: nodes.While) -> Iterator[nodes.Break]:
 _KNOWN_DECORATORS = ("staticmethod", "classmethod")
 
 
-def signature_of(method: nodes.FunctionDef) -> Signature | None:
-    """How *method* binds the arguments a worker passes, or None when not certain."""
+def _undecorated(method: nodes.FunctionDef) -> bool:
+    """Whether *method* has no decorator but staticmethod or classmethod."""
     decorators = method.decorators.nodes if method.decorators else []
-    for decorator in decorators:
-        if not (isinstance(decorator, nodes.Name) and decorator.name in _KNOWN_DECORATORS):
-            return None
+    return all(
+        isinstance(decorator, nodes.Name) and decorator.name in _KNOWN_DECORATORS
+        for decorator in decorators
+    )
+
+
+def signature_of(method: nodes.FunctionDef, *, decorated_ok: bool = False) -> Signature | None:
+    """How *method* binds the arguments a worker passes, or None when not certain.
+
+    *decorated_ok* says its decorators are known to keep the signature as written.
+    """
+    if not (decorated_ok or _undecorated(method)):
+        return None
     arguments = method.args
     if arguments.args is None:  # built from a living object: no signature known
         return None

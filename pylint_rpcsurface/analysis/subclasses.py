@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from astroid import nodes
 
+from pylint_rpcsurface.analysis.branches import can_run
 from pylint_rpcsurface.analysis.classes import ClassIndex
 
 
@@ -62,7 +63,13 @@ def find_caller_classes(
                 unparsed.append(path)
                 continue
             for cls in module.nodes_of_class(nodes.ClassDef):
+                if not can_run(cls):
+                    continue  # a TYPE_CHECKING stub, a dead branch, a replaced definition
                 name = index.qualname(cls)
+                if name in found and found[name].cls is not cls:
+                    # Another definition that can run (if/else, try/except): judged too,
+                    # under a name that says which one it is.
+                    name = f"{name} (line {cls.lineno})"
                 if name in found:
                     continue
                 descends_from = _configured_ancestors(cls, index, configured.keys())

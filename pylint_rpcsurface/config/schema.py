@@ -36,7 +36,7 @@ _TABLE_KEY = ".".join(TABLE)
 
 # Allowed keys per table, in the order the documentation lists them; the order
 # is also the order of the list shown when an unknown key is found.
-TOP_KEYS = ("source-roots", "dispatch", "surface", "helper-depth")
+TOP_KEYS = ("source-roots", "dispatch", "surface", "helper-depth", "transparent-decorators")
 DISPATCH_KEYS = (
     "method",
     "waits",
@@ -46,8 +46,26 @@ DISPATCH_KEYS = (
     "shared-reply-queue",
     "args-from",
     "kwargs-from",
+    "unknown-name",
+    "waits-unless",
+    "waits-when-absent",
+    "waited-by",
+    "called-as",
 )
+# What a worker does with a name its handler lacks: skips it (no reply), or raises and
+# sends the failure back.
+UNKNOWN_NAME_VALUES = ("skipped", "raises")
+# How the dispatch is called: ``<expr>.method(...)`` only, or also as a plain ``method(...)``.
+CALLED_AS_VALUES = ("method", "function")
 _DEFAULT_HELPER_DEPTH = 5
+# Decorators that keep a handler's signature and reply: the common ones of engine code.
+DEFAULT_TRANSPARENT_DECORATORS = (
+    "torch.inference_mode",
+    "torch.no_grad",
+    "torch.enable_grad",
+    "functools.cache",
+    "functools.lru_cache",
+)
 SURFACE_KEYS = ("name", "callers", "handlers", "base-handlers", "registry")
 _CLASS_FIELDS = ("callers", "handlers", "base-handlers")
 
@@ -72,6 +90,11 @@ class DispatchForm:
     shared_reply_queue: bool = False  # replies share one FIFO without request ids
     args_from: str | None = None  # keyword holding the handler's positional args (a tuple)
     kwargs_from: str | None = None  # keyword holding the handler's keyword args (a dict)
+    unknown_name: str = "skipped"  # what the worker does with a name it lacks
+    waits_unless: str | None = None  # the keyword whose true value means not waited
+    waits_when_absent: bool = False  # what a call without the waits keyword means
+    waited_by: tuple[str, ...] = ()  # functions whose argument is waited on, e.g. ray.get
+    called_as: str = "method"  # "method": <expr>.method(...); "function": method(...) too
 
 
 @dataclass(frozen=True)
@@ -96,6 +119,8 @@ class Config:
     surfaces: tuple[SurfaceSpec, ...]
     digest: str  # sha256 hex of a canonical JSON dump of the validated table
     helper_depth: int = _DEFAULT_HELPER_DEPTH  # how many helper calls deep broadcasts count
+    # fully qualified names of decorators that keep a handler's signature and reply
+    transparent_decorators: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS
 
     @property
     def root(self) -> Path:
@@ -149,13 +174,21 @@ def parse_table(table: object, path: Path) -> Config:
     )
     dispatch = check.dispatch(top)
     surfaces = check.surfaces(top)
+    transparent: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS
+    if "transparent-decorators" in top:
+        transparent = check.dotted_list(
+            top["transparent-decorators"],
+            f"{_TABLE_KEY}.transparent-decorators",
+            required=False,
+        )
     return Config(
         path=file,
         source_roots=source_roots,
         dispatch=dispatch,
         surfaces=surfaces,
-        digest=_digest(source_roots, dispatch, surfaces, helper_depth),
+        digest=_digest(source_roots, dispatch, surfaces, helper_depth, transparent),
         helper_depth=helper_depth,
+        transparent_decorators=transparent,
     )
 
 
@@ -285,9 +318,48 @@ class _Checker:
                 f"{key}.waits",
                 f"expected a keyword other than name-keyword, got {_describe(waits)} for both",
             )
+        waits_unless = None
+        if "waits-unless" in table:
+            if "waits" in table:
+                # Two keys saying whether the call waits: which one counts would be a guess.
+                self.fail(f"{key}.waits-unless", "expected either waits or waits-unless, got both")
+            waits_unless = self.identifier(table["waits-unless"], f"{key}.waits-unless")
+            waits = True
+            if waits_unless == name_keyword:
+                self.fail(
+                    f"{key}.waits-unless",
+                    f"expected a keyword other than name-keyword, got {_describe(waits_unless)} "
+                    "for both",
+                )
+        waits_when_absent = self.boolean(
+            table.get("waits-when-absent", False), f"{key}.waits-when-absent"
+        )
+        if "waits-when-absent" in table and not isinstance(waits, str):
+            self.fail(
+                f"{key}.waits-when-absent",
+                "expected only with waits set to a keyword name, which may be absent",
+            )
+        waited_by: tuple[str, ...] = ()
+        if "waited-by" in table:
+            if "waits" in table or waits_unless is not None:
+                self.fail(
+                    f"{key}.waited-by",
+                    "expected waited-by alone, got it with waits or waits-unless",
+                )
+            waited_by = self.dotted_list(table["waited-by"], f"{key}.waited-by", required=True)
+        called_as = table.get("called-as", "method")
+        if called_as not in CALLED_AS_VALUES:
+            self.fail(
+                f"{key}.called-as", f"expected 'method' or 'function', got {_describe(called_as)}"
+            )
+        assert isinstance(called_as, str)
         drops_none = self.boolean(table.get("drops-none", False), f"{key}.drops-none")
         shared = self.boolean(table.get("shared-reply-queue", False), f"{key}.shared-reply-queue")
-        taken = {"waits": waits if isinstance(waits, str) else None, "name-keyword": name_keyword}
+        taken = {
+            "waits": waits if isinstance(waits, str) else None,
+            "name-keyword": name_keyword,
+            "waits-unless": waits_unless,
+        }
         carriers: dict[str, str | None] = {}
         for name in ("args-from", "kwargs-from"):
             carrier = None
@@ -303,6 +375,13 @@ class _Checker:
                         )
                 taken[name] = carrier
             carriers[name] = carrier
+        unknown_name = table.get("unknown-name", "skipped")
+        if unknown_name not in UNKNOWN_NAME_VALUES:
+            self.fail(
+                f"{key}.unknown-name",
+                f"expected 'skipped' or 'raises', got {_describe(unknown_name)}",
+            )
+        assert isinstance(unknown_name, str)
         return DispatchForm(
             method,
             waits,
@@ -313,6 +392,11 @@ class _Checker:
             shared_reply_queue=shared,
             args_from=carriers["args-from"],
             kwargs_from=carriers["kwargs-from"],
+            unknown_name=unknown_name,
+            waits_unless=waits_unless,
+            waits_when_absent=waits_when_absent,
+            waited_by=waited_by,
+            called_as=called_as,
         )
 
     def boolean(self, value: object, key: str) -> bool:
@@ -427,6 +511,7 @@ def _digest(
     dispatch: tuple[DispatchForm, ...],
     surfaces: tuple[SurfaceSpec, ...],
     helper_depth: int = _DEFAULT_HELPER_DEPTH,
+    transparent_decorators: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS,
 ) -> str:
     """Hash the validated table, with defaults filled in and roots resolved.
 
@@ -437,6 +522,7 @@ def _digest(
     canonical: dict[str, Any] = {
         "source-roots": [str(root) for root in source_roots],
         "helper-depth": helper_depth,
+        "transparent-decorators": list(transparent_decorators),
         "dispatch": [
             {
                 "method": form.method,
@@ -447,6 +533,11 @@ def _digest(
                 "shared-reply-queue": form.shared_reply_queue,
                 "args-from": form.args_from,
                 "kwargs-from": form.kwargs_from,
+                "unknown-name": form.unknown_name,
+                "waits-unless": form.waits_unless,
+                "waits-when-absent": form.waits_when_absent,
+                "waited-by": list(form.waited_by),
+                "called-as": form.called_as,
             }
             for form in dispatch
         ],

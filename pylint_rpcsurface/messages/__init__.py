@@ -91,6 +91,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         settings=(
             "dispatch.method",
             "dispatch.waits",
+            "dispatch.waits-unless",
+            "dispatch.waits-when-absent",
+            "dispatch.waited-by",
             "surface.callers",
             "surface.registry",
         ),
@@ -122,13 +125,19 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "rpc-unanswered",
         "'%s' is broadcast by %s, but no handler answers it (%s): %s",
         "A caller broadcasts a name that neither the handlers nor the base handlers "
-        "answer. A waiting caller blocks forever; an unwaited one is silently skipped.",
-        "The worker looks the name up with getattr(runner, name, None) and skips it when "
-        "it is missing. A caller that waits for the reply then blocks forever; one that "
-        "does not wait loses the call without a trace.",
+        "answer. What follows depends on the dispatch's unknown-name: with `skipped` (the "
+        "default) a waiting caller blocks forever and an unwaited call is lost; with "
+        "`raises` the caller gets the worker's error instead of a reply.",
+        "A worker like ATOM's looks the name up with getattr(runner, name, None) and skips "
+        "it when it is missing: a caller that waits for the reply then blocks forever, and "
+        "one that does not wait loses the call without a trace. A worker like vLLM's "
+        "run_method raises NotImplementedError and sends the failure back: the call fails "
+        "every time it is made.",
         "INFERENCE",
         settings=(
             "dispatch.method",
+            "dispatch.called-as",
+            "dispatch.unknown-name",
             "surface.callers",
             "surface.handlers",
             "surface.base-handlers",
@@ -161,7 +170,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "answered and, if only the specialised handlers answer it, listed. An unknown "
         "flag leaves both open, so the checker says so instead of guessing.",
         "INFERENCE_FAILURE",
-        settings=("dispatch.waits", "surface.callers"),
+        settings=("dispatch.waits", "dispatch.waits-unless", "surface.callers"),
     ),
     MessageSpec(
         "E7708",
@@ -204,6 +213,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.waits",
             "surface.handlers",
             "surface.base-handlers",
+            "transparent-decorators",
         ),
     ),
     MessageSpec(
@@ -224,6 +234,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.waits",
             "surface.handlers",
             "surface.base-handlers",
+            "transparent-decorators",
         ),
         default_enabled=False,
     ),
@@ -245,6 +256,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.waits",
             "surface.handlers",
             "surface.base-handlers",
+            "transparent-decorators",
         ),
     ),
     MessageSpec(
@@ -258,7 +270,13 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "Unpacking raises ValueError in the caller every time the RPC is waited on: after "
         "the workers did the work, so a slow step is lost too.",
         "INFERENCE",
-        settings=("dispatch.method", "surface.handlers", "surface.base-handlers", "helper-depth"),
+        settings=(
+            "dispatch.method",
+            "surface.handlers",
+            "surface.base-handlers",
+            "helper-depth",
+            "transparent-decorators",
+        ),
     ),
     MessageSpec(
         "E7714",
@@ -268,7 +286,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "(self left out): too many positional arguments, a missing required argument, or "
         "an unknown keyword. By default the positional arguments after the name are "
         "forwarded; with args-from and kwargs-from, the tuple and the dict in those "
-        "keywords. A call with *args or **kwargs, or a decorated handler, is not judged.",
+        "keywords, bound to the dispatch method's own parameters. A call with *args or "
+        "**kwargs is not judged, nor a handler under a decorator that is not transparent "
+        "(listed in transparent-decorators, or a pass-through wrapper astroid can see).",
         "The worker calls the handler with the forwarded arguments and gets a TypeError: "
         "the worker loop dies or skips the call, and a waiting caller blocks forever.",
         "INFERENCE",
@@ -277,6 +297,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.kwargs-from",
             "dispatch.name-arg",
             "surface.handlers",
+            "transparent-decorators",
         ),
     ),
 )

@@ -12,8 +12,9 @@ its own message instead.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from pylint_rpcsurface.model import (
     CallerBroadcast,
@@ -22,13 +23,31 @@ from pylint_rpcsurface.model import (
     Registry,
     SurfaceFacts,
 )
-from pylint_rpcsurface.rules.text import callers_text, finding, handlers_text, names_list, where
+from pylint_rpcsurface.rules.text import (
+    callers_list,
+    callers_text,
+    finding,
+    handlers_text,
+    names_list,
+    where,
+)
 
+# What follows an unanswered name, by the site's wait state: when the worker skips a name
+# it lacks (unknown-name = "skipped", the default), and when it raises (``_RAISES``).
 _CONSEQUENCE = {
     "waited": "the caller waits for a reply that never comes and blocks forever",
     "unwaited": "the workers skip it silently",
     "unknown": "the workers skip it, and a caller that waits blocks forever",
 }
+_RAISES: Mapping[str, str] = MappingProxyType(
+    {
+        "waited": "the workers raise on the unknown name, and the caller gets the error "
+        "instead of a reply",
+        "unwaited": "the workers raise on the unknown name, and nobody waits to see the error",
+        "unknown": "the workers raise on the unknown name, and a caller that waits gets the "
+        "error instead of a reply",
+    }
+)
 
 
 def registry_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
@@ -160,9 +179,9 @@ def _uninferable_sites(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
         symbol, location = key
         broadcast = site.broadcast
         if symbol == "rpc-name-uninferable":
-            args = (broadcast.name_source, names_list(callers[key]), broadcast.method)
+            args = (broadcast.name_source, callers_list(callers[key]), broadcast.method)
         else:
-            args = (str(broadcast.rpc), names_list(callers[key]), str(broadcast.wait_source))
+            args = (str(broadcast.rpc), callers_list(callers[key]), str(broadcast.wait_source))
         findings.append(finding(location, symbol, args))
     return findings
 
@@ -184,7 +203,14 @@ def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:
                 finding(
                     broadcast.name_at,
                     "rpc-unanswered",
-                    (rpc, callers, handlers_text(surface), _CONSEQUENCE[broadcast.wait_state]),
+                    (
+                        rpc,
+                        callers,
+                        handlers_text(surface),
+                        (_RAISES if broadcast.unknown_name == "raises" else _CONSEQUENCE)[
+                            broadcast.wait_state
+                        ],
+                    ),
                 )
             )
         elif (
@@ -287,6 +313,6 @@ def _unwaited_detail(surface: SurfaceFacts, value: str) -> str:
     first = sites[0]
     more = f" (and {len(sites) - 1} more)" if len(sites) > 1 else ""
     return (
-        f"it is only broadcast without waiting, by {names_list(first.callers)} "
+        f"it is only broadcast without waiting, by {callers_list(first.callers)} "
         f"at {where(first.broadcast.name_at, surface.root)}{more}"
     )

@@ -26,6 +26,27 @@ def names_list(qualnames: Iterable[str]) -> str:
     return ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
+# A message names at most this many callers; more are counted ("A, B, C and 4 more
+# callers"). ``report`` and its JSON list them all.
+MAX_CALLERS_SHOWN = 3
+
+
+def callers_list(qualnames: Iterable[str]) -> str:
+    """:func:`names_list` of a site's callers; past four, the first three by short name
+    are named and the rest counted (by short name, so that moving a class to another
+    module never changes which are named)."""
+    qualnames = sorted(set(qualnames))
+    if len(qualnames) <= MAX_CALLERS_SHOWN + 1:
+        return names_list(qualnames)
+    shorts = [name.rsplit(".", 1)[-1] for name in qualnames]
+    shown = sorted(
+        (short if shorts.count(short) == 1 else full, full)
+        for short, full in zip(shorts, qualnames, strict=True)
+    )
+    named = ", ".join(text for text, _ in shown[:MAX_CALLERS_SHOWN])
+    return f"{named} and {len(qualnames) - MAX_CALLERS_SHOWN} more callers"
+
+
 def where(location: Location, root: str) -> str:
     """``path:line``, the path relative to the project folder *root*."""
     path = os.path.relpath(location.path, root) if root else location.path
@@ -34,7 +55,7 @@ def where(location: Location, root: str) -> str:
 
 def callers_text(site: CallerBroadcast, root: str) -> str:
     """The callers of a site, and the helper calls leading to it: ``A via _f() at x.py:3``."""
-    text = names_list(site.callers)
+    text = callers_list(site.callers)
     steps = site.broadcast.via
     if steps:
         text += " via " + ", ".join(f"{step.name}() at {where(step.call, root)}" for step in steps)

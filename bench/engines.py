@@ -1,0 +1,246 @@
+"""The real-engine corpus: released engines from the package index, checked as a user would.
+
+For each engine below, ``pip download --no-deps --only-binary :all: NAME==VERSION`` fetches
+its wheel into a temporary folder (a wheel only: building an sdist would run its code), and
+only the ``.py`` files are unpacked from it. Nothing is installed or imported: the analysis
+reads the source with astroid. The engine's configuration, committed as
+``bench/engines/<name>.toml``, is written next to the unpacked package as its
+``pyproject.toml``, and ``rpcsurface check --format json --no-cache`` runs there.
+
+Every finding is looked up in ``bench/engines/verdicts.toml``, where each one is classified
+by hand, after tracing it to the engine's code, as a true or a false positive with the
+reason. A finding without a verdict, or a verdict whose finding is gone, fails the run: the
+table in docs/real-engines.md is always the one this command makes.
+
+    python bench/engines.py                          # every engine; print the table
+    python bench/engines.py --engines vllm,sglang    # some of them
+    python bench/engines.py --out docs/real-engines.md   # rewrite the page's table
+
+Downloads: vLLM's wheel is about 260 MB, LMDeploy's about 110 MB, the others a few MB.
+Exit status 1 if a check crashed, exited with 2, or a finding has no verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # tomli is the package's dependency below 3.11
+    import tomli as tomllib
+
+HERE = Path(__file__).resolve().parent
+CONFIGS = HERE / "engines"
+VERDICTS = CONFIGS / "verdicts.toml"
+BEGIN = "<!-- engines:begin (python bench/engines.py --out docs/real-engines.md) -->"
+END = "<!-- engines:end -->"
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str  # the distribution's name on the package index, and the config's file name
+    version: str
+    package: str  # the top-level import package the configuration names
+
+
+ENGINES = (
+    Engine("vllm", "0.7.3", "vllm"),
+    Engine("lmdeploy", "0.7.3", "lmdeploy"),
+    Engine("sglang", "0.4.6", "sglang"),
+    Engine("openrlhf", "0.7.0", "openrlhf"),
+)
+
+
+@dataclass(frozen=True)
+class Found:
+    engine: str
+    path: str
+    line: int
+    symbol: str
+    message: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.path}:{self.line}:{self.symbol}"
+
+
+def download(engine: Engine, into: Path) -> Path:
+    """The engine's wheel, fetched with pip into *into*; never installed."""
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "--dest",
+        str(into),
+        f"{engine.name}=={engine.version}",
+    ]
+    subprocess.run(command, check=True)
+    (wheel,) = into.glob("*.whl")
+    return wheel
+
+
+def extract_python(wheel: Path, into: Path) -> int:
+    """Unpack only the ``.py`` files of *wheel* into *into*; refuse paths that leave it."""
+    count = 0
+    with zipfile.ZipFile(wheel) as archive:
+        for member in archive.infolist():
+            name = PurePosixPath(member.filename)
+            if member.is_dir() or name.suffix != ".py":
+                continue
+            if name.is_absolute() or ".." in name.parts:
+                raise ValueError(f"{wheel.name}: refusing to unpack {member.filename!r}")
+            target = into.joinpath(*name.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(member))
+            count += 1
+    return count
+
+
+def package_root(tree: Path, package: str) -> Path:
+    """The folder holding ``<package>/__init__.py`` (a wheel may put it under .data/purelib)."""
+    found = sorted(tree.rglob(f"{package}/__init__.py"), key=lambda p: len(p.parts))
+    if not found:
+        raise FileNotFoundError(f"no {package}/__init__.py under {tree}")
+    return found[0].parent.parent
+
+
+def check(root: Path, config: Path) -> tuple[int, list[dict[str, object]], str]:
+    """``rpcsurface check --format json --no-cache`` in *root* with *config* as its table."""
+    (root / "pyproject.toml").write_text(config.read_text("utf-8"), encoding="utf-8")
+    script = Path(sys.executable).parent / "rpcsurface"
+    command = (
+        [str(script)] if script.exists() else [sys.executable, "-m", "pylint_rpcsurface.commands"]
+    )
+    completed = subprocess.run(
+        [*command, "check", "--format", "json", "--no-cache"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+    try:
+        findings = json.loads(completed.stdout) if completed.stdout.strip() else []
+    except json.JSONDecodeError:
+        findings = []
+    return completed.returncode, findings, completed.stderr
+
+
+def run_engine(engine: Engine, workdir: Path) -> tuple[list[Found], list[str]]:
+    folder = workdir / engine.name
+    (folder / "wheel").mkdir(parents=True)
+    wheel = download(engine, folder / "wheel")
+    count = extract_python(wheel, folder / "src")
+    root = package_root(folder / "src", engine.package)
+    code, findings, stderr = check(root, CONFIGS / f"{engine.name}.toml")
+    problems = []
+    if code not in (0, 1):
+        problems.append(f"{engine.name}: rpcsurface check exited {code}: {stderr.strip()}")
+    print(
+        f"{engine.name} {engine.version}: {count} .py files, exit {code}, {len(findings)} findings",
+        file=sys.stderr,
+    )
+    found = [
+        Found(
+            engine.name,
+            str(item["path"]),
+            int(str(item["line"])),
+            str(item["symbol"]),
+            str(item["message"]),
+        )
+        for item in findings
+    ]
+    return found, problems
+
+
+def load_verdicts(path: Path = VERDICTS) -> dict[str, dict[str, dict[str, str]]]:
+    """engine -> finding key -> {"verdict": "true positive" | "false positive", "why": ...}"""
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    return {engine: dict(table) for engine, table in data.items()}
+
+
+def render(
+    engines: tuple[Engine, ...],
+    found: list[Found],
+    verdicts: dict[str, dict[str, dict[str, str]]],
+) -> tuple[str, list[str]]:
+    """The Markdown table of every finding with its verdict, and what is wrong with it."""
+    problems = []
+    rows = [
+        "| Engine | Finding | Message | Verdict | Why |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    names = {engine.name for engine in engines}
+    for engine in engines:
+        mine = sorted((f for f in found if f.engine == engine.name), key=lambda f: f.key)
+        if not mine:
+            rows.append(f"| {engine.name} {engine.version} | none | | | |")
+        for item in mine:
+            verdict = verdicts.get(engine.name, {}).get(item.key)
+            if verdict is None:
+                problems.append(f"{engine.name}: no verdict for {item.key}")
+                verdict = {"verdict": "UNCLASSIFIED", "why": ""}
+            message = item.message.split(" (rpcsurface explain", 1)[0].replace("|", "\\|")
+            rows.append(
+                f"| {engine.name} {engine.version} | `{item.path}:{item.line}` "
+                f"`{item.symbol}` | {message} | {verdict['verdict']} | {verdict['why']} |"
+            )
+    keys = {(f.engine, f.key) for f in found}
+    for engine, table in verdicts.items():
+        if engine not in names:
+            continue
+        problems.extend(
+            f"{engine}: a verdict for {key}, which is no longer found"
+            for key in table
+            if (engine, key) not in keys
+        )
+    return "\n".join(rows) + "\n", problems
+
+
+def write_table(page: Path, table: str) -> None:
+    text = page.read_text("utf-8")
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    page.write_text(text[:start] + "\n\n" + table + "\n" + text[end:], encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--engines", help="comma-separated names (default: every engine)")
+    parser.add_argument("--out", type=Path, help="rewrite the table in this Markdown page")
+    args = parser.parse_args(argv)
+    chosen = ENGINES
+    if args.engines:
+        wanted = set(args.engines.split(","))
+        chosen = tuple(engine for engine in ENGINES if engine.name in wanted)
+    found: list[Found] = []
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="rpcsurface-engines-") as workdir:
+        for engine in chosen:
+            engine_found, engine_problems = run_engine(engine, Path(workdir))
+            found += engine_found
+            problems += engine_problems
+    table, table_problems = render(chosen, found, load_verdicts())
+    problems += table_problems
+    print(table)
+    if args.out is not None:
+        write_table(args.out, table)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""bench/engines.py's own parts that need no download: unpacking only .py files, safely,
+and a table that refuses findings without a verdict and verdicts without a finding."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from support import load_bench_script
+
+engines = load_bench_script("engines")
+
+
+def _wheel(tmp_path: Path, members: dict[str, str]) -> Path:
+    wheel = tmp_path / "e-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in members.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+def test_only_python_files_are_unpacked(tmp_path: Path) -> None:
+    wheel = _wheel(
+        tmp_path,
+        {
+            "e/__init__.py": "",
+            "e/core.py": "X = 1\n",
+            "e/_c.so": "\0",
+            "e-1.0.dist-info/RECORD": "",
+        },
+    )
+    assert engines.extract_python(wheel, tmp_path / "src") == 2
+    unpacked = sorted(
+        p.relative_to(tmp_path / "src").as_posix()
+        for p in (tmp_path / "src").rglob("*")
+        if p.is_file()
+    )
+    assert unpacked == ["e/__init__.py", "e/core.py"]
+    assert engines.package_root(tmp_path / "src", "e") == tmp_path / "src"
+
+
+@pytest.mark.parametrize("name", ["../evil.py", "/abs/evil.py", "e/../../evil.py"])
+def test_a_path_leaving_the_folder_is_refused(tmp_path: Path, name: str) -> None:
+    wheel = _wheel(tmp_path, {name: "X = 1\n"})
+    with pytest.raises(ValueError, match="refusing"):
+        engines.extract_python(wheel, tmp_path / "src")
+    assert not (tmp_path / "evil.py").exists()
+
+
+def test_the_table_needs_a_verdict_for_every_finding_and_a_finding_for_every_verdict() -> None:
+    engine = engines.Engine("e", "1.0", "e")
+    found = [
+        engines.Found("e", "e/core.py", 3, "rpc-unanswered", "'x' is ... (rpcsurface explain x)")
+    ]
+    verdicts = {"e": {"e/core.py:9:rpc-unanswered": {"verdict": "true positive", "why": "w"}}}
+    table, problems = engines.render((engine,), found, verdicts)
+    assert "| e 1.0 | `e/core.py:3` `rpc-unanswered` | 'x' is ... | UNCLASSIFIED |" in table
+    assert problems == [
+        "e: no verdict for e/core.py:3:rpc-unanswered",
+        "e: a verdict for e/core.py:9:rpc-unanswered, which is no longer found",
+    ]
+    verdicts = {"e": {"e/core.py:3:rpc-unanswered": {"verdict": "true positive", "why": "w"}}}
+    table, problems = engines.render((engine,), found, verdicts)
+    assert problems == []
+    assert "| true positive | w |" in table
+
+
+def test_every_engine_has_a_committed_configuration() -> None:
+    for engine in engines.ENGINES:
+        assert (engines.CONFIGS / f"{engine.name}.toml").is_file(), engine.name
+    assert set(engines.load_verdicts()) <= {engine.name for engine in engines.ENGINES}
