@@ -14,11 +14,11 @@ give exactly that set of (symbol, path, line, column); a pylint mode, on the fil
 lints; ``report``, as (RPC name, symbol) from its rows' verdicts.
 
 The one site both surfaces judge is marked ``# [rpc-waited-none-reply] shared``
-(engine/model_engine/engine_core.py, EngineCore.stop): today each surface reports it, so
-pylint and ``check`` print two messages there, with different texts. The sets compared
-here don't count messages, so they hold before and after the surfaces' findings are
-merged into one message per site; only :func:`test_no_module_is_linted_twice` looks at
-texts, and it allows exactly that site to carry more than one.
+(engine/model_engine/engine_core.py, EngineCore.stop): it is one message, which names
+both surfaces (:func:`test_no_module_is_linted_twice` checks that). A line
+``# silenced: [symbol]`` plants a finding a pragma silences, on the next line with a
+string literal: no mode reports it, SARIF keeps it as suppressed in the source, and
+``report`` marks it ``(silenced)``.
 
 Every run gets a fresh copy of the fixture, so no run is served by a cache an earlier
 run left in the project folder. The pre-commit rows are marked ``precommit``.
@@ -49,6 +49,9 @@ FOLDER_WITHOUT_INIT = "engine/model_engine"
 Key = tuple[str, str, int, int]  # (symbol, path, line, column)
 
 _MARKER = re.compile(r"#\s*\[(?P<symbols>[a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\](?P<shared> shared)?$")
+# A comment line "# silenced: [symbol]" plants a finding that a pragma silences, on the
+# next line that holds a string literal (the pragma itself may take that line's comment).
+_SILENCED = re.compile(r"^#\s*silenced:\s*\[(?P<symbols>[a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\]$")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class Planted:
     column: int  # 0-based, in UTF-8 bytes, as pylint counts
     rpc: str
     shared: bool  # judged by both surfaces
+    silenced: bool = False  # a pragma silences it
 
     @property
     def key(self) -> Key:
@@ -77,13 +81,20 @@ def _planted_in(relpath: str) -> list[Planted]:
     tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     found = []
     for token in tokens:
-        match = _MARKER.search(token.string) if token.type == tokenize.COMMENT else None
+        if token.type != tokenize.COMMENT:
+            continue
+        silenced = _SILENCED.match(token.string)
+        match = silenced or _MARKER.search(token.string)
         if match is None:
-            assert not (token.type == tokenize.COMMENT and "# [" in token.string), (
-                f"{relpath}:{token.start[0]}: a malformed marker {token.string!r}"
-            )
+            malformed = f"{relpath}:{token.start[0]}: a malformed marker {token.string!r}"
+            assert "# [" not in token.string, malformed
+            assert "silenced:" not in token.string, malformed
             continue
         line = token.start[0]
+        if silenced:  # the next line with a string literal
+            line = min(
+                t.start[0] for t in tokens if t.type == tokenize.STRING and t.start[0] > line
+            )
         strings = [t for t in tokens if t.type == tokenize.STRING and t.start[0] == line]
         assert len(strings) == 1, f"{relpath}:{line}: a marked line needs one string literal"
         (literal,) = strings
@@ -96,14 +107,17 @@ def _planted_in(relpath: str) -> list[Planted]:
                     line,
                     column,
                     ast.literal_eval(literal.string),
-                    bool(match["shared"]),
+                    bool(not silenced and match["shared"]),
+                    bool(silenced),
                 )
             )
     return found
 
 
-PLANTED = [p for relpath in python_files() for p in _planted_in(relpath)]
+ALL_PLANTED = [p for relpath in python_files() for p in _planted_in(relpath)]
+PLANTED = [p for p in ALL_PLANTED if not p.silenced]
 EXPECTED = {p.key for p in PLANTED}
+SILENCED = {p.key for p in ALL_PLANTED if p.silenced}
 SHARED = {p.key for p in PLANTED if p.shared}
 FILES_WITH_FINDINGS = sorted({p.path for p in PLANTED})
 
@@ -135,7 +149,12 @@ def test_the_fixture_is_the_layout_and_plants_several_rules() -> None:
     text = (FIXTURE / "pyproject.toml").read_text(encoding="utf-8")
     assert "drops-none = true" in text
     assert "shared-reply-queue = true" in text
-    assert "pylint:" not in "".join((FIXTURE / f).read_text("utf-8") for f in python_files())
+    # Pragmas silence some sites: on the line by symbol, on the next line by id, and a
+    # block by the checker's name, which an enable ends.
+    source = "".join((FIXTURE / f).read_text("utf-8") for f in python_files())
+    for pragma in ("disable=rpc-", "disable-next=E77", "disable=rpcsurface", "enable=rpcsurface"):
+        assert f"# pylint: {pragma}" in source, pragma
+    assert len(SILENCED) >= 3
 
 
 # ---------------------------------------------------------------------------
@@ -184,21 +203,26 @@ def _check_sarif(copy: Path) -> tuple[set[Key], set[str] | None]:
     assert run.returncode == 1, run
     (sarif_run,) = json.loads(run.stdout)["runs"]
     rules = sarif_run["tool"]["driver"]["rules"]
-    keys = set()
+    keys, suppressed = set(), set()
     for result in sarif_run["results"]:
         (location,) = result["locations"]
         physical = location["physicalLocation"]
         region = physical["region"]
         # SARIF columns are 1-based UTF-16 units; the fixture is ASCII, where they are
         # bytes + 1 (test_the_fixture_is_ascii).
-        keys.add(
-            (
-                rules[result["ruleIndex"]]["name"],
-                physical["artifactLocation"]["uri"],
-                region["startLine"],
-                region["startColumn"] - 1,
-            )
+        key = (
+            rules[result["ruleIndex"]]["name"],
+            physical["artifactLocation"]["uri"],
+            region["startLine"],
+            region["startColumn"] - 1,
         )
+        # A silenced finding stays in the log, suppressed in the source.
+        if result.get("suppressions"):
+            assert [s["kind"] for s in result["suppressions"]] == ["inSource"], result
+            suppressed.add(key)
+        else:
+            keys.add(key)
+    assert suppressed == SILENCED, _diff(suppressed, SILENCED)
     return keys, None
 
 
@@ -249,7 +273,9 @@ def test_report_verdicts_are_the_planted_findings_by_name(tmp_path: Path) -> Non
         for symbol in row["verdict"]
         if symbol != "ok"
     }
-    assert verdicts == {(p.rpc, p.symbol) for p in PLANTED}
+    planted = {(p.rpc, p.symbol) for p in PLANTED}
+    planted |= {(p.rpc, f"{p.symbol} (silenced)") for p in ALL_PLANTED if p.silenced}
+    assert verdicts == planted
 
 
 def test_the_fixture_is_ascii() -> None:
@@ -302,8 +328,8 @@ def _linted(copy: Path, tmp_path: Path, *args: str) -> tuple[PylintRun, Counter[
     ids=" ".join,
 )
 def test_no_module_is_linted_twice(args: tuple[str, ...], tmp_path: Path) -> None:
-    """Every module of the fixture is linted, once; no message repeats (but at the site
-    both surfaces judge, see the docstring)."""
+    """Every module of the fixture is linted, once, and every finding is one message: the
+    site both surfaces judge too (one message that names both surfaces)."""
     run, linted = _linted(fresh_copy(tmp_path), tmp_path, *args)
     assert linted == Counter(python_files()), describe_run(run)
     ours = [m for m in run.messages if m.symbol != "module-linted"]
@@ -311,7 +337,9 @@ def test_no_module_is_linted_twice(args: tuple[str, ...], tmp_path: Path) -> Non
     counts = Counter((m.symbol, m.path, m.line, m.column, m.text) for m in ours)
     assert max(counts.values()) == 1, counts
     places = Counter((m.symbol, m.path, m.line, m.column) for m in ours)
-    assert {key for key, n in places.items() if n > 1} <= SHARED
+    assert max(places.values()) == 1, places
+    (shared,) = [m.text for m in ours if (m.symbol, m.path, m.line, m.column) in SHARED]
+    assert "surfaces 'fast' and 'rlhf'" in shared, shared
 
 
 def test_naming_a_module_twice_still_lints_it_once(tmp_path: Path) -> None:
