@@ -57,7 +57,7 @@ __all__ = [
 @dataclass
 class _ResolvedSurface:
     spec: SurfaceSpec
-    callers: dict[str, nodes.ClassDef]
+    callers: dict[str, nodes.ClassDef | nodes.FunctionDef]  # a caller may be a function
     handlers: list[nodes.ClassDef]
     base_handlers: list[nodes.ClassDef]
     registry: tuple[nodes.Module, str] | None
@@ -120,7 +120,12 @@ def _surface_facts_of(config: Config, store: ModuleStore) -> Facts:
     errors: list[ConfigError] = []
     resolved = [_resolve_surface(config, spec, index, errors) for spec in config.surfaces]
     usable = [surface for surface in resolved if surface is not None]
-    configured = {name: cls for s in usable for name, cls in s.callers.items()}
+    configured = {
+        name: cls
+        for s in usable
+        for name, cls in s.callers.items()
+        if isinstance(cls, nodes.ClassDef)  # a function caller has no subclasses
+    }
     family = find_caller_classes(index, configured)
     forms = {form.method: form for form in config.dispatch}
     collector = _BroadcastCollector(forms, index, config.helper_depth)
@@ -141,26 +146,37 @@ def files_astroid_has_read() -> list[str]:
 def _resolve_surface(
     config: Config, spec: SurfaceSpec, index: ClassIndex, errors: list[ConfigError]
 ) -> _ResolvedSurface | None:
-    """The classes and registry module *spec* names; None (and errors) if any is missing."""
+    """The classes (and the callers' functions) and registry module *spec* names; None
+    (and errors) if any is missing."""
     count = len(errors)
 
-    def classes(field_name: str, names: tuple[str, ...]) -> list[nodes.ClassDef]:
-        found = []
+    def resolved(field_name: str, names: tuple[str, ...]) -> list[nodes.NodeNG]:
+        is_callers = field_name == "callers"
+        resolve = index.resolve_caller if is_callers else index.resolve
+        wanted = "a class or a module-level function" if is_callers else "a class"
+        found: list[nodes.NodeNG] = []
         for position, name in enumerate(names):
-            resolved = index.resolve(name)
-            if isinstance(resolved, str):
+            value = resolve(name)
+            if isinstance(value, str):
                 errors.append(
                     ConfigError(
                         config.path,
                         key_of_class(spec, field_name, position),
-                        f"expected a class under the source roots, but {resolved}",
+                        f"expected {wanted} under the source roots, but {value}",
                     )
                 )
             else:
-                found.append(resolved)
+                found.append(value)
         return found
 
-    callers = classes("callers", spec.callers)
+    def classes(field_name: str, names: tuple[str, ...]) -> list[nodes.ClassDef]:
+        return [c for c in resolved(field_name, names) if isinstance(c, nodes.ClassDef)]
+
+    callers = [
+        c
+        for c in resolved("callers", spec.callers)
+        if isinstance(c, (nodes.ClassDef, nodes.FunctionDef))
+    ]
     handlers = classes("handlers", spec.handlers)
     base_handlers = classes("base-handlers", spec.base_handlers)
     registry = None
@@ -186,6 +202,9 @@ def _resolve_surface(
 class _BroadcastCollector:
     """Reads each method's dispatch calls once, however many callers inherit it.
 
+    A class caller runs its own methods (:func:`own_code`); a function caller runs its
+    own body, and has no subclasses.
+
     A method's broadcasts include those of the helpers it calls (within ``depth``
     calls), each marked with the chain of helper calls that leads to it. Calls that pass
     the name through from a parameter, or send a callable, are not named RPCs: left out.
@@ -198,9 +217,13 @@ class _BroadcastCollector:
         self._direct: dict[int, list[Broadcast]] = {}
         self._calls: dict[int, list[tuple[nodes.FunctionDef, HelperStep]]] = {}
 
-    def of_class(self, cls: nodes.ClassDef) -> tuple[list[Broadcast], bool]:
-        order, complete = self.index.linearize(cls)
-        codes = own_code(order)
+    def of_caller(self, caller: nodes.ClassDef | nodes.FunctionDef) -> tuple[list[Broadcast], bool]:
+        if isinstance(caller, nodes.FunctionDef):
+            codes: list[Code] = [caller]
+            complete = True
+        else:
+            order, complete = self.index.linearize(caller)
+            codes = own_code(order)
         own = frozenset(id(code) for code in codes)
         found: list[Broadcast] = []
         for code in codes:
@@ -238,18 +261,23 @@ def _surface_facts(
     index: ClassIndex,
 ) -> SurfaceFacts:
     configured = surface.callers.keys()
-    members = {
+    members: dict[str, nodes.ClassDef | nodes.FunctionDef] = {
         name: caller.cls
         for name, caller in family.classes.items()
         if caller.configured.intersection(configured)
     }
+    members.update(
+        (name, caller)
+        for name, caller in surface.callers.items()
+        if isinstance(caller, nodes.FunctionDef)
+    )
     # A site is one call, however many chains of helper calls reach it: the shortest
     # (a direct one first) is the one its messages name.
     callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
     chains: dict[Broadcast, tuple[HelperStep, ...]] = {}
     callers_complete = not family.unparsed
-    for name, cls in members.items():
-        broadcasts, complete = collector.of_class(cls)
+    for name, caller in members.items():
+        broadcasts, complete = collector.of_caller(caller)
         callers_complete = callers_complete and complete
         for broadcast in broadcasts:
             site = replace(broadcast, via=())

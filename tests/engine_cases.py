@@ -789,3 +789,135 @@ CASES += (
         ),
     ),
 )
+
+CASES += (
+    # --- 6. callers that are module-level functions --------------------------------------
+    EngineCase(
+        "FUNCTION-CALLERS",
+        6,
+        "vLLM sends from module-level functions: a function named in callers broadcasts its "
+        "own body (a nested function and a lambda in it too) and its helpers' calls, and is "
+        "named by its short name; of a function written twice, the TYPE_CHECKING stub is "
+        "never judged; a name only a function waits on is rightly in the registry",
+        """\
+        [[tool.rpcsurface.dispatch]]
+        method = "call_func"
+        waits = "wait_out"
+
+        [[tool.rpcsurface.surface]]
+        name = "s"
+        callers = ["{m}.Executor", "{m}.broadcast_sleep", "{m}.broadcast_wake"]
+        handlers = ["{m}.Worker"]
+        registry = "{m}.WAITED"
+        """,
+        """\
+        from typing import TYPE_CHECKING
+
+        WAITED = ("load", "sleep", "wake_up")
+
+
+        class Worker:
+            def load(self):
+                return 1
+
+            def sleep(self, level):
+                return level
+
+            def wake_up(self):
+                return True
+
+
+        class Executor:
+            def start(self, mgr):
+                mgr.call_func("load", wait_out=True)
+
+
+        def _wake(mgr):
+            mgr.call_func("wake_up", wait_out=True)
+            mgr.call_func("wake_upp", wait_out=True)  # [rpc-unanswered]
+
+
+        def broadcast_wake(mgr):
+            _wake(mgr)
+
+
+        if TYPE_CHECKING:
+
+            def broadcast_sleep(mgr, level):
+                mgr.call_func("stub_only", wait_out=True)
+        else:
+
+            def broadcast_sleep(mgr, level):
+                mgr.call_func("sleep", level, wait_out=True)
+                mgr.call_func("sleeep", level, wait_out=True)  # [rpc-unanswered]
+
+                def later():
+                    mgr.call_func("nested_gone", wait_out=True)  # [rpc-unanswered]
+
+                return later, lambda: mgr.call_func("lambda_gone")  # [rpc-unanswered]
+
+
+        def not_a_caller(mgr):
+            mgr.call_func("never_judged", wait_out=True)
+        """,
+        texts=(
+            "'sleeep' is broadcast by broadcast_sleep, but no handler answers it (handlers: "
+            "Worker): the caller waits for a reply that never comes",
+            "'wake_upp' is broadcast by broadcast_wake via _wake() at e_function_callers.py:28, "
+            "but no handler answers it",
+        ),
+    ),
+    EngineCase(
+        "FUNCTION-CALLERS-UNRESOLVED",
+        6,
+        "a caller that is neither a class nor a module-level function (a name bound nowhere, "
+        "a method, a constant, a function only a TYPE_CHECKING stub defines): each a "
+        "configuration error saying what was expected",
+        """\
+        [[tool.rpcsurface.dispatch]]
+        method = "call_func"
+        waits = "wait_out"
+
+        [[tool.rpcsurface.surface]]
+        name = "s"
+        callers = ["{m}.broadcast_gone", "{m}.Executor.start", "{m}.WAITED", "{m}.stubbed"]
+        handlers = ["{m}.Worker"]
+        """,
+        """\
+        # [rpcsurface-config-error]
+        from typing import TYPE_CHECKING
+
+        WAITED = ("load",)
+
+
+        class Worker:
+            def load(self):
+                return 1
+
+
+        class Executor:
+            def start(self, mgr):
+                mgr.call_func("gone", wait_out=True)
+
+
+        if TYPE_CHECKING:
+
+            def stubbed(mgr):
+                mgr.call_func("gone", wait_out=True)
+        """,
+        texts=(
+            "tool.rpcsurface.surface[0].callers[0]: expected a class or a module-level "
+            "function under the source roots, but 'e_function_callers_unresolved' has no "
+            "attribute 'broadcast_gone' that infers to one class or module-level function",
+            "tool.rpcsurface.surface[0].callers[1]: expected a class or a module-level "
+            "function under the source roots, but 'e_function_callers_unresolved.Executor' "
+            "has no attribute 'start' that infers to one class or module-level function",
+            "tool.rpcsurface.surface[0].callers[2]: expected a class or a module-level "
+            "function under the source roots, but 'e_function_callers_unresolved' has no "
+            "attribute 'WAITED' that infers to one class or module-level function",
+            "tool.rpcsurface.surface[0].callers[3]: expected a class or a module-level "
+            "function under the source roots, but 'e_function_callers_unresolved' has no "
+            "attribute 'stubbed' that infers to one class or module-level function",
+        ),
+    ),
+)

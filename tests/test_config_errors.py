@@ -187,7 +187,8 @@ TABLE_CASES = {
         'callers = ["app.Core"]',
         'callers = ["app.Kore"]',
         "tool.rpcsurface.surface[0].callers[0]",
-        "expected a class under the source roots, but 'app' has no attribute 'Kore'",
+        "expected a class or a module-level function under the source roots, but 'app' has "
+        "no attribute 'Kore' that infers to one class or module-level function",
     ),
     "handler-module-missing": (
         'handlers = ["app.FastRunner"]',

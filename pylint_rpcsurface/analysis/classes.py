@@ -1,6 +1,9 @@
-"""Classes by fully qualified name: resolving configured names, MRO, answered names."""
+"""Classes by fully qualified name: resolving configured names (a caller may also be a
+module-level function), MRO, answered names."""
 
 from __future__ import annotations
+
+from typing import TypeGuard
 
 from astroid import nodes
 
@@ -77,13 +80,13 @@ class ClassIndex:
                 merged.extend(c for c in order if all(c is not m for m in merged))
         return [cls, *(c for c in merged if c is not cls)], complete
 
-    def qualname(self, cls: nodes.ClassDef) -> str:
+    def qualname(self, cls: nodes.ClassDef | nodes.FunctionDef) -> str:
         key = id(cls)
         if key not in self._names:
             self._names[key] = self._qualname(cls)
         return self._names[key]
 
-    def _qualname(self, cls: nodes.ClassDef) -> str:
+    def _qualname(self, cls: nodes.ClassDef | nodes.FunctionDef) -> str:
         module = cls.root()
         local = cls.qname()
         modname = getattr(module, "name", "")
@@ -97,22 +100,35 @@ class ClassIndex:
 
     def resolve(self, dotted: str) -> nodes.ClassDef | str:
         """The class *dotted* names, or the reason it does not resolve."""
+        value = self._resolve(dotted, functions=False)
+        if isinstance(value, (nodes.ClassDef, str)):
+            return value
+        return f"'{dotted}' is a module, not a class"
+
+    def resolve_caller(self, dotted: str) -> nodes.ClassDef | nodes.FunctionDef | str:
+        """The class or module-level function *dotted* names, or the reason it does not
+        resolve (a caller may be either)."""
+        value = self._resolve(dotted, functions=True)
+        if isinstance(value, (nodes.ClassDef, nodes.FunctionDef, str)):
+            return value
+        return f"'{dotted}' is a module, not a class or a module-level function"
+
+    def _resolve(self, dotted: str, functions: bool) -> nodes.NodeNG | str:
         found = self._module_prefix(dotted)
         if isinstance(found, str):
             return found
         value: nodes.NodeNG = found[0]
         rest = found[1]
         parts = dotted.split(".")
+        wanted = "one class or module-level function" if functions else "one class"
         for depth, name in enumerate(rest):
-            attribute = self._attribute(value, name)
+            attribute = self._attribute(value, name, functions and depth == len(rest) - 1)
             if isinstance(attribute, str):
                 owner = ".".join(parts[: len(parts) - len(rest) + depth])
                 if attribute == "no attribute":
-                    return f"'{owner}' has no attribute '{name}' that infers to one class"
+                    return f"'{owner}' has no attribute '{name}' that infers to {wanted}"
                 return f"'{owner}.{name}' has {attribute}"
             value = attribute
-        if not isinstance(value, nodes.ClassDef):
-            return f"'{dotted}' is a module, not a class"
         return value
 
     def resolve_module_attribute(self, dotted: str) -> tuple[nodes.Module, str] | str:
@@ -150,9 +166,9 @@ class ClassIndex:
         return f"{failure.path}{line}: {failure.reason}"
 
     @staticmethod
-    def _attribute(scope: nodes.NodeNG, name: str) -> nodes.NodeNG | str:
-        """The one class or module *scope* binds *name* to where that binding can run, or
-        the reason there is none."""
+    def _attribute(scope: nodes.NodeNG, name: str, functions: bool) -> nodes.NodeNG | str:
+        """The one class or module *scope* binds *name* to where that binding can run (or,
+        with *functions*, the one module-level function), or the reason there is none."""
         if not isinstance(scope, (nodes.Module, nodes.ClassDef)):
             return "no attribute"
         try:
@@ -161,7 +177,7 @@ class ClassIndex:
             return "no attribute"
         if not all(isinstance(binding, nodes.NodeNG) for binding in bindings):
             return "no attribute"
-        return one_live_class(live_bindings(bindings))
+        return one_live_class(live_bindings(bindings), functions)
 
 
 def _live_class_named(name: nodes.Name) -> nodes.NodeNG | None:
@@ -174,8 +190,9 @@ def _live_class_named(name: nodes.Name) -> nodes.NodeNG | None:
     return found if isinstance(found, nodes.ClassDef) else None
 
 
-def one_live_class(bindings: list[nodes.NodeNG]) -> nodes.NodeNG | str:
-    """The one class or module the live *bindings* of a name give it, or why not.
+def one_live_class(bindings: list[nodes.NodeNG], functions: bool = False) -> nodes.NodeNG | str:
+    """The one class or module the live *bindings* of a name give it, or why not; with
+    *functions*, a module-level function counts too (a caller may be one).
 
     A binding to None (``except ImportError: Worker = None``) is left out: a worker class
     that is None answers nothing and a class deriving from it can't be created. Bindings
@@ -185,12 +202,15 @@ def one_live_class(bindings: list[nodes.NodeNG]) -> nodes.NodeNG | str:
     for binding in bindings:
         value = (
             binding
-            if isinstance(binding, (nodes.ClassDef, nodes.Module))
+            if isinstance(binding, (nodes.ClassDef, nodes.Module, nodes.FunctionDef))
             else infer_unique(binding)
         )
         if isinstance(value, nodes.Const) and value.value is None:
             continue
-        if not isinstance(value, (nodes.ClassDef, nodes.Module)):
+        if not (
+            isinstance(value, (nodes.ClassDef, nodes.Module))
+            or (functions and _is_module_function(value))
+        ):
             return "no attribute"
         if all(value is not other for other in found):
             found.append(value)
@@ -200,6 +220,15 @@ def one_live_class(bindings: list[nodes.NodeNG]) -> nodes.NodeNG | str:
         lines = " and ".join(str(value.lineno or "?") for value in found)
         return f"several definitions (lines {lines}) that can run: which one does is not known"
     return found[0]
+
+
+def _is_module_function(value: object) -> TypeGuard[nodes.FunctionDef]:
+    """A function whose scope is a module: at its top level, or in an if/try block there."""
+    return (
+        isinstance(value, nodes.FunctionDef)
+        and value.parent is not None
+        and isinstance(value.parent.scope(), nodes.Module)
+    )
 
 
 def _c3_merge(sequences: list[list[nodes.ClassDef]]) -> list[nodes.ClassDef] | None:
