@@ -42,7 +42,7 @@ from pathlib import Path
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
 from pylint_rpcsurface.model import Analysis, Finding, Location
-from pylint_rpcsurface.sources import SourceTree, real
+from pylint_rpcsurface.sources import SourceTree, read_source, real
 
 CACHE_DIR = ".rpcsurface_cache"
 NO_CACHE_ENV = "RPCSURFACE_NO_CACHE"
@@ -71,9 +71,7 @@ def _hash(data: bytes) -> str:
 
 def _fingerprint_file(path: str) -> Fingerprint | None:
     try:
-        with open(path, "rb") as stream:
-            info = os.fstat(stream.fileno())
-            data = stream.read()
+        data, info = read_source(path)
     except OSError:
         return None
     return Fingerprint(info.st_size, info.st_mtime_ns, _hash(data))

@@ -13,11 +13,70 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 # Folders that never hold the project's own importable modules.
 _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+
+# The largest source file read, in bytes. The largest hand-written modules of big Python
+# projects are a few hundred kilobytes and generated ones a few megabytes; 10 MB leaves
+# room for those and still bounds what a file that never ends (a link to /dev/zero) or a
+# data dump named .py can cost: nothing bigger is read, hashed or parsed.
+MAX_SOURCE_BYTES = 10 * 1024 * 1024
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+class UnreadableSource(OSError):
+    """A file under the roots that is not read: not a regular file, or over the cap."""
+
+
+def _refusal(info: os.stat_result) -> str | None:
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((what for test, what in _KINDS if test(info.st_mode)), "not a file")
+        return f"not read: {kind}, not a regular file"
+    if info.st_size > MAX_SOURCE_BYTES:
+        return f"not read: {info.st_size} bytes, over the {MAX_SOURCE_BYTES}-byte size cap"
+    return None
+
+
+def unreadable_reason(path: str) -> str | None:
+    """Why the file at *path* (symlinks followed) is never read, or None if it may be.
+
+    Only ``stat``: a FIFO is never opened, so nothing can block on it.
+    """
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None  # missing or unreachable: reading it fails as for any such file
+    return _refusal(info)
+
+
+def read_source(path: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file at *path* and its stat, at most the cap.
+
+    Opened without blocking (a FIFO put in place after a check can't hang the open) and
+    checked on the open descriptor, so what is read is what was checked. Raises
+    :class:`UnreadableSource`, an OSError, for anything but a regular file within the cap.
+    """
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(handle, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        reason = _refusal(info)
+        if reason is not None:
+            raise UnreadableSource(f"{path}: {reason}")
+        data = stream.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:  # it grew since the stat
+        raise UnreadableSource(f"{path}: not read: over the {MAX_SOURCE_BYTES}-byte size cap")
+    return data, info
 
 
 def real(path: str | os.PathLike[str]) -> str:
@@ -87,7 +146,9 @@ class SourceTree:
         for root in self.roots:
             base = os.path.join(root, *parts)
             for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
-                if os.path.isfile(candidate):
+                # Not only regular files: a FIFO named pkg.py is still what the name
+                # names, a module that is never read (see read_source).
+                if os.path.exists(candidate) and not os.path.isdir(candidate):
                     return (real(candidate),)
             if os.path.isdir(base):
                 folders.append(real(base))

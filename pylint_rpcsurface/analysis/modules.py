@@ -13,7 +13,6 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import astroid
 from astroid import nodes
@@ -23,7 +22,7 @@ from astroid.builder import AstroidBuilder, build_namespace_package_module
 from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
 
-from pylint_rpcsurface.sources import SourceTree, real
+from pylint_rpcsurface.sources import SourceTree, read_source, real, unreadable_reason
 
 __all__ = ["BuildFailure", "ModuleStore"]
 
@@ -64,7 +63,7 @@ class ModuleStore:
             return self.overrides[path]
         if path not in self._texts:
             try:
-                data = Path(path).read_bytes()
+                data, _ = read_source(path)
             except OSError:
                 data = b""
             # Only a text filter reads this; astroid decodes properly when it builds.
@@ -84,13 +83,21 @@ class ModuleStore:
         unsaved = [p for p in self.overrides if self.tree.module_name(p) is not None]
         return tuple(sorted({*self.tree.python_files(), *unsaved}))
 
+    def unreadable(self, path: str) -> str | None:
+        """Why *path* is never read (not a regular file, over the size cap), or None.
+
+        Its text is '' and it has no module, so a word search must treat it as one that
+        may mention anything, as a module that doesn't parse."""
+        path = real(path)
+        return None if path in self.overrides else unreadable_reason(path)
+
     def failure(self, path: str) -> BuildFailure | None:
         return self._failures.get(real(path))
 
     def module_by_name(self, modname: str) -> nodes.Module | None:
         """The module *modname* names under the source roots, namespace packages included."""
         located = self.tree.locate(modname)
-        if len(located) == 1 and os.path.isfile(located[0]):
+        if len(located) == 1 and not os.path.isdir(located[0]):
             return self.module(located[0])
         if located:
             key = "namespace:" + modname
@@ -105,6 +112,11 @@ class ModuleStore:
         modname = self.tree.module_name(path)
         if modname is None:
             self._failures[path] = BuildFailure(path, None, "outside every source root")
+            return None
+        refused = None if path in self.overrides else unreadable_reason(path)
+        if refused is not None:
+            # As for a module that doesn't parse: what it might hold is unknown.
+            self._failures[path] = BuildFailure(path, None, refused)
             return None
         builder = AstroidBuilder(self.manager)
         try:

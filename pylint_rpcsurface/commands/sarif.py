@@ -24,6 +24,7 @@ from pathlib import Path
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.messages import MESSAGES, MessageSpec
 from pylint_rpcsurface.model import Finding
+from pylint_rpcsurface.sources import read_source
 
 PROJECT_URL = "https://github.com/pylint-rpcsurface/pylint-rpcsurface"
 DOCS_URL = f"{PROJECT_URL}/blob/main/docs/messages"
@@ -139,8 +140,7 @@ class _LineReader:
 
 def _lines(path: str) -> list[str] | None:
     try:
-        with open(path, "rb") as stream:
-            data = stream.read()
+        data, _ = read_source(path)
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         return _LINE_END.split(data.decode(encoding))
     except (OSError, SyntaxError, LookupError, UnicodeDecodeError):
