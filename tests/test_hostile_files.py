@@ -138,3 +138,41 @@ def test_reading_refuses_without_opening_a_fifo(tmp_path: Path) -> None:
     (tmp_path / "ok.py").write_bytes(b"x = 1\n")
     assert sources.read_source(str(tmp_path / "ok.py"))[0] == b"x = 1\n"
     assert sources.unreadable_reason(str(tmp_path / "ok.py")) is None
+
+
+# A registry entry that only an unseen subclass could wait on: FastRunner answers it,
+# and no caller anyone can read waits on it.
+_ONLY_A_SUBCLASS_COULD_WAIT = APP.replace(
+    'FAST_RPCS = ("fast_step",)', 'FAST_RPCS = ("fast_step", "sub_rpc")'
+).replace(
+    '    def fast_step(self):\n        return "fast"\n',
+    '    def fast_step(self):\n        return "fast"\n\n    def sub_rpc(self):\n        return 1\n',
+)
+
+
+@pytest.mark.parametrize(
+    "make", [_fifo, _dev_zero, _over_cap], ids=["fifo", "dev-zero", "over-cap"]
+)
+def test_a_module_that_is_not_read_may_hold_callers(
+    tmp_path: Path, make: Callable[[Path], None]
+) -> None:
+    """A module that is not read may hold a subclass of a caller that waits on a registry
+    entry, exactly as one that doesn't parse: the entry is never called unwaited, and
+    ``fix`` refuses to drop it. With the module a readable, unrelated one, it is."""
+    app = _ONLY_A_SUBCLASS_COULD_WAIT
+    assert app.count("sub_rpc") == 2  # listed and answered; nobody readable waits on it
+    readable = project(tmp_path / "readable", {"pyproject.toml": PYPROJECT, "app.py": app})
+    (readable / "x.py").write_text("VALUE = 1\n", encoding="utf-8")
+    control = run_check(readable, "--format", "json", "--no-cache", timeout=PROMPT)
+    assert [m.symbol for m in control.messages] == ["rpc-listed-unwaited"], control
+
+    root = project(tmp_path / "hostile", {"pyproject.toml": PYPROJECT, "app.py": app})
+    make(root / "x.py")
+    run = run_check(root, "--format", "json", "--no-cache", timeout=PROMPT)
+    assert (run.returncode, run.messages) == (0, ()), run.stdout + run.stderr
+    pylint_run = run_pylint(root, "app.py", timeout=PROMPT)
+    assert_no_crash(pylint_run)
+    assert pylint_run.messages == (), describe_run(pylint_run)
+    fixed = run_cli(root, "fix", "--diff", timeout=PROMPT)
+    assert fixed.returncode == 2, fixed
+    assert "the callers are not all known" in fixed.stderr, fixed.stderr

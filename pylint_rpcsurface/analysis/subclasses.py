@@ -53,13 +53,20 @@ def find_caller_classes(
         # A file that didn't mention the words of earlier rounds can only match a new one.
         new = words - searched
         searched.update(new)
-        batch = [p for p in files if p not in parsed and _mentions(store.text(p), new)]
+        # A file that is not read (a FIFO, one over the size cap) may name a caller too.
+        batch = [
+            p
+            for p in files
+            if p not in parsed
+            and (store.unreadable(p) is not None or _mentions(store.text(p), new))
+        ]
         for path in batch:
             parsed.add(path)
             module = store.module(path)
             if module is None:
                 # It names a caller but can't be parsed (pylint reports the syntax error
-                # when it lints it): a subclass in it would be unknown, not absent.
+                # when it lints it), or it can't be read at all: a subclass in it would be
+                # unknown, not absent.
                 unparsed.append(path)
                 continue
             for cls in module.nodes_of_class(nodes.ClassDef):
