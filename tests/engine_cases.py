@@ -12,12 +12,11 @@ the whole shape fails as surely as one that leaves the false finding.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-MARKER = re.compile(r"#\s*\[([a-z-]+(?:\s*,\s*[a-z-]+)*)\]\s*$")
+from support import marked_findings
 
 
 @dataclass(frozen=True)
@@ -39,12 +38,7 @@ def source_of(case: EngineCase) -> str:
 
 
 def expected(case: EngineCase) -> set[tuple[str, int]]:
-    found = set()
-    for number, line in enumerate(source_of(case).splitlines(), start=1):
-        match = MARKER.search(line)
-        if match:
-            found.update((symbol.strip(), number) for symbol in match.group(1).split(","))
-    return found
+    return marked_findings(source_of(case))
 
 
 def write_cases(root: Path, cases: tuple[EngineCase, ...]) -> None:

@@ -18,7 +18,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MARKER = re.compile(r"#\s*\[([a-z-]+(?:\s*,\s*[a-z-]+)*)\]\s*$")
+from support import marked_findings
 
 
 @dataclass(frozen=True)
@@ -54,12 +54,7 @@ def source_of(case: ReplyCase) -> str:
 
 
 def expected(case: ReplyCase) -> set[tuple[str, int]]:
-    found = set()
-    for number, line in enumerate(source_of(case).splitlines(), start=1):
-        match = MARKER.search(line)
-        if match:
-            found.update((symbol.strip(), number) for symbol in match.group(1).split(","))
-    return found
+    return marked_findings(source_of(case))
 
 
 def resolve(case: ReplyCase, fragment: str) -> str:

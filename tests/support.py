@@ -350,6 +350,21 @@ def assert_no_crash(run: PylintRun) -> None:
     assert not run.returncode & 1, describe_run(run)  # pylint's "fatal message issued" bit
 
 
+# A line of a fixture ending in "# [symbol]" or "# [symbol, symbol]" plants those findings
+# on that line: what a test expects is read from the source, never from a run.
+MARKER = re.compile(r"#\s*\[([a-z-]+(?:\s*,\s*[a-z-]+)*)\]\s*$")
+
+
+def marked_findings(source: str) -> set[tuple[str, int]]:
+    """The (symbol, line) pairs the ``# [symbol]`` markers of *source* plant."""
+    found = set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = MARKER.search(line)
+        if match:
+            found.update((symbol.strip(), number) for symbol in match.group(1).split(","))
+    return found
+
+
 # --- Copy what it takes to build and install this package into a fresh folder.
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,24 +9,20 @@ is answered.
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
-from support import assert_no_crash, describe_run, run_pylint
+from support import assert_no_crash, describe_run, marked_findings, run_pylint
 
 FIXTURE = Path(__file__).parent / "fixtures" / "vllm_like"
-MARKER = re.compile(r"#\s*\[([a-z-]+(?:\s*,\s*[a-z-]+)*)\]\s*$")
 
 
 def markers(root: Path) -> set[tuple[str, str, int]]:
     found = set()
     for path in sorted(root.rglob("*.py")):
         relative = path.relative_to(root).as_posix()
-        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-            match = MARKER.search(line)
-            if match:
-                found.update((s.strip(), relative, number) for s in match[1].split(","))
+        marked = marked_findings(path.read_text("utf-8"))
+        found.update((symbol, relative, number) for symbol, number in marked)
     return found
 
 
