@@ -266,3 +266,18 @@ def test_answered_by_names_only_the_classes_that_bind_the_name(tmp_path: Path) -
         "reward": "RlhfRunner",
         "rollout": "RlhfRunner",
     }
+
+
+def test_report_takes_checks_enable_and_disable(tmp_path: Path) -> None:
+    """``--disable`` silences in report what it silences in check: the row says so."""
+    root = project(tmp_path, {"pyproject.toml": VERDICT_PYPROJECT, "app.py": VERDICT_APP})
+    check = run_check(root, "--format", "json", "--no-cache", "--disable=rpc-unanswered")
+    assert "rpc-unanswered" not in {m.symbol for m in check.messages}, check
+    run = run_cli(root, "report", "--format", "json", "--disable=rpc-unanswered")
+    assert (run.returncode, run.stderr) == (0, ""), run
+    (surface,) = json.loads(run.stdout)
+    (row,) = [row for row in surface["rows"] if row["rpc"] == "missing"]
+    assert row["verdict"] == ["rpc-unanswered (silenced)"], row
+    again = run_cli(root, "report", "--format", "json")
+    (row,) = [row for row in json.loads(again.stdout)[0]["rows"] if row["rpc"] == "missing"]
+    assert row["verdict"] == ["rpc-unanswered"], row

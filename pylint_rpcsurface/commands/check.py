@@ -8,9 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from pylint_rpcsurface.cache import NO_CACHE_ENV, analyse_with_cache, disabled_by_environment
 from pylint_rpcsurface.commands.projects import (
@@ -19,12 +18,13 @@ from pylint_rpcsurface.commands.projects import (
     Scope,
     UsageError,
     config_option,
+    messages_control,
+    messages_control_option,
     scopes,
     shown,
 )
 from pylint_rpcsurface.commands.sarif import sarif_log
 from pylint_rpcsurface.config import PYPROJECT
-from pylint_rpcsurface.config.pylint_control import message_control, overridden
 from pylint_rpcsurface.messages import BY_SYMBOL, render
 from pylint_rpcsurface.model import Finding
 
@@ -49,17 +49,7 @@ def add_parser(
         help="output format (text); sarif is SARIF 2.1.0 for code scanning, with 1-based "
         "columns counted in UTF-16 code units",
     )
-    for option in ("enable", "disable"):
-        check.add_argument(
-            f"--{option}",
-            action=_InOrder,
-            dest="messages_control",
-            default=[],
-            metavar="NAMES",
-            help=f"{option} these messages (symbols, ids, rpcsurface, a category or all, "
-            "comma-separated) after pylint's configuration file, as pylint's own "
-            f"--{option} does; repeatable, applied in order",
-        )
+    messages_control_option(check)
     config_option(check)
     check.add_argument(
         "--no-cache",
@@ -67,22 +57,6 @@ def add_parser(
         help=f"don't read or write the fact cache (also: {NO_CACHE_ENV}=1)",
     )
     return check
-
-
-class _InOrder(argparse.Action):
-    """Keeps ``--enable`` and ``--disable`` in the order given, as pylint applies them."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[Any] | None,
-        option_string: str | None = None,
-    ) -> None:
-        del parser
-        option = (option_string or self.option_strings[0]).lstrip("-")
-        given = [*getattr(namespace, self.dest, []), (option, str(values))]
-        setattr(namespace, self.dest, given)
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -98,7 +72,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for group in analysed.values():
         config = group[0].config
         analysis = analyse_with_cache(config, {}, use_cache=use_cache)
-        control = overridden(message_control(config.root), arguments.messages_control)
+        control = messages_control(config, arguments)
         errors.extend(str(error) for error in analysis.config_errors)
         for finding in analysis.all_findings():
             if any(target.covers(finding.location.path) for target in group):

@@ -11,9 +11,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pylint_rpcsurface.config import PYPROJECT, Config, ConfigError, ConfigFinder
+from pylint_rpcsurface.config.pylint_control import MessageControl, message_control, overridden
 from pylint_rpcsurface.sources import real
 
 if TYPE_CHECKING:
@@ -45,6 +46,43 @@ def config_option(command: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="TOML file whose [tool.rpcsurface] table to use, instead of searching upward",
     )
+
+
+def messages_control_option(command: argparse.ArgumentParser) -> None:
+    """``--enable``/``--disable``, kept in the order given, as pylint applies them."""
+    for option in ("enable", "disable"):
+        command.add_argument(
+            f"--{option}",
+            action=_InOrder,
+            dest="messages_control",
+            default=[],
+            metavar="NAMES",
+            help=f"{option} these messages (symbols, ids, rpcsurface, a category or all, "
+            "comma-separated) after pylint's configuration file, as pylint's own "
+            f"--{option} does; repeatable, applied in order",
+        )
+
+
+def messages_control(config: Config, arguments: argparse.Namespace) -> MessageControl:
+    """Which messages are on for *config*'s project: pylint's configuration file there,
+    then the command line's ``--enable``/``--disable``."""
+    return overridden(message_control(config.root), arguments.messages_control)
+
+
+class _InOrder(argparse.Action):
+    """Keeps ``--enable`` and ``--disable`` in the order given, as pylint applies them."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        del parser
+        option = (option_string or self.option_strings[0]).lstrip("-")
+        given = [*getattr(namespace, self.dest, []), (option, str(values))]
+        setattr(namespace, self.dest, given)
 
 
 def scopes(paths: Sequence[str], config_file: str | None) -> list[Scope]:

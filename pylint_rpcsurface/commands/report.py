@@ -20,8 +20,14 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from pylint_rpcsurface import rules
-from pylint_rpcsurface.commands.projects import EXIT_CLEAN, config_option, configs, facts
-from pylint_rpcsurface.config.pylint_control import message_control
+from pylint_rpcsurface.commands.projects import (
+    EXIT_CLEAN,
+    config_option,
+    configs,
+    facts,
+    messages_control,
+    messages_control_option,
+)
 from pylint_rpcsurface.model import CallerBroadcast, Location, SurfaceFacts
 from pylint_rpcsurface.rules.text import names_list, where
 
@@ -95,6 +101,7 @@ def add_parser(
         help="output format (text); markdown is for pull request comments",
     )
     config_option(report_command)
+    messages_control_option(report_command)
     return report_command
 
 
@@ -104,7 +111,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     reports: list[SurfaceReport] = []
     for config in configs(arguments.paths, arguments.config):
         analysed = facts(config)
-        control = message_control(config.root)
+        control = messages_control(config, arguments)
         silenced = frozenset(
             (f.location, f.symbol) for f in analysed.findings if control.silenced(f)
         )

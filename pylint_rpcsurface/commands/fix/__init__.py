@@ -24,9 +24,10 @@ from pylint_rpcsurface.commands.projects import (
     config_option,
     configs,
     facts,
+    messages_control,
+    messages_control_option,
     shown,
 )
-from pylint_rpcsurface.config.pylint_control import message_control
 
 
 def add_parser(
@@ -50,6 +51,7 @@ def add_parser(
         "--diff", action="store_true", help="print a unified diff and write nothing"
     )
     config_option(fix_command)
+    messages_control_option(fix_command)
     return fix_command
 
 
@@ -58,7 +60,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     targets: list[RegistryRewrite] = []
     for config in configs(arguments.paths, arguments.config):
         analysed = facts(config)
-        control = message_control(config.root)
+        control = messages_control(config, arguments)
         silenced = {f for f in analysed.findings if control.silenced(f)}
         planned, refused = plan(analysed.surfaces, analysed.findings, silenced)
         targets.extend(planned)
