@@ -154,11 +154,6 @@ def live_bindings(bindings: Sequence[object]) -> list[nodes.NodeNG]:
     return live
 
 
-def is_dead(node: nodes.NodeNG) -> bool:
-    """Whether *node* sits in a branch that never runs (``if TYPE_CHECKING:`` and the like)."""
-    return branch_path(_statement(node))[1]
-
-
 def can_run(cls: nodes.ClassDef) -> bool:
     """Whether this definition of a class can be the one its scope binds at run time."""
     scope = cls.parent.scope() if cls.parent is not None else None
