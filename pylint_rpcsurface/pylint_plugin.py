@@ -35,6 +35,7 @@ from pylint_rpcsurface.cache import (
 from pylint_rpcsurface.config import Config, ConfigError, ConfigFinder
 from pylint_rpcsurface.messages import BY_SYMBOL, CHECKER_NAME, MESSAGES
 from pylint_rpcsurface.model import Analysis, Finding
+from pylint_rpcsurface.rules.text import safe_args, safe_name
 from pylint_rpcsurface.sources import SourceTree, real
 
 if TYPE_CHECKING:
@@ -219,21 +220,20 @@ class RpcSurfaceChecker(BaseChecker):
             "rpcsurface-config-error",
             node=module,
             line=1,
-            args=(str(error),),
+            args=(safe_name(str(error)),),
             confidence=interfaces.HIGH,
         )
 
     def _report(self, module: nodes.Module, findings: tuple[Finding, ...]) -> None:
         spans = _spans(module)
         for finding in findings:
+            args = safe_args(finding.args)  # pylint prints them as they are
             where = finding.location
             span = (where.line, where.col, where.end_line, where.end_col)
             confidence = getattr(interfaces, finding.confidence, interfaces.UNDEFINED)
             node = spans.get(span)
             if node is not None:
-                self.add_message(
-                    finding.symbol, node=node, args=finding.args, confidence=confidence
-                )
+                self.add_message(finding.symbol, node=node, args=args, confidence=confidence)
             else:  # no node has exactly this span (a made-up element): report the place
                 self.add_message(
                     finding.symbol,
@@ -242,7 +242,7 @@ class RpcSurfaceChecker(BaseChecker):
                     col_offset=where.col,
                     end_lineno=where.end_line,
                     end_col_offset=where.end_col,
-                    args=finding.args,
+                    args=args,
                     confidence=confidence,
                 )
 

@@ -27,6 +27,7 @@ from pylint_rpcsurface.commands.sarif import sarif_log
 from pylint_rpcsurface.config import PYPROJECT
 from pylint_rpcsurface.messages import BY_SYMBOL, render
 from pylint_rpcsurface.model import Finding
+from pylint_rpcsurface.rules.text import safe_args, safe_name
 
 
 def add_parser(
@@ -80,7 +81,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 if control.silenced(finding):
                     silenced.add(finding)
     if errors:
-        raise UsageError("; ".join(dict.fromkeys(errors)))
+        raise UsageError(safe_name("; ".join(dict.fromkeys(errors))))
     if arguments.format == "sarif":
         # SARIF keeps a silenced finding, marked as suppressed in the source.
         roots = sorted(set(findings.values())) or [str(targets[0].config.root)]
@@ -100,15 +101,17 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for finding in ordered:
             where = finding.location
             out.write(
-                f"{shown(where.path)}:{where.line}:{where.col}: "
+                f"{safe_name(shown(where.path))}:{where.line}:{where.col}: "
                 f"{finding.symbol}: {message_text(finding)}\n"
             )
     return EXIT_FINDINGS if ordered else EXIT_CLEAN
 
 
 def message_text(finding: Finding) -> str:
-    """The message text, exactly as the pylint checker prints it (with its page pointer)."""
-    return render(finding.symbol, finding.args)
+    """The message text, exactly as the pylint checker prints it (with its page pointer):
+    the names in it escaped (``rules.text.safe_name``), in every format, JSON and SARIF
+    too, so that each says what pylint says; JSON's ``path`` keeps the file's own name."""
+    return render(finding.symbol, safe_args(finding.args))
 
 
 def _as_json(finding: Finding) -> dict[str, object]:

@@ -7,13 +7,17 @@ of the findings about that name. The verdicts are the findings of
 so a row's verdict is exactly what ``check`` says at that row's places.
 
 Three renderings: plain text (aligned columns, for pipes and logs), markdown (for pull
-request comments), JSON; and a rich table on a terminal when rich is installed.
+request comments), JSON; and a rich table on a terminal when rich is installed. Text,
+markdown and rich show every name through ``rules.text.safe_name`` (a control character
+in an RPC name is shown escaped, never sent to the terminal), and markdown escapes what
+would end a cell or a code span; JSON keeps the names as they are.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -29,7 +33,7 @@ from pylint_rpcsurface.commands.projects import (
     messages_control_option,
 )
 from pylint_rpcsurface.model import CallerBroadcast, Location, SurfaceFacts
-from pylint_rpcsurface.rules.text import names_list, where
+from pylint_rpcsurface.rules.text import names_list, safe_name, where
 
 COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
 
@@ -52,10 +56,12 @@ class Row:
     silenced: tuple[str, ...] = ()  # the symbols a pragma or pylint's configuration drop
 
     def cells(self) -> tuple[str, str, str, str, str]:
+        """The row as text shows it, every name escaped (``safe_name``)."""
+        rpc = safe_name(self.rpc)
         return (
-            self.rpc if self.inferred else f"{self.rpc} (not inferable)",
-            "; ".join(_site_text(site) for site in self.sites) or "-",
-            self.answered_by,
+            rpc if self.inferred else f"{rpc} (not inferable)",
+            safe_name("; ".join(_site_text(site) for site in self.sites) or "-"),
+            safe_name(self.answered_by),
             self.listed,
             ", ".join(self.verdict),
         )
@@ -209,7 +215,7 @@ def _listed(has_registry: bool, count: int) -> str:
 
 def _title(report: SurfaceReport) -> str:
     registry = f"registry {report.registry}" if report.registry else "no registry"
-    return f"surface {report.name} ({registry})"
+    return safe_name(f"surface {report.name} ({registry})")
 
 
 def render_text(reports: Sequence[SurfaceReport], out: TextIO) -> None:
@@ -223,11 +229,29 @@ def render_text(reports: Sequence[SurfaceReport], out: TextIO) -> None:
             cells = [cell.ljust(width) for cell, width in zip(line, widths, strict=True)]
             out.write("  ".join(cells).rstrip() + "\n")
         for note in report.notes:
-            out.write(f"note: {note}\n")
+            out.write(f"note: {safe_name(note)}\n")
 
 
 def _markdown_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|")
+    """Plain *text* as one cell: a backslash, a pipe and what starts a code span, a link
+    or an HTML tag escaped, so a name shows as it is and ends no cell."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text)
+
+
+# What markdown would read as markup in a cell: the escape itself, the cell's end, a code
+# span, a link or image, an HTML tag, emphasis.
+_MARKDOWN_SPECIAL = re.compile(r"[\\|`\[\]<>*_]")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _markdown_code(text: str) -> str:
+    """*text* (already through ``safe_name``) as a code span in a table cell: fenced by
+    more backticks than it holds in a row, padded when it starts or ends with one, and
+    each pipe escaped (GitHub's tables split cells on a pipe even inside a code span)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return fence + padded.replace("|", "\\|") + fence
 
 
 def _verdict_markdown(verdict: str) -> str:
@@ -242,19 +266,29 @@ def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
     for number, report in enumerate(reports):
         if number:
             out.write("\n")
-        registry = f"registry `{report.registry}`" if report.registry else "no registry"
-        out.write(f"### Surface `{report.name}` ({registry})\n\n")
+        registry = (
+            f"registry {_markdown_code(safe_name(report.registry))}"
+            if report.registry
+            else "no registry"
+        )
+        out.write(f"### Surface {_markdown_code(safe_name(report.name))} ({registry})\n\n")
         out.write("| " + " | ".join(c[0].upper() + c[1:] for c in COLUMNS) + " |\n")
         out.write("|" + "---|" * len(COLUMNS) + "\n")
         for row in report.rows:
             rpc, waited, answered, listed, verdict = row.cells()
-            rpc_cell = f"`{row.rpc}`" if row.inferred else f"`{row.rpc}` (not inferable)"
+            rpc_cell = _markdown_code(safe_name(row.rpc))
+            if not row.inferred:
+                rpc_cell += " (not inferable)"
             verdict_cell = ", ".join(_verdict_markdown(v) for v in row.verdict)
             del rpc, verdict
-            cells = [rpc_cell, waited, answered, listed, verdict_cell]
-            out.write("| " + " | ".join(_markdown_cell(c) for c in cells) + " |\n")
+            cells = [
+                rpc_cell,
+                *(_markdown_cell(c) for c in (waited, answered, listed)),
+                verdict_cell,
+            ]
+            out.write("| " + " | ".join(cells) + " |\n")
         for note in report.notes:
-            out.write(f"\n> {_markdown_cell(note)}\n")
+            out.write(f"\n> {_markdown_cell(safe_name(note))}\n")
 
 
 def as_json(reports: Sequence[SurfaceReport]) -> list[dict[str, object]]:
@@ -313,4 +347,4 @@ def render_rich(reports: Sequence[SurfaceReport], out: TextIO) -> None:
             table.add_row(*(Text(cell) for cell in cells[:4]), Text(cells[4], style=style))
         console.print(table)
         for note in report.notes:
-            console.print(f"note: {note}", markup=False)
+            console.print(f"note: {safe_name(note)}", markup=False)

@@ -1,4 +1,5 @@
-"""The words every rule's messages share: class lists, ``path:line``, who broadcasts."""
+"""The words every rule's messages share: class lists, ``path:line``, who broadcasts;
+and :func:`safe_name`, which every front end passes what it prints through."""
 
 from __future__ import annotations
 
@@ -7,6 +8,29 @@ from collections.abc import Iterable
 
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import CallerBroadcast, Finding, Location, SurfaceFacts
+
+
+def safe_name(text: str) -> str:
+    """*text* with every character that is not printable escaped as Python's ``repr``
+    escapes it (``\\x1b``, ``\\n``, ``\\u202e``); everything else, ``ünï`` included, as it is.
+
+    Not printable (``str.isprintable``): the C0 and C1 controls and DEL, the line and
+    paragraph separators (U+2028, U+2029), the format characters, bidi overrides and
+    isolates among them (U+202A-202E, U+2066-2069: Trojan Source), every space but
+    U+0020, surrogates (an undecodable file name) and unassigned code points. Names come
+    from the analysed code, its registry and its file names, which an attacker may write:
+    so an RPC name can't move the cursor, retitle the terminal, split a finding over two
+    lines or reorder what a reader sees. A backslash is kept, so that escaping twice
+    changes nothing.
+    """
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+def safe_args(args: Iterable[str]) -> tuple[str, ...]:
+    """A message's arguments as every text output shows them: each through :func:`safe_name`."""
+    return tuple(safe_name(arg) for arg in args)
 
 
 def finding(location: Location, symbol: str, args: tuple[str, ...]) -> Finding:

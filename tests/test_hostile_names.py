@@ -1,0 +1,322 @@
+"""Hostile names: control characters and Trojan Source in RPC names, helper chains of
+thousands of calls (items 6 and 10b of the hostile-input issue).
+
+A registry element or a broadcast name is a str the analysed code chooses. Before the
+fix ``"evil\\x1b]0;TITLE\\x07\\rfake: all clean"`` reached the terminal raw from
+``rpcsurface check``, ``rpcsurface report`` and pylint: it retitled the terminal, sent
+the cursor back over the line and printed a fake verdict, and a newline split one finding
+over two lines. Now every text output shows names through ``rules.text.safe_name``: the
+dangerous characters as Python's ``repr`` escapes them, everything else as it is. JSON
+keeps the exact names (JSON escapes by itself).
+
+A chain of 3,000 helpers gave a message line of 70 KB; now the chain is capped like the
+callers are (``rules.text.MAX_STEPS_SHOWN``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+from support import (
+    APP_PLANTED,
+    PLANTED_LINE,
+    PYPROJECT,
+    clean_environment,
+    fast_surface,
+    marked_findings,
+    project,
+    run_check,
+    run_cli,
+    run_pylint,
+)
+
+from pylint_rpcsurface.rules.text import safe_name
+
+EVIL = "evil\x1b]0;TITLE\x07\rfake: all clean"
+# EVIL as every text output must show it, written out by hand.
+EVIL_SHOWN = "evil\\x1b]0;TITLE\\x07\\rfake: all clean"
+NEWLINE = "two\nlines"
+NEWLINE_SHOWN = "two\\nlines"
+# A right-to-left override and a pipe and a backtick (markdown), with readable letters.
+TROJAN = "ünï|b`c\u202ed"
+TROJAN_SHOWN = "ünï|b`c\\u202ed"
+
+# Every character no text output may carry raw: C0 (but the newline ending each line),
+# DEL, C1, the line and paragraph separators, the bidi embeddings, overrides and isolates.
+FORBIDDEN = (
+    {chr(c) for c in range(0x20)} - {"\n"}
+    | {"\x7f"}
+    | {chr(c) for c in range(0x80, 0xA0)}
+    | {"\u2028", "\u2029"}
+    | {chr(c) for c in range(0x202A, 0x202F)}
+    | {chr(c) for c in range(0x2066, 0x206A)}
+)
+
+# The registry lists EVIL and TROJAN, which no handler answers; Core waits on EVIL and
+# NEWLINE. Each marker plants the findings on its line.
+HOSTILE_APP = f"""\
+FAST_RPCS = (  # [rpc-listed-unanswered]
+    "fast_step",
+    {EVIL!r},
+    {TROJAN!r},
+)
+
+
+class Runner:
+    def step(self):
+        return "step"
+
+
+class FastRunner(Runner):
+    def fast_step(self):
+        return "fast"
+
+
+class Core:
+    def run(self):
+        self.mgr.call_func("fast_step", wait_out=True)
+        self.mgr.call_func({EVIL!r}, wait_out=True)  # [rpc-unanswered]
+        self.mgr.call_func({NEWLINE!r}, wait_out=True)  # [rpc-unanswered]
+"""
+REGISTRY_FINDINGS = 2  # EVIL and TROJAN are both listed and unanswered
+
+
+def _hostile(tmp_path: Path) -> Path:
+    return project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": HOSTILE_APP})
+
+
+def _expected_count() -> int:
+    planted = marked_findings(HOSTILE_APP)
+    # The registry's marker stands for one finding per hostile element, on their lines.
+    return len(planted) - 1 + REGISTRY_FINDINGS
+
+
+def assert_safe(stdout: str) -> None:
+    raw = sorted({char for char in stdout if char in FORBIDDEN})
+    assert not raw, f"raw {[hex(ord(c)) for c in raw]} in output:\n{stdout!r}"
+
+
+# --- safe_name itself
+
+
+@pytest.mark.parametrize("char", sorted(FORBIDDEN | {"\n"}))
+def test_every_dangerous_character_is_escaped(char: str) -> None:
+    shown = safe_name(f"a{char}b")
+    assert char not in shown
+    assert shown.startswith("a\\"), shown
+    assert shown.endswith("b"), shown
+    # The escape is Python's: it reads back as the character.
+    assert shown[1:-1].encode("ascii").decode("unicode_escape") == char
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        (EVIL, EVIL_SHOWN),
+        (NEWLINE, NEWLINE_SHOWN),
+        (TROJAN, TROJAN_SHOWN),
+        ("\u2028\u2029\u2066x\u2069", "\\u2028\\u2029\\u2066x\\u2069"),
+        ("\x85\x9b\x7f", "\\x85\\x9b\\x7f"),
+        ("tab\there", "tab\\there"),
+        ("surrogate\udcff", "surrogate\\udcff"),  # an undecodable byte in a file name
+    ],
+)
+def test_names_show_escaped(name: str, shown: str) -> None:
+    assert safe_name(name) == shown
+
+
+@pytest.mark.parametrize("name", ["prefill", "ünïcödé", "名前", "a b", "back\\slash", "'q'"])
+def test_printable_names_stay_as_they_are(name: str) -> None:
+    assert safe_name(name) == name
+
+
+def test_escaping_twice_changes_nothing() -> None:
+    for name in (EVIL, NEWLINE, TROJAN):
+        assert safe_name(safe_name(name)) == safe_name(name)
+
+
+def test_no_format_character_survives() -> None:
+    # Every format character (zero-width joiners, bidi marks, tags) and every
+    # separator, over the whole of Unicode's BMP.
+    odd = [
+        chr(c)
+        for c in range(0x10000)
+        if unicodedata.category(chr(c)) in ("Cc", "Cf", "Zl", "Zp", "Cs")
+    ]
+    shown = safe_name("".join(odd))
+    assert not any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs") for c in shown)
+
+
+# --- End to end: pylint's text output, rpcsurface check and report
+
+
+def _pylint_text(root: Path) -> subprocess.CompletedProcess[str]:
+    """pylint's own text output (the json2 that run_pylint reads escapes by itself)."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pylint",
+            "--load-plugins=pylint_rpcsurface",
+            "--persistent=n",
+            "--score=n",
+            "--disable=all",
+            "--enable=rpcsurface",
+            "--msg-template={path}:{line}:{column}: {symbol}: {msg}",
+            "app.py",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        env=clean_environment(),
+        check=False,
+    )
+
+
+def _finding_lines(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("app.py:")]
+
+
+def test_pylint_text_output_shows_names_escaped(tmp_path: Path) -> None:
+    root = _hostile(tmp_path)
+    run = _pylint_text(root)
+    assert run.returncode & 2, run  # an error message was issued
+    assert_safe(run.stdout)
+    lines = _finding_lines(run.stdout)
+    # One finding per line: every line of the report but pylint's header is a finding.
+    body = [line for line in run.stdout.splitlines() if line and not line.startswith("*")]
+    assert body == lines
+    assert len(lines) == _expected_count(), run.stdout
+    for shown in (EVIL_SHOWN, NEWLINE_SHOWN, TROJAN_SHOWN):
+        assert any(f"'{shown}'" in line for line in lines), (shown, run.stdout)
+
+
+def test_check_text_output_shows_names_escaped(tmp_path: Path) -> None:
+    root = _hostile(tmp_path)
+    run = run_check(root, "--no-cache")
+    assert run.returncode == 1, run
+    assert_safe(run.stdout)
+    lines = run.stdout.splitlines()
+    assert lines == _finding_lines(run.stdout)  # nothing but findings, one per line
+    assert len(lines) == _expected_count(), run.stdout
+    assert sum(f"'{EVIL_SHOWN}'" in line for line in lines) == 2  # listed, and broadcast
+    assert sum(f"'{NEWLINE_SHOWN}'" in line for line in lines) == 1
+    assert sum(f"'{TROJAN_SHOWN}'" in line for line in lines) == 1
+
+
+def test_check_json_and_sarif_say_what_pylint_says(tmp_path: Path) -> None:
+    root = _hostile(tmp_path)
+    pylint = run_pylint(root, "app.py")
+    check = run_check(root, "--format", "json", "--no-cache")
+    assert check.returncode == 1, check
+    assert {(m.symbol, m.line, m.text) for m in check.messages} == {
+        (m.symbol, m.line, m.text) for m in pylint.messages
+    }
+    assert any(f"'{EVIL_SHOWN}'" in m.text for m in check.messages)
+    sarif = run_check(root, "--format", "sarif", "--no-cache")
+    texts = [r["message"]["text"] for r in json.loads(sarif.stdout)["runs"][0]["results"]]
+    assert len(texts) == _expected_count()
+    assert_safe("".join(texts))
+    assert any(f"'{EVIL_SHOWN}'" in text for text in texts)
+
+
+def test_report_text_shows_names_escaped(tmp_path: Path) -> None:
+    root = _hostile(tmp_path)
+    run = run_cli(root, "report")
+    assert run.returncode == 0, run
+    assert_safe(run.stdout)
+    lines = run.stdout.splitlines()
+    # The title, the header, and one row per name: fast_step, EVIL, NEWLINE, TROJAN.
+    assert len(lines) == 2 + 4, run.stdout
+    for shown in (EVIL_SHOWN, NEWLINE_SHOWN, TROJAN_SHOWN):
+        assert sum(line.startswith(shown + " ") for line in lines) == 1, (shown, run.stdout)
+
+
+def _cells(row: str) -> list[str]:
+    """A markdown table row's cells, split on the pipes that are not escaped."""
+    cells, cell, escaped = [], "", False
+    for char in row.strip()[1:-1]:
+        if char == "|" and not escaped:
+            cells.append(cell.strip())
+            cell = ""
+        else:
+            cell += char
+        escaped = char == "\\" and not escaped
+    return [*cells, cell.strip()]
+
+
+def test_report_markdown_keeps_each_name_in_its_cell(tmp_path: Path) -> None:
+    root = _hostile(tmp_path)
+    run = run_cli(root, "report", "--format", "markdown")
+    assert run.returncode == 0, run
+    assert_safe(run.stdout)
+    rows = [line for line in run.stdout.splitlines() if line.startswith("| ")]
+    assert len(rows) == 1 + 4, run.stdout  # the header and one row per name
+    assert all(len(_cells(row)) == 5 for row in rows), rows
+    first = {_cells(row)[0] for row in rows[1:]}
+    assert f"`{EVIL_SHOWN}`" in first
+    assert f"`{NEWLINE_SHOWN}`" in first
+    # The backtick in TROJAN can't end its code span: the fence is longer; the pipe in it
+    # is escaped, as GitHub's tables ask even inside a code span.
+    assert "``" + TROJAN_SHOWN.replace("|", "\\|") + "``" in first, first
+
+
+def test_report_markdown_escapes_markup_in_plain_cells(tmp_path: Path) -> None:
+    # The caller's module is a package's __init__.py: its path must not turn bold.
+    files = {
+        "pyproject.toml": fast_surface("pkg.Core", "pkg.FastRunner", "pkg.Runner", "pkg.FAST_RPCS"),
+        "pkg/__init__.py": HOSTILE_APP,
+    }
+    run = run_cli(project(tmp_path / "proj", files), "report", "--format", "markdown")
+    assert run.returncode == 0, run
+    assert "pkg/\\_\\_init\\_\\_.py:" in run.stdout, run.stdout
+
+
+def test_report_json_keeps_the_exact_names(tmp_path: Path) -> None:
+    root = _hostile(tmp_path)
+    run = run_cli(root, "report", "--format", "json")
+    assert run.returncode == 0, run
+    assert_safe(run.stdout)  # JSON escapes them by itself
+    (surface,) = json.loads(run.stdout)
+    assert {row["rpc"] for row in surface["rows"]} == {"fast_step", EVIL, NEWLINE, TROJAN}
+
+
+def test_explain_shows_an_unknown_name_escaped(tmp_path: Path) -> None:
+    run = run_cli(tmp_path, "explain", EVIL)
+    assert run.returncode == 2, run
+    assert_safe(run.stderr)
+    (line,) = run.stderr.splitlines()
+    assert f"no message '{EVIL_SHOWN}'" in line, line
+
+
+# A source root's folder may have any name: its files' paths are shown in every text.
+FOLDER = "src\x1b[2J\nroot"
+FOLDER_SHOWN = "src\\x1b[2J\\nroot"
+
+
+def test_a_hostile_folder_name_is_escaped_in_paths(tmp_path: Path) -> None:
+    config = PYPROJECT.replace(
+        "[tool.rpcsurface]\n", f"[tool.rpcsurface]\nsource-roots = {json.dumps([FOLDER])}\n"
+    )
+    files = {"pyproject.toml": config, f"{FOLDER}/app.py": APP_PLANTED}
+    root = project(tmp_path / "proj", files)
+    check = run_check(root, "--no-cache")
+    assert check.returncode == 1, check
+    assert_safe(check.stdout)
+    (line,) = check.stdout.splitlines()
+    assert line.startswith(f"{FOLDER_SHOWN}/app.py:{PLANTED_LINE}:"), line
+    report = run_cli(root, "report")
+    assert report.returncode == 0, report
+    assert_safe(report.stdout)
+    assert f"Core ({FOLDER_SHOWN}/app.py:{PLANTED_LINE})" in report.stdout, report.stdout
+    sarif = run_check(root, "--format", "sarif", "--no-cache")
+    (result,) = json.loads(sarif.stdout)["runs"][0]["results"]
+    uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "src%1B%5B2J%0Aroot/app.py"
