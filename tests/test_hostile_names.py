@@ -35,7 +35,8 @@ from support import (
     run_pylint,
 )
 
-from pylint_rpcsurface.rules.text import safe_name
+from pylint_rpcsurface.model import Broadcast, CallerBroadcast, HelperStep, Location
+from pylint_rpcsurface.rules.text import MAX_STEPS_SHOWN, callers_text, safe_name
 
 EVIL = "evil\x1b]0;TITLE\x07\rfake: all clean"
 # EVIL as every text output must show it, written out by hand.
@@ -320,3 +321,86 @@ def test_a_hostile_folder_name_is_escaped_in_paths(tmp_path: Path) -> None:
     (result,) = json.loads(sarif.stdout)["runs"][0]["results"]
     uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == "src%1B%5B2J%0Aroot/app.py"
+
+
+# --- A chain of thousands of helpers (10b)
+
+CHAIN = 3000
+# Far below the 70 KB the uncapped chain gave: a few steps and the callers.
+MAX_LINE = 1000
+
+
+def _chain_app(length: int) -> str:
+    lines = [
+        'FAST_RPCS = ("fast_step",)',
+        "",
+        "class Runner:",
+        "    def step(self):",
+        "        return 1",
+        "",
+        "class FastRunner(Runner):",
+        "    def fast_step(self):",
+        "        return 1",
+        "",
+        "class Core:",
+        "    def run(self):",
+        "        h0(self.mgr)",
+        "",
+        "    def go(self):",
+        '        self.mgr.call_func("fast_step", wait_out=True)',
+        "",
+    ]
+    for number in range(length):
+        lines.append(f"def h{number}(mgr):")
+        if number < length - 1:
+            lines.append(f"    h{number + 1}(mgr)")
+        else:
+            lines.append('    mgr.call_func("no_such_rpc", wait_out=True)')
+    return "\n".join(lines) + "\n"
+
+
+def test_a_chain_of_3000_helpers_gives_one_short_line(tmp_path: Path) -> None:
+    config = PYPROJECT.replace(
+        "[tool.rpcsurface]\n", f"[tool.rpcsurface]\nhelper-depth = {CHAIN}\n"
+    )
+    app = _chain_app(CHAIN)
+    root = project(tmp_path / "proj", {"pyproject.toml": config, "app.py": app})
+    run = run_check(root, "--no-cache")
+    assert run.returncode == 1, run.stderr
+    (line,) = run.stdout.splitlines()
+    assert len(line) < MAX_LINE, len(line)
+    first_call = app.splitlines().index("        h0(self.mgr)") + 1
+    assert (
+        f"rpc-unanswered: 'no_such_rpc' is broadcast by Core via h0() at app.py:{first_call}, "
+        in line
+    )
+    hidden = CHAIN - MAX_STEPS_SHOWN
+    last_call = app.splitlines().index(f"    h{CHAIN - 1}(mgr)") + 1
+    assert f", {hidden} more helper calls, then h{CHAIN - 1}() at app.py:{last_call}, but" in line
+    pylint = run_pylint(root, "app.py")
+    (message,) = pylint.messages
+    assert message.text in line  # the same capped text
+
+
+def _site(steps: int) -> CallerBroadcast:
+    here = Location("/p/app.py", 1, 0, 1, 4)
+    via = tuple(
+        HelperStep(f"h{n}", Location("/p/app.py", n + 10, 0, None, None)) for n in range(steps)
+    )
+    broadcast = Broadcast(here, here, "call_func", "x", '"x"', True, None, None, via=via)
+    return CallerBroadcast(broadcast, ("app.Core",))
+
+
+def test_a_chain_up_to_one_past_the_cap_is_named_in_full() -> None:
+    # As with callers: counting one step would save nothing.
+    steps = MAX_STEPS_SHOWN + 1
+    text = callers_text(_site(steps), "/p")
+    assert text == "Core via " + ", ".join(f"h{n}() at app.py:{n + 10}" for n in range(steps))
+
+
+def test_a_longer_chain_names_its_first_steps_and_its_last() -> None:
+    steps = MAX_STEPS_SHOWN + 2
+    text = callers_text(_site(steps), "/p")
+    first = [f"h{n}() at app.py:{n + 10}" for n in range(MAX_STEPS_SHOWN - 1)]
+    last = f"h{steps - 1}() at app.py:{steps - 1 + 10}"
+    assert text == f"Core via {', '.join(first)}, 2 more helper calls, then {last}"

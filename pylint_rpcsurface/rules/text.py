@@ -77,12 +77,27 @@ def where(location: Location, root: str) -> str:
     return f"{path.replace(os.sep, '/')}:{location.line}"
 
 
+# A message names at most this many helper calls of the chain from a caller to its site;
+# past one more, the chain is shown by its first steps, a count, and its last step (the
+# call that reaches the site), as callers are capped by MAX_CALLERS_SHOWN.
+MAX_STEPS_SHOWN = 4
+
+
 def callers_text(site: CallerBroadcast, root: str) -> str:
-    """The callers of a site, and the helper calls leading to it: ``A via _f() at x.py:3``."""
+    """The callers of a site, and the helper calls leading to it: ``A via _f() at x.py:3``.
+
+    Past :data:`MAX_STEPS_SHOWN` + 1 calls, the first three and the last: ``A via _f() at
+    x.py:3, _g() at x.py:7, _h() at x.py:9, 2996 more helper calls, then _z() at
+    x.py:9001``. A chain of thousands of helpers gave a message line of tens of kilobytes.
+    """
     text = callers_list(site.callers)
-    steps = site.broadcast.via
+    steps = [f"{step.name}() at {where(step.call, root)}" for step in site.broadcast.via]
+    if len(steps) > MAX_STEPS_SHOWN + 1:
+        first = steps[: MAX_STEPS_SHOWN - 1]
+        hidden = len(steps) - MAX_STEPS_SHOWN
+        steps = [*first, f"{hidden} more helper calls, then {steps[-1]}"]
     if steps:
-        text += " via " + ", ".join(f"{step.name}() at {where(step.call, root)}" for step in steps)
+        text += " via " + ", ".join(steps)
     return text
 
 
