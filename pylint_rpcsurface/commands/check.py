@@ -23,7 +23,7 @@ from pylint_rpcsurface.commands.projects import (
     scopes,
     shown,
 )
-from pylint_rpcsurface.commands.sarif import sarif_log
+from pylint_rpcsurface.commands.sarif import root_aliases, sarif_log
 from pylint_rpcsurface.config import PYPROJECT
 from pylint_rpcsurface.messages import BY_SYMBOL, render
 from pylint_rpcsurface.model import Finding
@@ -89,6 +89,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             ((f, message_text(f)) for f in sorted(findings)),
             os.path.commonpath(roots),
             suppressed=silenced,
+            aliases=[pair for group in analysed.values() for pair in root_aliases(group[0].config)],
         )
         json.dump(log, out, indent=2)
         out.write("\n")

@@ -3,6 +3,19 @@
 One rule per message (``id`` the message id, ``name`` its symbol, ``helpUri`` its docs
 page) and one result per finding. Paths are relative to the project root, under the
 ``uriBaseId`` :data:`ROOT_ID`, which ``originalUriBaseIds`` maps to the root's file URI.
+A file outside the root gets its absolute file URI.
+
+URIs: each is percent-encoded as RFC 3986 asks (a relative one by :func:`urllib.parse.quote`
+of its file name's bytes, ``/`` kept; an absolute one by ``pathlib``'s ``as_uri``), so
+``ünï.py`` is ``%C3%BCn%C3%AF.py`` and a space, ``#``, ``%``, ``?`` or ``:`` in a name
+can't end the path or start a query, a fragment or a scheme. The findings carry real
+paths (symlinks resolved); a source root configured as a symlink (``src`` linking to a
+folder elsewhere) is mapped back to the path as configured (:func:`root_aliases`), so its
+files stay relative to the root.
+
+Message texts are the ones pylint prints, names escaped by ``rules.text.safe_name``: a
+viewer shows ``message.text`` as plain text. The exact names are in the source the
+regions point to.
 
 Columns: the findings carry pylint's columns, 0-based UTF-8 byte offsets. SARIF columns
 are 1-based and, by default (``columnKind`` ``utf16CodeUnits``), count UTF-16 code
@@ -17,14 +30,22 @@ from __future__ import annotations
 import io
 import os
 import re
+import sys
 import tokenize
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 from pylint_rpcsurface import __version__
+from pylint_rpcsurface.config import Config
 from pylint_rpcsurface.messages import MESSAGES, MessageSpec
 from pylint_rpcsurface.model import Finding
-from pylint_rpcsurface.sources import read_source
+from pylint_rpcsurface.sources import read_source, real
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on Python 3.10
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 PROJECT_URL = "https://github.com/pylint-rpcsurface/pylint-rpcsurface"
 DOCS_URL = f"{PROJECT_URL}/blob/main/docs/messages"
@@ -55,10 +76,13 @@ def sarif_log(
     findings: Iterable[tuple[Finding, str]],
     root: str,
     suppressed: Collection[Finding] = (),
+    aliases: Iterable[tuple[str, str]] = (),
 ) -> dict[str, object]:
     """The log of *findings*, each with its message text; *root* is the base the log's
     relative URIs resolve against. A finding in *suppressed* (silenced by a pylint pragma
-    or pylint's configuration) stays, with a ``suppressions`` entry of kind ``inSource``."""
+    or pylint's configuration) stays, with a ``suppressions`` entry of kind ``inSource``.
+    *aliases* are (real path, path as configured) pairs, as :func:`root_aliases` gives."""
+    artifacts = _Artifacts(root, aliases)
     index = {spec.symbol: position for position, spec in enumerate(MESSAGES)}
     lines = _LineReader()
     results = []
@@ -72,7 +96,7 @@ def sarif_log(
         if where.end_line is not None and where.end_col is not None:
             region["endLine"] = where.end_line
             region["endColumn"] = lines.column(where.path, where.end_line, where.end_col)
-        physical = {"artifactLocation": _artifact(where.path, root), "region": region}
+        physical = {"artifactLocation": artifacts.location(where.path), "region": region}
         result: dict[str, object] = {
             "ruleId": spec.msgid,
             "ruleIndex": index[finding.symbol],
@@ -114,11 +138,67 @@ def _suppression(finding: Finding) -> dict[str, str]:
     return {"kind": "external", "justification": "pylint's configuration disables it"}
 
 
-def _artifact(path: str, root: str) -> dict[str, str]:
-    relative = os.path.relpath(path, root)
-    if relative.startswith(os.pardir):
-        return {"uri": Path(path).as_uri()}
-    return {"uri": Path(relative).as_posix(), "uriBaseId": ROOT_ID}
+def root_aliases(config: Config) -> tuple[tuple[str, str], ...]:
+    """(real path, path as configured) for the folder of *config* and each of its source
+    roots whose configured path differs from its real one (a symlink on the way).
+
+    The configuration keeps only the real paths, so the configured ones are read again
+    from its file; a file that can no longer be read gives no alias (its files then get
+    absolute URIs, which are still right).
+    """
+    folder = str(config.root)
+    pairs = [(real(folder), folder)]
+    try:
+        document = tomllib.loads(config.path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        document = {}
+    tool = document.get("tool")
+    table = tool.get("rpcsurface") if isinstance(tool, dict) else None
+    given = table.get("source-roots") if isinstance(table, dict) else None
+    for value in given if isinstance(given, list) else []:
+        if isinstance(value, str) and value:
+            configured = os.path.normpath(os.path.join(folder, value))
+            pairs.append((real(configured), configured))
+    return tuple(pair for pair in pairs if pair[0] != pair[1])
+
+
+class _Artifacts:
+    """The ``artifactLocation`` of each file: relative to the root when under it."""
+
+    def __init__(self, root: str, aliases: Iterable[tuple[str, str]]) -> None:
+        self.root = root
+        # The deepest real path first, so that a nested root wins over its parent.
+        self.aliases: Sequence[tuple[str, str]] = sorted(
+            set(aliases), key=lambda pair: pair[0].count(os.sep), reverse=True
+        )
+
+    def location(self, path: str) -> dict[str, str]:
+        relative = self._relative(path)
+        if relative is None:
+            return {"uri": Path(path).as_uri()}
+        return {"uri": uri_path(relative), "uriBaseId": ROOT_ID}
+
+    def _relative(self, path: str) -> str | None:
+        """*path* relative to the root, as walked: through an alias when it is under one."""
+        candidates = [path]
+        for real_path, configured in self.aliases:
+            if path == real_path or path.startswith(real_path.rstrip(os.sep) + os.sep):
+                candidates.append(os.path.join(configured, os.path.relpath(path, real_path)))
+        for candidate in candidates:
+            try:
+                relative = os.path.relpath(candidate, self.root)
+            except ValueError:  # on another drive (Windows)
+                continue
+            if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+                return relative
+        return None
+
+
+def uri_path(relative: str) -> str:
+    """A relative file path as a relative URI reference: its bytes percent-encoded
+    (RFC 3986: all but the unreserved characters and ``/``). A file name that isn't UTF-8
+    keeps its own bytes (``os.fsencode`` undoes the surrogate escapes)."""
+    return quote(os.fsencode(Path(relative).as_posix()), safe="/")
 
 
 class _LineReader:
