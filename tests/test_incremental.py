@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support import (
@@ -32,6 +33,7 @@ from support import (
 from test_properties import ENGINE, PYLINT, Project, projects, render
 
 from pylint_rpcsurface.config import load_config
+from pylint_rpcsurface import engine
 from pylint_rpcsurface.engine import Memo, analyse
 from pylint_rpcsurface.model import Analysis
 
@@ -309,3 +311,25 @@ def test_a_buffer_with_a_relative_import_is_read_under_the_plugin_s_module_name(
         run = run_pylint(root, *extra, "--from-stdin", str(core), stdin=edited)
         assert_no_crash(run)
         assert {(m.symbol, m.line) for m in run.messages} == expected, describe_run(run)
+
+
+def test_a_module_written_during_the_analysis_keeps_its_pieces_out_of_the_memo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pieces were computed from the text before the write, under its hash; kept,
+    they would be replayed for that hash after the file is restored to it (A, B, A)."""
+    version = Project(frozenset({"alpha"}), frozenset(), (), (("alpha", True),), ())
+    root = Path(os.path.realpath(tmp_path))
+    _write(root, render(version), 0)
+    config = load_config(root / "pyproject.toml")
+    judged = engine.rules.findings
+
+    def findings_then_an_edit(surfaces: object) -> object:
+        core = root / "core.py"
+        core.write_text(core.read_text(encoding="utf-8") + "# saved meanwhile\n", "utf-8")
+        return judged(surfaces)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.rules, "findings", findings_then_an_edit)
+    analyse(config, memo=_memo(root))
+    monkeypatch.undo()
+    assert not (root / ".memo.json").exists()

@@ -54,6 +54,7 @@ class ModuleStore:
     _failures: dict[str, BuildFailure] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)
     _digests: dict[str, str] = field(default_factory=dict)
+    _stats: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def manager(self) -> AstroidManager:
@@ -68,8 +69,9 @@ class ModuleStore:
             return self.overrides[path]
         if path not in self._texts:
             try:
-                data, _ = read_source(path)
+                data, info = read_source(path)
                 self._digests[path] = hashlib.sha256(data).hexdigest()
+                self._stats[path] = _identity(info)
             except OSError as error:
                 data = b""
                 self._digests[path] = f"not read: {error}"
@@ -91,20 +93,19 @@ class ModuleStore:
         return self._digests[path]
 
     def changed_since_read(self) -> bool:
-        """Whether a saved file this store read (or built) is no longer what it read: facts
-        computed from it must not be kept under the hash it had."""
-        for path, digest in self._digests.items():
-            if path in self.overrides:
-                continue
+        """Whether a saved file this store read is no longer what it read: facts computed
+        from it must not be kept under the hash it had.
+
+        A write changes the inode's ctime, which no one can set back (``touch -r`` sets
+        only mtime and atime), so a stat tells without reading the file again."""
+        for path, before in self._stats.items():
             try:
-                data, _ = read_source(path)
-                now = hashlib.sha256(data).hexdigest()
-            except OSError as error:
-                now = f"not read: {error}"
-            if now != digest:
+                info = os.stat(path)
+            except OSError:
                 return True
-        built = [p for p, m in self._modules.items() if m is not None and p not in self.overrides]
-        return any(path not in self._digests for path in built if not path.startswith("namespace:"))
+            if _identity(info) != before:
+                return True
+        return False
 
     def module(self, path: str) -> nodes.Module | None:
         """The module built from *path*, or None when it can't be parsed (see failure())."""
@@ -272,3 +273,8 @@ def _reusable(module: nodes.Module, modname: str) -> bool:
     if module.name == modname:
         return True
     return not any(node.level for node in module.nodes_of_class(nodes.ImportFrom))
+
+
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    """What changes whenever a file's content does: a rename over it, or a write."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
