@@ -572,6 +572,7 @@ class _BroadcastCollector:
         self.depth = depth
         self._direct: dict[int, list[Broadcast]] = {}
         self._calls: dict[int, list[tuple[nodes.FunctionDef, HelperStep]]] = {}
+        self._supers: dict[int, list[nodes.Attribute]] = {}
 
     def of_caller(self, caller: nodes.ClassDef | nodes.FunctionDef) -> tuple[list[Broadcast], bool]:
         if isinstance(caller, nodes.FunctionDef):
@@ -579,7 +580,7 @@ class _BroadcastCollector:
             complete = True
         else:
             order, complete = self.index.linearize(caller)
-            codes = own_code(order)
+            codes = own_code(order, self._supers)
         own = frozenset(id(code) for code in codes)
         found: list[Broadcast] = []
         for code in codes:
