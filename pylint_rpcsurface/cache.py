@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
@@ -100,6 +101,20 @@ class FactCache:
         }
         digest = _hash(json.dumps(self._identity, sort_keys=True).encode())
         self.entry = self.folder / f"analysis-{digest[:32]}.json"
+
+    @property
+    def memo_file(self) -> Path:
+        """Where the pieces of facts are kept between runs (``engine.memo``): one file per
+        configuration and environment, so that the next edit reuses what this one computed."""
+        environment = {**self._identity, "sys.path": sys.path, "pylint": _version_of("pylint")}
+        digest = _hash(json.dumps(environment, sort_keys=True).encode())
+        return self.folder / f"memo-{digest[:32]}.json"
+
+    def memo_identity(self, overrides: Mapping[str, str]) -> str:
+        """What the memo's pieces hold for: the environment and the list of the project's
+        files (a module added or removed can change what any name resolves to)."""
+        environment = {**self._identity, "sys.path": sys.path, "pylint": _version_of("pylint")}
+        return json.dumps([environment, self.modules(overrides)], sort_keys=True)
 
     def modules(self, overrides: Mapping[str, str]) -> list[str]:
         """Every module the analysis may read: the roots' files and the stdin buffer's."""
@@ -233,18 +248,24 @@ def _version_of(distribution: str) -> str:
 
 
 def analyse_with_cache(
-    config: Config, overrides: Mapping[str, str], *, use_cache: bool = True
+    config: Config,
+    overrides: Mapping[str, str],
+    *,
+    use_cache: bool = True,
+    prebuilt: Mapping[str, Any] | None = None,
 ) -> Analysis:
     """The analysis of *config*'s project, from the cache when nothing changed.
 
-    The engine (and with it astroid) is imported only on a miss.
+    The engine (and with it astroid) is imported only on a miss. *prebuilt* maps an
+    override's path to the astroid module pylint built from that text (see
+    ``engine.analyse``); it is typed loosely here, as this module never imports astroid.
     """
     # Imported only on a miss: a cache hit must not pay for importing astroid.
     # pylint: disable=import-outside-toplevel
     if not use_cache:
         from pylint_rpcsurface import engine  # noqa: PLC0415
 
-        return engine.analyse(config, overrides)
+        return engine.analyse(config, overrides, prebuilt=prebuilt)
     cache = FactCache(config)
     cached = cache.lookup(overrides)
     if cached is not None:
@@ -252,8 +273,9 @@ def analyse_with_cache(
     snapshot = cache.fingerprint(overrides)
     from pylint_rpcsurface import engine  # noqa: PLC0415
 
-    analysis = engine.analyse(config, overrides)
-    cache.save(snapshot, analysis, engine.files_astroid_has_read())
+    memo = engine.Memo(cache.memo_file, cache.memo_identity(overrides))
+    analysis = engine.analyse(config, overrides, memo, prebuilt)
+    cache.save(snapshot, analysis, [*engine.files_astroid_has_read(), *memo.external_files()])
     return analysis
 
 

@@ -200,6 +200,7 @@ class RpcSurfaceChecker(BaseChecker):
         # pylint builds a module from a string only for --from-stdin: that text, not the
         # saved file, is what the user is editing, so the analysis must see it.
         overrides: dict[str, str] = {}
+        prebuilt: dict[str, nodes.Module] = {}
         buffer_digest = ""
         if module.file_bytes is not None and module.file:
             text = (
@@ -208,11 +209,14 @@ class RpcSurfaceChecker(BaseChecker):
                 else str(module.file_bytes)
             )
             overrides[real(module.file)] = text
+            prebuilt[real(module.file)] = module  # the engine builds no second copy
             buffer_digest = hashlib.sha256(text.encode()).hexdigest()
         key = (str(config.path), config.digest, buffer_digest)
         if key not in self._analyses:
             use_cache = not (self.linter.config.rpcsurface_no_cache or disabled_by_environment())
-            self._analyses[key] = analyse_with_cache(config, overrides, use_cache=use_cache)
+            self._analyses[key] = analyse_with_cache(
+                config, overrides, use_cache=use_cache, prebuilt=prebuilt
+            )
         return self._analyses[key]
 
     def _report_config_error(self, module: nodes.Module, error: ConfigError) -> None:

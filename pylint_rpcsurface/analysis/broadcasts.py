@@ -39,8 +39,14 @@ def statements_of(code: Code) -> list[nodes.NodeNG]:
     return list(code.body) if isinstance(code, nodes.FunctionDef) else [code.body]
 
 
-def own_code(order: list[nodes.ClassDef]) -> list[Code]:
-    """The methods a class whose MRO is *order* runs as its own, in a stable order."""
+def own_code(
+    order: list[nodes.ClassDef], supers: dict[int, list[nodes.Attribute]] | None = None
+) -> list[Code]:
+    """The methods a class whose MRO is *order* runs as its own, in a stable order.
+
+    *supers* keeps each method's ``super()...`` attributes between calls (by id): the
+    callers of one family share most of their methods."""
+    supers = {} if supers is None else supers
     reached: dict[int, Code] = {}
     pending: list[tuple[int, Code]] = []
     seen_names: set[str] = set()
@@ -57,26 +63,39 @@ def own_code(order: list[nodes.ClassDef]) -> list[Code]:
         if id(code) in reached:
             continue
         reached[id(code)] = code
-        pending.extend(_super_targets(code, position, order))
+        if id(code) not in supers:
+            supers[id(code)] = _super_attributes(code)
+        pending.extend(_super_targets(supers[id(code)], position, order))
     return sorted(reached.values(), key=lambda c: (c.root().file or "", c.lineno or 0))
 
 
+def _super_attributes(code: Code) -> list[nodes.Attribute]:
+    """The ``super(...).name`` attributes in *code*."""
+    return [
+        attribute
+        for statement in statements_of(code)
+        for attribute in statement.nodes_of_class(nodes.Attribute)
+        if isinstance(attribute.expr, nodes.Call)
+        and isinstance(attribute.expr.func, nodes.Name)
+        and attribute.expr.func.name == "super"
+    ]
+
+
 def _super_targets(
-    code: Code, position: int, order: list[nodes.ClassDef]
+    attributes: list[nodes.Attribute], position: int, order: list[nodes.ClassDef]
 ) -> Iterator[tuple[int, Code]]:
-    """Methods *code* reaches with ``super().name`` or ``super(Class, self).name``."""
-    for statement in statements_of(code):
-        for attribute in statement.nodes_of_class(nodes.Attribute):
-            start = _super_start(attribute.expr, position, order)
-            if start is None:
-                continue
-            for later, klass in enumerate(order[start:], start):
-                bindings = klass.locals.get(attribute.attrname)
-                if bindings:
-                    target = _code_of(bindings[-1])
-                    if target is not None:
-                        yield later, target
-                    break
+    """Methods reached with ``super().name`` or ``super(Class, self).name``."""
+    for attribute in attributes:
+        start = _super_start(attribute.expr, position, order)
+        if start is None:
+            continue
+        for later, klass in enumerate(order[start:], start):
+            bindings = klass.locals.get(attribute.attrname)
+            if bindings:
+                target = _code_of(bindings[-1])
+                if target is not None:
+                    yield later, target
+                break
 
 
 def _super_start(expr: nodes.NodeNG, position: int, order: list[nodes.ClassDef]) -> int | None:

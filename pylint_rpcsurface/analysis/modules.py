@@ -10,6 +10,7 @@ the file being linted from stdin replaces the saved file.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -46,9 +47,14 @@ class ModuleStore:
 
     tree: SourceTree
     overrides: Mapping[str, str] = field(default_factory=dict)
+    # Modules pylint already built from an override's text (the stdin buffer it lints):
+    # used instead of building a second copy when pylint gave it our module name.
+    prebuilt: Mapping[str, nodes.Module] = field(default_factory=dict)
     _modules: dict[str, nodes.Module | None] = field(default_factory=dict)
     _failures: dict[str, BuildFailure] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)
+    _digests: dict[str, str] = field(default_factory=dict)
+    _stats: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def manager(self) -> AstroidManager:
@@ -63,12 +69,43 @@ class ModuleStore:
             return self.overrides[path]
         if path not in self._texts:
             try:
-                data, _ = read_source(path)
-            except OSError:
+                data, info = read_source(path)
+                self._digests[path] = hashlib.sha256(data).hexdigest()
+                self._stats[path] = _identity(info)
+            except OSError as error:
                 data = b""
+                self._digests[path] = f"not read: {error}"
             # Only a text filter reads this; astroid decodes properly when it builds.
             self._texts[path] = data.decode("utf-8", errors="replace")
         return self._texts[path]
+
+    def digest(self, path: str) -> str:
+        """The hash of *path*'s bytes (of the buffer, for an override), as :meth:`text`
+        read them: two versions of a module never share one."""
+        path = real(path)
+        if path in self.overrides:
+            if path not in self._digests:
+                text = self.overrides[path].encode("utf-8", "surrogatepass")
+                self._digests[path] = "buffer " + hashlib.sha256(text).hexdigest()
+            return self._digests[path]
+        if path not in self._digests:
+            self.text(path)
+        return self._digests[path]
+
+    def changed_since_read(self) -> bool:
+        """Whether a saved file this store read is no longer what it read: facts computed
+        from it must not be kept under the hash it had.
+
+        A write changes the inode's ctime, which no one can set back (``touch -r`` sets
+        only mtime and atime), so a stat tells without reading the file again."""
+        for path, before in self._stats.items():
+            try:
+                info = os.stat(path)
+            except OSError:
+                return True
+            if _identity(info) != before:
+                return True
+        return False
 
     def module(self, path: str) -> nodes.Module | None:
         """The module built from *path*, or None when it can't be parsed (see failure())."""
@@ -118,7 +155,12 @@ class ModuleStore:
             # As for a module that doesn't parse: what it might hold is unknown.
             self._failures[path] = BuildFailure(path, None, refused)
             return None
+        built = self.prebuilt.get(path)
+        if path in self.overrides and built is not None and _reusable(built, modname):
+            self.manager.astroid_cache[modname] = built
+            return built
         builder = AstroidBuilder(self.manager)
+        self.digest(path)  # what it was before astroid read it, to compare after
         try:
             if path in self.overrides:
                 module = builder.string_build(self.overrides[path], modname, path)
@@ -219,3 +261,20 @@ class ModuleStore:
                 if {real(folder) for folder in folders} == set(located):
                     continue  # the same namespace package
                 del cache[name]
+
+
+def _reusable(module: nodes.Module, modname: str) -> bool:
+    """Whether pylint's *module* can stand for ours, named *modname*.
+
+    Under its own name it can. Under another (pylint names a module in an implicit
+    namespace package by the folder it found a package in), only a relative import reads
+    the name: classes are named from paths here, never from ``module.name``.
+    """
+    if module.name == modname:
+        return True
+    return not any(node.level for node in module.nodes_of_class(nodes.ImportFrom))
+
+
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    """What changes whenever a file's content does: a rename over it, or a write."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)

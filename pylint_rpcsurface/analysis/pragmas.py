@@ -98,6 +98,8 @@ class FileStates:
         return self.states.get(symbol, {}).get(line)
 
     def _read(self, text: str) -> None:
+        if "pylint:" not in text:
+            return  # no pragma at all (see _OPTION): tokenizing a big module costs 0.1 s
         try:
             tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
         except (tokenize.TokenError, SyntaxError):

@@ -10,7 +10,7 @@ until nothing new turns up.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from astroid import nodes
@@ -20,71 +20,57 @@ from pylint_rpcsurface.analysis.classes import ClassIndex
 
 
 @dataclass(frozen=True)
-class CallerClass:
-    cls: nodes.ClassDef
-    configured: frozenset[str]  # the configured callers it is or descends from
+class CallerClassFacts:
+    """A class that descends from a configured caller, where it is defined."""
+
+    qualname: str
+    name: str
+    line: int
+    col: int
+    descends_from: frozenset[str]  # the configured callers it descends from
 
 
 @dataclass(frozen=True)
-class CallerFamily:
-    """The callers found, and the files that may hold more but could not be parsed."""
+class ModuleCallers:
+    """What one module holds for the caller search: the classes in it that descend from a
+    configured caller, and its aliases (``import X as Y``, ``Y = X``) as (alias, name)."""
 
-    classes: dict[str, CallerClass]
-    unparsed: tuple[str, ...]
+    parsed: bool
+    classes: tuple[CallerClassFacts, ...]
+    aliases: tuple[tuple[str, str], ...]
 
 
-def find_caller_classes(
-    index: ClassIndex, configured: Mapping[str, nodes.ClassDef]
-) -> CallerFamily:
-    """The configured callers and all their subclasses, by fully qualified name."""
-    store = index.store
-    # A configured caller is also a member of every surface that configures one of its
-    # bases: naming it in one surface must not take it out of another.
-    found = {
-        name: CallerClass(cls, frozenset({name}) | _configured_ancestors(cls, index, configured))
-        for name, cls in configured.items()
-    }
-    words = {name.rsplit(".", 1)[-1] for name in configured}
-    parsed: set[str] = set()
-    unparsed: list[str] = []
-    files = store.python_files()
-    searched: set[str] = set()
-    while words - searched:
-        # A file that didn't mention the words of earlier rounds can only match a new one.
-        new = words - searched
-        searched.update(new)
-        # A file that is not read (a FIFO, one over the size cap) may name a caller too.
-        batch = [
-            p
-            for p in files
-            if p not in parsed
-            and (store.unreadable(p) is not None or _mentions(store.text(p), new))
-        ]
-        for path in batch:
-            parsed.add(path)
-            module = store.module(path)
-            if module is None:
-                # It names a caller but can't be parsed (pylint reports the syntax error
-                # when it lints it), or it can't be read at all: a subclass in it would be
-                # unknown, not absent.
-                unparsed.append(path)
-                continue
-            for cls in module.nodes_of_class(nodes.ClassDef):
-                if not can_run(cls):
-                    continue  # a TYPE_CHECKING stub, a dead branch, a replaced definition
-                name = index.qualname(cls)
-                if name in found and found[name].cls is not cls:
-                    # Another definition that can run (if/else, try/except): judged too,
-                    # under a name that says which one it is.
-                    name = f"{name} (line {cls.lineno})"
-                if name in found:
-                    continue
-                descends_from = _configured_ancestors(cls, index, configured.keys())
-                if descends_from:
-                    found[name] = CallerClass(cls, descends_from)
-                    words.add(cls.name)
-            words.update(_aliases(module, words))
-    return CallerFamily(found, tuple(unparsed))
+def callers_in_module(
+    module: nodes.Module, index: ClassIndex, configured: Iterable[str]
+) -> ModuleCallers:
+    """The classes of *module* that can run and descend from one of *configured*, and
+    its aliases.
+
+    The search over the whole tree (the engine's) calls this for each module whose text
+    names a caller; a module is read once, whatever the words of the round.
+    """
+    configured = frozenset(configured)
+    found: list[CallerClassFacts] = []
+    for cls in module.nodes_of_class(nodes.ClassDef):
+        if not can_run(cls):
+            continue  # a TYPE_CHECKING stub, a dead branch, a replaced definition
+        descends_from = configured_ancestors(cls, index, configured)
+        if descends_from:
+            found.append(
+                CallerClassFacts(
+                    index.qualname(cls),
+                    cls.name,
+                    cls.lineno or 0,
+                    cls.col_offset or 0,
+                    descends_from,
+                )
+            )
+    return ModuleCallers(True, tuple(found), tuple(_alias_pairs(module)))
+
+
+def mentions(text: str, words: set[str]) -> bool:
+    """Whether *text* holds one of *words* as a whole word (see :func:`_mentions`)."""
+    return _mentions(text, words)
 
 
 def _mentions(text: str, words: set[str]) -> bool:
@@ -103,26 +89,30 @@ def _word_pattern(words: Iterable[str]) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{alternatives})\b")
 
 
-def _configured_ancestors(
+def configured_ancestors(
     cls: nodes.ClassDef, index: ClassIndex, configured: Iterable[str]
 ) -> frozenset[str]:
+    """The configured callers among the ancestors of *cls*."""
     order, _ = index.linearize(cls)
     ancestors = {index.qualname(a) for a in order[1:]}
     return frozenset(ancestors.intersection(configured))
 
 
-def _aliases(module: nodes.Module, words: set[str]) -> set[str]:
-    """Names this module binds to one of *words*: ``import X as Y``, ``Y = X``."""
-    aliases: set[str] = set()
+def _alias_pairs(module: nodes.Module) -> list[tuple[str, str]]:
+    """The names this module binds to another name: ``import X as Y``, ``Y = X`` and
+    ``Y = a.X``, as (Y, X); the search keeps those whose X is one of its words."""
+    pairs: list[tuple[str, str]] = []
     for node in module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Assign)):
         if isinstance(node, nodes.Assign):
             value = node.value
             named = value.name if isinstance(value, nodes.Name) else None
             named = value.attrname if isinstance(value, nodes.Attribute) else named
-            if named in words:
-                aliases.update(t.name for t in node.targets if isinstance(t, nodes.AssignName))
+            if named is not None:
+                pairs.extend(
+                    (t.name, named) for t in node.targets if isinstance(t, nodes.AssignName)
+                )
             continue
         for imported, alias in node.names:
-            if alias and imported.rsplit(".", 1)[-1] in words:
-                aliases.add(alias)
-    return aliases - words
+            if alias:
+                pairs.append((alias, imported.rsplit(".", 1)[-1]))
+    return pairs

@@ -1,0 +1,614 @@
+"""The engine: from a configuration and the project's source to the findings of every file.
+
+One analysis covers the whole project, because a file's findings depend on others (a
+subclass elsewhere waits on a registry entry; a handler elsewhere answers a name). It is
+computed once and then asked for one file at a time, so linting one file, the whole tree,
+or the tree under ``-j`` gives every file the same findings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
+
+import astroid
+from astroid import nodes
+
+from pylint_rpcsurface import rules
+from pylint_rpcsurface.analysis.broadcasts import (
+    Code,
+    dispatch_calls,
+    not_a_named_rpc,
+    own_code,
+    read_broadcast,
+)
+from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
+from pylint_rpcsurface.analysis.decorators import all_transparent
+from pylint_rpcsurface.analysis.handlers import handler_methods
+from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
+from pylint_rpcsurface.analysis.inference import location_of
+from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.analysis.pragmas import pragma_states
+from pylint_rpcsurface.analysis.registry import read_registry
+from pylint_rpcsurface.analysis.subclasses import (
+    CallerClassFacts,
+    ModuleCallers,
+    callers_in_module,
+    configured_ancestors,
+    mentions,
+)
+from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
+from pylint_rpcsurface.engine.dependencies import ProjectDependencies
+from pylint_rpcsurface.engine.memo import Memo
+from pylint_rpcsurface.model import (
+    Analysis,
+    Answers,
+    Broadcast,
+    CallerBroadcast,
+    Finding,
+    HandlerMethod,
+    HelperStep,
+    Location,
+    Registry,
+    SurfaceFacts,
+)
+from pylint_rpcsurface.sources import SourceTree, real
+
+__all__ = [
+    "Facts",
+    "Memo",
+    "analyse",
+    "files_astroid_has_read",
+    "surface_facts",
+]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Each usable surface's facts, before the rules judge them (``report`` and ``fix``
+    show and edit them; :func:`analyse` hands them to :func:`rules.findings`)."""
+
+    config_errors: tuple[ConfigError, ...]
+    surfaces: tuple[SurfaceFacts, ...]
+    findings: tuple[Finding, ...] = ()  # the rules' findings, with their pragma states
+
+
+def analyse(
+    config: Config,
+    overrides: Mapping[str, str] | None = None,
+    memo: Memo | None = None,
+    prebuilt: Mapping[str, nodes.Module] | None = None,
+) -> Analysis:
+    """Analyse the project *config* describes; *overrides* maps real paths to unsaved text.
+
+    Each finding carries what its file's pylint pragmas say of it (``Finding.pragma``).
+    With a *memo*, the pieces of facts whose modules are unchanged since an earlier run
+    are taken from it (:mod:`.memo`); the findings are the same either way. *prebuilt*
+    maps an override's path to the module pylint built from that text, to reuse.
+    """
+    facts = surface_facts(config, overrides, memo, prebuilt)
+    return Analysis.of(facts.config_errors, facts.findings)
+
+
+def surface_facts(
+    config: Config,
+    overrides: Mapping[str, str] | None = None,
+    memo: Memo | None = None,
+    prebuilt: Mapping[str, nodes.Module] | None = None,
+) -> Facts:
+    """The facts :func:`analyse` derives its findings from, one per usable surface, and
+    those findings (:func:`rules.findings`, with their pragma states).
+
+    ``report`` and ``fix`` read the facts directly (and uncached).
+    """
+    store = ModuleStore(
+        SourceTree(config.source_roots), dict(overrides or {}), dict(prebuilt or {})
+    )
+    run = _Run(config, store, memo if memo is not None else Memo(None, ""))
+    with store.resolving_imports():
+        facts = run.facts()
+        findings = run.with_pragmas(rules.findings(facts.surfaces))
+    run.finish()
+    return replace(facts, findings=tuple(findings))
+
+
+@dataclass(frozen=True)
+class _Ref:
+    """Where a class or function is defined: enough to find its node again, and to tell
+    two definitions of one name apart."""
+
+    path: str
+    line: int
+    col: int
+
+    @classmethod
+    def of(cls, node: nodes.ClassDef | nodes.FunctionDef) -> _Ref:
+        return cls(real(node.root().file or ""), node.lineno or 0, node.col_offset or 0)
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """A configured name, resolved: its definition, or why it does not resolve."""
+
+    ref: _Ref | None
+    qualname: str
+    is_class: bool
+    problem: str | None
+
+
+@dataclass
+class _SurfaceRefs:
+    spec: SurfaceSpec
+    callers: dict[str, _Resolved]
+    handlers: list[_Resolved]
+    base_handlers: list[_Resolved]
+    registry: str | None  # the dotted name, when it resolved
+
+
+class _Run:
+    """One analysis: each piece of facts from the memo when the modules it may depend on
+    are unchanged, else computed with astroid (and kept for the next run).
+
+    Nodes are reached only to compute a piece: a run whose pieces are all in the memo
+    builds no module at all.
+    """
+
+    def __init__(self, config: Config, store: ModuleStore, memo: Memo) -> None:
+        self.config = config
+        self.store = store
+        self.memo = memo
+        self.index = ClassIndex(store)
+        known = {
+            key: frozenset(value)
+            for key, value in memo.known("direct ").items()
+            if isinstance(value, frozenset)
+        }
+        self.dependencies = ProjectDependencies(store.tree, store.text, store.digest, known)
+        forms = {form.method: form for form in config.dispatch}
+        self.collector = _BroadcastCollector(forms, self.index, config.helper_depth)
+        self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
+
+    # -------------------------------------------------------------- the memo's keys
+
+    def _key(self, kind: str, parts: Sequence[object], on: Iterable[str]) -> str:
+        return json.dumps([kind, *parts, self.dependencies.digest(on)], default=str)
+
+    def _modules_of(self, dotted: str) -> list[str]:
+        """The module files a dotted name's prefixes name: what resolving it reads."""
+        parts = dotted.split(".")
+        found: list[str] = []
+        for cut in range(1, len(parts) + 1):
+            for path in self.store.tree.locate(".".join(parts[:cut])):
+                if not os.path.isdir(path):
+                    found.append(path)
+        return found
+
+    def node(self, ref: _Ref) -> nodes.ClassDef | nodes.FunctionDef | None:
+        if ref not in self._nodes:
+            module = self.store.module(ref.path)
+            found = None
+            if module is not None:
+                for candidate in module.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
+                    if (candidate.lineno, candidate.col_offset) == (ref.line, ref.col):
+                        found = candidate
+                        break
+            self._nodes[ref] = found
+        return self._nodes[ref]
+
+    def _class(self, ref: _Ref) -> nodes.ClassDef:
+        found = self.node(ref)
+        if not isinstance(found, nodes.ClassDef):
+            raise LookupError(f"no class at {ref}: the module changed during the analysis")
+        return found
+
+    # -------------------------------------------------------------- the pieces
+
+    def resolve(self, field_name: str, dotted: str) -> _Resolved:
+        is_callers = field_name == "callers"
+
+        def compute() -> _Resolved:
+            value = (self.index.resolve_caller if is_callers else self.index.resolve)(dotted)
+            if isinstance(value, str):
+                return _Resolved(None, dotted, False, value)
+            if not isinstance(value, (nodes.ClassDef, nodes.FunctionDef)):
+                return _Resolved(None, dotted, False, "not a class")
+            self._nodes.setdefault(_Ref.of(value), value)
+            return _Resolved(
+                _Ref.of(value),
+                self.index.qualname(value),
+                isinstance(value, nodes.ClassDef),
+                None,
+            )
+
+        key = self._key("resolve", (is_callers, dotted), self._modules_of(dotted))
+        return _as_resolved(self.memo.get(key, lambda: _resolved_to_plain(compute())))
+
+    def registry(self, dotted: str) -> Registry | str:
+        modname = dotted.rpartition(".")[0]
+
+        def compute() -> Registry | str:
+            located = self.index.resolve_module_attribute(dotted)
+            if isinstance(located, str):
+                return located
+            module, attribute = located
+            return read_registry(module, attribute, dotted)
+
+        key = self._key("registry", (dotted,), self._modules_of(modname))
+        value = self.memo.get(key, compute)
+        return value if isinstance(value, (Registry, str)) else str(value)
+
+    def ancestors(self, ref: _Ref, configured: frozenset[str]) -> frozenset[str]:
+        def compute() -> frozenset[str]:
+            return configured_ancestors(self._class(ref), self.index, configured)
+
+        key = self._key("ancestors", (ref.path, ref.line, ref.col, sorted(configured)), [ref.path])
+        return frozenset(self.memo.get(key, compute))
+
+    def module_callers(self, path: str, configured: frozenset[str]) -> ModuleCallers:
+        def compute() -> ModuleCallers:
+            module = self.store.module(path)
+            if module is None:
+                return ModuleCallers(parsed=False, classes=(), aliases=())
+            return callers_in_module(module, self.index, configured)
+
+        key = self._key("module-callers", (path, sorted(configured)), [path])
+        value = self.memo.get(key, lambda: _callers_to_plain(compute()))
+        return _as_module_callers(value)
+
+    def broadcasts(self, name: str, ref: _Ref) -> tuple[tuple[Broadcast, ...], bool]:
+        def compute() -> tuple[tuple[Broadcast, ...], bool]:
+            caller = self.node(ref)
+            if caller is None:
+                raise LookupError(f"no caller at {ref}: the module changed during the analysis")
+            found, complete = self.collector.of_caller(caller)
+            return tuple(found), complete
+
+        key = self._key("broadcasts", (name, ref.path, ref.line, ref.col), [ref.path])
+        found, complete = self.memo.get(key, compute)
+        return tuple(found), bool(complete)
+
+    def answers(self, classes: Sequence[_Resolved]) -> Answers:
+        refs = [c.ref for c in classes if c.ref is not None]
+
+        def compute() -> Answers:
+            return answered_names([self._class(ref) for ref in refs], self.index)
+
+        key = self._key(
+            "answers", ([(r.path, r.line, r.col) for r in refs],), [r.path for r in refs]
+        )
+        value = self.memo.get(key, compute)
+        if not isinstance(value, Answers):
+            raise TypeError("not an Answers")
+        return value
+
+    def handler_methods(
+        self, rpcs: Iterable[str], classes: Sequence[_Resolved]
+    ) -> list[HandlerMethod]:
+        refs = [c.ref for c in classes if c.ref is not None]
+        place = [(r.path, r.line, r.col) for r in refs]
+        on = [r.path for r in refs]
+        transparent = partial(all_transparent, listed=self.config.transparent_decorators)
+        found: list[HandlerMethod] = []
+        for rpc in sorted(set(rpcs)):
+
+            def compute(rpc: str = rpc) -> tuple[HandlerMethod, ...]:
+                owners = [self._class(ref) for ref in refs]
+                return handler_methods([rpc], owners, self.index, transparent)
+
+            found.extend(self.memo.get(self._key("handler", (rpc, place), on), compute))
+        return found
+
+    # -------------------------------------------------------------- the surfaces
+
+    def facts(self) -> Facts:
+        errors: list[ConfigError] = []
+        resolved = [self._resolve_surface(spec, errors) for spec in self.config.surfaces]
+        usable = [surface for surface in resolved if surface is not None]
+        configured = {
+            name: caller
+            for s in usable
+            for name, caller in s.callers.items()
+            if caller.is_class  # a function caller has no subclasses
+        }
+        family = self._caller_family(configured)
+        facts = [self._surface_facts(surface, family) for surface in usable]
+        return Facts(tuple(errors), tuple(facts))
+
+    def _resolve_surface(self, spec: SurfaceSpec, errors: list[ConfigError]) -> _SurfaceRefs | None:
+        """The classes (and the callers' functions) and registry module *spec* names; None
+        (and errors) if any is missing."""
+        count = len(errors)
+        config = self.config
+
+        def resolved(field_name: str, names: tuple[str, ...]) -> list[_Resolved]:
+            is_callers = field_name == "callers"
+            wanted = "a class or a module-level function" if is_callers else "a class"
+            found: list[_Resolved] = []
+            for position, name in enumerate(names):
+                value = self.resolve(field_name, name)
+                if value.problem is not None:
+                    errors.append(
+                        ConfigError(
+                            config.path,
+                            key_of_class(spec, field_name, position),
+                            f"expected {wanted} under the source roots, but {value.problem}",
+                        )
+                    )
+                else:
+                    found.append(value)
+            return found
+
+        callers = resolved("callers", spec.callers)
+        handlers = [c for c in resolved("handlers", spec.handlers) if c.is_class]
+        base_handlers = [c for c in resolved("base-handlers", spec.base_handlers) if c.is_class]
+        registry = None
+        if spec.registry is not None:
+            located = self.registry(spec.registry)
+            if isinstance(located, str):
+                errors.append(
+                    ConfigError(
+                        config.path,
+                        f"{spec.key}.registry",
+                        f"expected a module-level constant under the source roots, but {located}",
+                    )
+                )
+            else:
+                registry = spec.registry
+        if len(errors) > count:
+            return None  # never judge a surface from half of its definition
+        return _SurfaceRefs(
+            spec, {c.qualname: c for c in callers}, handlers, base_handlers, registry
+        )
+
+    def _caller_family(self, configured: Mapping[str, _Resolved]) -> _Family:
+        """The configured callers and all their subclasses, by fully qualified name.
+
+        A class can only name its base, directly or through an alias, if the base's name
+        (or the alias) appears in the file's text, so a word search over the raw text picks
+        the few files worth reading (see :mod:`..analysis.subclasses`). Each subclass or
+        alias found adds its name to the search, until nothing new turns up.
+        """
+        names = frozenset(configured)
+        # A configured caller is also a member of every surface that configures one of its
+        # bases: naming it in one surface must not take it out of another.
+        found: dict[str, tuple[_Ref, frozenset[str]]] = {}
+        for name, caller in configured.items():
+            assert caller.ref is not None
+            found[name] = (caller.ref, frozenset({name}) | self.ancestors(caller.ref, names))
+        words = {name.rsplit(".", 1)[-1] for name in configured}
+        parsed: set[str] = set()
+        unparsed: list[str] = []
+        files = self.store.python_files()
+        # A file that is not read (a FIFO, one over the size cap) may name a caller too.
+        unread = {p for p in files if self.store.unreadable(p) is not None}
+        searched: set[str] = set()
+        while words - searched:
+            # A file that didn't mention the words of earlier rounds can only match a new one.
+            new = words - searched
+            searched.update(new)
+            batch = [
+                p
+                for p in files
+                if p not in parsed and (p in unread or mentions(self.store.text(p), new))
+            ]
+            for path in batch:
+                parsed.add(path)
+                if path in unread:
+                    unparsed.append(path)
+                    continue
+                module = self.module_callers(path, names)
+                if not module.parsed:
+                    # It names a caller but can't be parsed (pylint reports the syntax
+                    # error when it lints it): a subclass in it is unknown, not absent.
+                    unparsed.append(path)
+                    continue
+                for cls in module.classes:
+                    ref = _Ref(path, cls.line, cls.col)
+                    name = cls.qualname
+                    if name in found and found[name][0] != ref:
+                        # Another definition that can run (if/else, try/except): judged
+                        # too, under a name that says which one it is.
+                        name = f"{name} (line {cls.line})"
+                    if name in found:
+                        continue
+                    if cls.descends_from:
+                        found[name] = (ref, cls.descends_from)
+                        words.add(cls.name)
+                # One pass, against the words so far: an alias of an alias in the same
+                # module is not followed (as before the memo).
+                words.update([alias for alias, aliased in module.aliases if aliased in words])
+        return _Family(found, tuple(unparsed))
+
+    def _surface_facts(self, surface: _SurfaceRefs, family: _Family) -> SurfaceFacts:
+        configured = surface.callers.keys()
+        members: dict[str, _Ref] = {
+            name: ref
+            for name, (ref, descends) in family.classes.items()
+            if descends.intersection(configured)
+        }
+        members.update(
+            (name, caller.ref)
+            for name, caller in surface.callers.items()
+            if not caller.is_class and caller.ref is not None
+        )
+        # A site is one call, however many chains of helper calls reach it: the shortest
+        # (a direct one first) is the one its messages name.
+        callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
+        chains: dict[Broadcast, tuple[HelperStep, ...]] = {}
+        callers_complete = not family.unparsed
+        for name, ref in members.items():
+            broadcasts, complete = self.broadcasts(name, ref)
+            callers_complete = callers_complete and complete
+            for broadcast in broadcasts:
+                site = replace(broadcast, via=())
+                callers_by_site[site].add(name)
+                known = chains.get(site)
+                if known is None or _chain_order(broadcast.via) < _chain_order(known):
+                    chains[site] = broadcast.via
+        rpcs = {broadcast.rpc for broadcast in callers_by_site if broadcast.rpc is not None}
+        methods = self.handler_methods(rpcs, [*surface.handlers, *surface.base_handlers])
+        registry: Registry | None = None
+        if surface.registry is not None:
+            located = self.registry(surface.registry)
+            registry = located if isinstance(located, Registry) else None
+        return SurfaceFacts(
+            name=surface.spec.name,
+            callers=tuple(sorted(members)),
+            callers_complete=callers_complete,
+            broadcasts=tuple(
+                CallerBroadcast(replace(site, via=chains[site]), tuple(sorted(names)))
+                for site, names in sorted(callers_by_site.items(), key=lambda item: item[0].call)
+            ),
+            handlers=self.answers(surface.handlers),
+            base_handlers=self.answers(surface.base_handlers),
+            registry=registry,
+            root=str(self.config.root),
+            handler_methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
+        )
+
+    # -------------------------------------------------------------- pragmas, the end
+
+    def with_pragmas(self, findings: Sequence[Finding]) -> list[Finding]:
+        """*findings*, each with the state its file's pragmas give it at its line."""
+        wanted: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+        for found in findings:
+            wanted[found.location.path][found.symbol].add(found.location.line)
+        states: dict[tuple[str, str, int], bool | None] = {}
+        for path, lines in wanted.items():
+            asked = {s: frozenset(n) for s, n in lines.items()}
+
+            def compute(
+                path: str = path, asked: dict[str, frozenset[int]] = asked
+            ) -> tuple[tuple[str, int, bool | None], ...]:
+                module = self.store.module(path)
+                if module is None:
+                    return ()
+                by_line = pragma_states(module, self.store.text(path), asked)
+                return tuple((s, n, state) for (s, n), state in sorted(by_line.items()))
+
+            asked_plain = sorted((s, sorted(n)) for s, n in asked.items())
+            key = json.dumps(["pragmas", path, asked_plain, self.store.digest(path)])
+            for symbol, line, state in self.memo.get(key, compute):
+                states[(path, symbol, line)] = state
+        return [
+            replace(f, pragma=states.get((f.location.path, f.symbol, f.location.line)))
+            for f in findings
+        ]
+
+    def finish(self) -> None:
+        """Keep this run's pieces, unless a module changed while they were computed: a
+        piece is stored only under the content it was computed from."""
+        for key, reached in self.dependencies.scanned.items():
+            self.memo.put("direct " + key, reached)
+        if not self.store.changed_since_read():
+            project = set(self.store.python_files())
+            self.memo.save(f for f in files_astroid_has_read() if f not in project)
+
+
+def files_astroid_has_read() -> list[str]:
+    """The files of every module in astroid's cache: all an analysis can have read.
+
+    Inference reaches modules outside the source roots too (a base class from an installed
+    library); the cache records these so that changing them invalidates its entry.
+    """
+    files = {getattr(module, "file", None) for module in astroid.MANAGER.astroid_cache.values()}
+    return sorted(real(file) for file in files if isinstance(file, str))
+
+
+def _resolved_to_plain(value: _Resolved) -> tuple[object, ...]:
+    ref = value.ref
+    place = (ref.path, ref.line, ref.col) if ref is not None else None
+    return (place, value.qualname, value.is_class, value.problem)
+
+
+def _as_resolved(raw: Any) -> _Resolved:
+    place, qualname, is_class, problem = raw
+    ref = _Ref(str(place[0]), int(place[1]), int(place[2])) if place is not None else None
+    return _Resolved(ref, str(qualname), bool(is_class), None if problem is None else str(problem))
+
+
+def _callers_to_plain(value: ModuleCallers) -> tuple[object, ...]:
+    classes = tuple((c.qualname, c.name, c.line, c.col, c.descends_from) for c in value.classes)
+    return (value.parsed, classes, value.aliases)
+
+
+def _as_module_callers(raw: Any) -> ModuleCallers:
+    parsed, classes, aliases = raw
+    return ModuleCallers(
+        bool(parsed),
+        tuple(
+            CallerClassFacts(str(q), str(n), int(line), int(col), frozenset(d))
+            for q, n, line, col, d in classes
+        ),
+        tuple((str(alias), str(aliased)) for alias, aliased in aliases),
+    )
+
+
+@dataclass(frozen=True)
+class _Family:
+    classes: dict[str, tuple[_Ref, frozenset[str]]]
+    unparsed: tuple[str, ...]
+
+
+class _BroadcastCollector:
+    """Reads each method's dispatch calls once, however many callers inherit it.
+
+    A class caller runs its own methods (:func:`own_code`); a function caller runs its
+    own body, and has no subclasses.
+
+    A method's broadcasts include those of the helpers it calls (within ``depth``
+    calls), each marked with the chain of helper calls that leads to it. Calls that pass
+    the name through from a parameter, or send a callable, are not named RPCs: left out.
+    """
+
+    def __init__(self, forms: Mapping[str, DispatchForm], index: ClassIndex, depth: int) -> None:
+        self.forms = dict(forms)
+        self.index = index
+        self.depth = depth
+        self._direct: dict[int, list[Broadcast]] = {}
+        self._calls: dict[int, list[tuple[nodes.FunctionDef, HelperStep]]] = {}
+        self._supers: dict[int, list[nodes.Attribute]] = {}
+
+    def of_caller(self, caller: nodes.ClassDef | nodes.FunctionDef) -> tuple[list[Broadcast], bool]:
+        if isinstance(caller, nodes.FunctionDef):
+            codes: list[Code] = [caller]
+            complete = True
+        else:
+            order, complete = self.index.linearize(caller)
+            codes = own_code(order, self._supers)
+        own = frozenset(id(code) for code in codes)
+        found: list[Broadcast] = []
+        for code in codes:
+            found.extend(self._read(code))
+            for helper, chain in reached_helpers(code, self.depth, self._helper_calls, own):
+                found.extend(self._via(self._read(helper), chain))
+        return found, complete
+
+    def _read(self, code: Code) -> list[Broadcast]:
+        if id(code) not in self._direct:
+            fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
+            self._direct[id(code)] = [
+                read_broadcast(call, form, fallback)
+                for call, form in dispatch_calls(code, self.forms)
+                if not not_a_named_rpc(call, form)
+            ]
+        return self._direct[id(code)]
+
+    def _helper_calls(self, code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
+        """The helper calls of *code*, inferred once however many callers run it."""
+        if id(code) not in self._calls:
+            self._calls[id(code)] = list(helper_calls(code, self.index.store.tree))
+        return self._calls[id(code)]
+
+    @staticmethod
+    def _via(broadcasts: list[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
+        return [replace(broadcast, via=chain) for broadcast in broadcasts]
+
+
+def _chain_order(chain: tuple[HelperStep, ...]) -> tuple[int, list[tuple[Location, str]]]:
+    return len(chain), [(step.call, step.name) for step in chain]

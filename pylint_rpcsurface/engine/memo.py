@@ -1,0 +1,225 @@
+"""Facts kept between runs, each under the content of every module it may depend on.
+
+The engine computes a surface's facts in pieces: a configured name resolved, the callers
+a module defines, one caller's broadcasts, the names a handler answers, the method that
+answers one name, the registry's elements, a file's pragmas. Each piece is stored under a
+key that says what it is and the hash of every module it may depend on
+(:mod:`.dependencies`), so an edit of one module recomputes only the pieces that may read
+it; everything else is taken from here without building a module with astroid.
+
+The memo as a whole belongs to one identity: the configuration, the plugin's code, the
+versions of Python, astroid and pylint, the search path, and the list of the project's
+files. Any difference starts from an empty memo.
+
+Values are the model's frozen dataclasses and plain data, written as JSON. Reading
+accepts only those types, and a file that is not exactly that (truncated, hand-edited,
+nested too deeply, not JSON at all) is an empty memo: it costs speed, never an answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from pylint_rpcsurface import model
+from pylint_rpcsurface.sources import read_source
+
+__all__ = ["Memo"]
+
+_FORMAT = 1
+# The facts' types, by name: nothing else is ever built from a memo file.
+_TYPES: dict[str, type[Any]] = {
+    cls.__name__: cls
+    for cls in (
+        model.Location,
+        model.Broadcast,
+        model.Sent,
+        model.HelperStep,
+        model.Answers,
+        model.Returns,
+        model.Signature,
+        model.HandlerMethod,
+        model.RegistryElement,
+        model.Registry,
+    )
+}
+_MAX_DEPTH = 64  # the deepest a fact nests is about 8
+
+
+class Memo:
+    """The facts of earlier runs of one identity, and those this run computed.
+
+    :meth:`get` answers from both; :meth:`save` writes what is still valid, which drops
+    pieces whose dependencies changed (they were recomputed under a new key) as long as
+    they were not used in this run.
+    """
+
+    def __init__(self, file: Path | None, identity: str) -> None:
+        self._file = file
+        self._identity = identity
+        self._old: dict[str, Any] = {}
+        # Files outside the project that computing the pieces read (installed libraries,
+        # the standard library), by size and mtime: a change of any starts afresh.
+        self._externals: dict[str, tuple[int, int]] = {}
+        if file is not None:
+            self._old, self._externals = _read(file, identity)
+        self._used: dict[str, Any] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: str, compute: Callable[[], Any]) -> Any:
+        """The value stored under *key*, or *compute*'s (stored for the next run)."""
+        if key in self._used:
+            return self._used[key]
+        if key in self._old:
+            self.hits += 1
+            value = self._old[key]
+        else:
+            self.misses += 1
+            value = compute()
+        self._used[key] = value
+        return value
+
+    def put(self, key: str, value: Any) -> None:
+        """Keep *value* under *key* for the next run (what :meth:`get` would compute)."""
+        if key not in self._old:
+            self.misses += 1
+        self._used[key] = value
+
+    def known(self, prefix: str) -> dict[str, Any]:
+        """The stored pieces whose key starts with *prefix*, by the rest of their key."""
+        return {
+            key[len(prefix) :]: value for key, value in self._old.items() if key.startswith(prefix)
+        }
+
+    def external_files(self) -> list[str]:
+        """The files outside the project the stored pieces were computed from."""
+        return sorted(self._externals)
+
+    def save(self, externals: Iterable[str] = ()) -> None:
+        """Write this run's pieces, and the files outside the project they read
+        (*externals*, with those of the pieces reused). Failing to write only costs speed."""
+        if self._file is None or not self.misses:
+            return
+        recorded = dict(self._externals)
+        for path in externals:
+            if path not in recorded:
+                stat = _stat(path)
+                if stat is not None:
+                    recorded[path] = stat
+        try:
+            data = json.dumps(
+                {
+                    "format": _FORMAT,
+                    "identity": self._identity,
+                    "externals": sorted([path, *stat] for path, stat in recorded.items()),
+                    "facts": {key: _encode(value) for key, value in self._used.items()},
+                },
+                separators=(",", ":"),
+            ).encode()
+            _write_atomically(self._file, data)
+        except (OSError, ValueError, TypeError, RecursionError):
+            return
+
+
+_Externals = dict[str, tuple[int, int]]
+
+
+def _read(file: Path, identity: str) -> tuple[dict[str, Any], _Externals]:
+    """The pieces stored in *file* for *identity*, and the external files they read;
+    nothing when the file is not a memo of this identity or an external file changed."""
+    try:
+        data, _ = read_source(str(file))
+        raw = json.loads(data)
+        if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
+            return {}, {}
+        if raw.get("identity") != identity:
+            return {}, {}
+        externals: _Externals = {}
+        for entry in _listed(raw.get("externals")):
+            path, size, mtime_ns = _listed(entry)
+            if not (isinstance(path, str) and isinstance(size, int) and isinstance(mtime_ns, int)):
+                return {}, {}
+            if _stat(path) != (size, mtime_ns):
+                return {}, {}  # a library changed: every piece may read it
+            externals[path] = (size, mtime_ns)
+        facts = raw.get("facts")
+        if not isinstance(facts, dict):
+            return {}, {}
+        return {str(key): _decode(value, 0) for key, value in facts.items()}, externals
+    except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError):
+        return {}, {}
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns)
+
+
+def _encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = [_encode(getattr(value, f.name)) for f in dataclasses.fields(value)]
+        return {"type": type(value).__name__, "fields": fields}
+    if isinstance(value, (tuple, list)):
+        return [_encode(item) for item in value]
+    if isinstance(value, frozenset):
+        return {"frozenset": sorted(_encode(item) for item in value)}
+    if isinstance(value, dict):
+        return {"dict": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    raise TypeError(f"not a fact: {type(value).__name__}")
+
+
+def _decode(raw: Any, depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        raise ValueError("nested too deeply")
+    if isinstance(raw, list):
+        return tuple(_decode(item, depth + 1) for item in raw)
+    if isinstance(raw, dict):
+        if set(raw) == {"frozenset"}:
+            return frozenset(_decode(item, depth + 1) for item in _listed(raw["frozenset"]))
+        if set(raw) == {"dict"}:
+            pairs = [_decode(pair, depth + 1) for pair in _listed(raw["dict"])]
+            return {key: value for key, value in pairs}
+        if set(raw) == {"type", "fields"}:
+            cls = _TYPES[raw["type"]]
+            values = [_decode(v, depth + 1) for v in _listed(raw["fields"])]
+            names = [f.name for f in dataclasses.fields(cls)]
+            if len(values) != len(names):
+                raise ValueError(f"the fields of {cls.__name__} differ")
+            return cls(**dict(zip(names, values, strict=True)))
+        raise ValueError("an object the memo never writes")
+    if raw is None or isinstance(raw, (str, bool)):
+        return raw
+    if isinstance(raw, int) and -(2**63) <= raw < 2**63:
+        return raw
+    raise ValueError("a value the memo never writes")
+
+
+def _listed(raw: Any) -> list[Any]:
+    if not isinstance(raw, list):
+        raise ValueError("expected a list")
+    return raw
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".memo-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,337 @@
+"""The incremental answer is the ``--no-cache`` answer (issue 14, item 5).
+
+An analysis reuses the pieces of facts whose modules did not change (``engine.memo``). A
+property test edits random modules of a generated project (the caller, the handlers and
+registry, a subclass module, an unrelated module) in random sequences and compares, after
+every edit, the analysis that reuses the memo with one computed from nothing: in the
+engine (many examples), and with real pylint and the real ``rpcsurface check`` (few:
+each is a process).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import (
+    assert_no_crash,
+    describe_run,
+    fast_surface,
+    marked_findings,
+    project,
+    run_check,
+    run_pylint,
+)
+from test_properties import ENGINE, PYLINT, Project, projects, render
+
+from pylint_rpcsurface import engine
+from pylint_rpcsurface.config import load_config
+from pylint_rpcsurface.engine import Memo, analyse
+from pylint_rpcsurface.model import Analysis
+
+# Every edit also touches a module no surface reads, so that "nothing relevant changed"
+# is among the sequences too.
+UNRELATED = "unrelated.py"
+
+
+def _write(root: Path, files: dict[str, str], step: int) -> None:
+    """Write the files that differ from what is on disk (an editor's save)."""
+    files = {**files, UNRELATED: f"VALUE = {step}\n"}
+    for relpath, text in files.items():
+        target = root / relpath
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+    for stale in root.glob("*.py"):
+        if stale.name not in files:
+            stale.unlink()  # a module removed
+
+
+def _answer(analysis: Analysis) -> tuple[object, ...]:
+    return (analysis.config_errors, analysis.all_findings())
+
+
+def _memo(root: Path) -> Memo:
+    return Memo(root / ".memo.json", "the test's identity")
+
+
+@contextmanager
+def _folder() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory() as folder:
+        yield Path(os.path.realpath(folder))
+
+
+NONES = frozenset({"alpha", "gamma"})  # the handlers of these return None when drawn so
+
+
+def _render(version: Project, nones: frozenset[str] = frozenset()) -> dict[str, str]:
+    """The project's files, with ``drops-none`` on and the handlers of *nones* returning
+    None: a handler's replies then matter too (``rpc-waited-none-reply``)."""
+    files = render(version)
+    handlers = files["handlers.py"]
+    for name in nones:
+        handlers = handlers.replace(
+            f"    def {name}(self):\n        return 1\n",
+            f"    def {name}(self):\n        return None\n",
+        )
+    files["handlers.py"] = handlers
+    files["pyproject.toml"] = files["pyproject.toml"].replace(
+        'waits = "wait_out"\n', 'waits = "wait_out"\ndrops-none = true\n'
+    )
+    return files
+
+
+@st.composite
+def edited(draw: st.DrawFn) -> list[tuple[Project, frozenset[str]]]:
+    """A project and a sequence of edits, each of one module: the caller's calls, the
+    handlers' or the registry's names, one subclass's calls, or the whole project."""
+    nones = st.frozensets(st.sampled_from(sorted(NONES)))
+    versions = [(draw(projects()), draw(nones))]
+    for _ in range(draw(st.integers(1, 4))):
+        current, current_nones = versions[-1]
+        other = draw(projects())
+        kind = draw(st.sampled_from(["core", "handlers", "replies", "sub", "all"]))
+        if kind == "replies":
+            versions.append((current, draw(nones)))
+            continue
+        if kind == "core":
+            version = replace(current, core_calls=other.core_calls)
+        elif kind == "handlers":
+            version = replace(
+                current,
+                base_answers=other.base_answers,
+                fast_answers=other.fast_answers,
+                registry=other.registry,
+            )
+        elif kind == "sub" and current.subs:
+            index = draw(st.integers(0, len(current.subs) - 1))
+            subs = list(current.subs)
+            subs[index] = replace(subs[index], calls=other.core_calls)
+            version = replace(current, subs=tuple(subs))
+        else:
+            version = other
+        versions.append((version, current_nones))
+    return versions
+
+
+@ENGINE
+@given(edited())
+def test_the_memo_gives_the_answer_of_an_analysis_from_nothing(
+    versions: list[tuple[Project, frozenset[str]]],
+) -> None:
+    with _folder() as root:
+        _edit_in_sequence(root, versions)
+
+
+def _edit_in_sequence(root: Path, versions: list[tuple[Project, frozenset[str]]]) -> None:
+    for step, (version, nones) in enumerate(versions):
+        _write(root, _render(version, nones), step)
+        config = load_config(root / "pyproject.toml")
+        memo = _memo(root)
+        incremental = analyse(config, memo=memo)
+        scratch = analyse(config)
+        assert _answer(incremental) == _answer(scratch), f"step {step}: {version}"
+
+
+@ENGINE
+@given(projects(), projects())
+def test_an_unsaved_buffer_gives_the_answer_of_an_analysis_from_nothing(
+    saved: Project, edited: Project
+) -> None:
+    """The editor's case: the saved project is in the memo, a buffer holds an edit of
+    the caller module that is not saved."""
+    with _folder() as root:
+        _edit_a_buffer(root, saved, edited)
+
+
+def _edit_a_buffer(root: Path, saved: Project, edited: Project) -> None:
+    _write(root, render(saved), 0)
+    config = load_config(root / "pyproject.toml")
+    analyse(config, memo=_memo(root))
+    buffer = render(edited).get("core.py", "")
+    overrides = {os.path.realpath(root / "core.py"): buffer}
+    memo = _memo(root)
+    incremental = analyse(config, overrides, memo=memo)
+    assert _answer(incremental) == _answer(analyse(config, overrides))
+
+
+def test_an_edit_no_surface_reads_reuses_every_piece(tmp_path: Path) -> None:
+    """Without this, the property above would hold for a memo that never hits."""
+    version = Project(
+        base_answers=frozenset({"alpha"}),
+        fast_answers=frozenset({"beta"}),
+        registry=("beta",),
+        core_calls=(("alpha", True), ("gamma", True)),
+        subs=(),
+    )
+    root = Path(os.path.realpath(tmp_path))
+    _write(root, render(version), 0)
+    config = load_config(root / "pyproject.toml")
+    first = _memo(root)
+    analyse(config, memo=first)
+    _write(root, render(version), 1)  # only the unrelated module changes
+    second = _memo(root)
+    assert _answer(analyse(config, memo=second)) == _answer(analyse(config))
+    assert second.misses == 0, second.misses
+    assert second.hits > 0
+
+
+def test_an_edit_of_the_caller_recomputes_only_what_reads_it(tmp_path: Path) -> None:
+    version = Project(
+        base_answers=frozenset({"alpha"}),
+        fast_answers=frozenset({"beta"}),
+        registry=("beta",),
+        core_calls=(("alpha", True),),
+        subs=(),
+    )
+    root = Path(os.path.realpath(tmp_path))
+    _write(root, render(version), 0)
+    config = load_config(root / "pyproject.toml")
+    analyse(config, memo=_memo(root))
+    _write(root, render(replace(version, core_calls=(("alpha", True), ("gamma", True)))), 0)
+    memo = _memo(root)
+    found = analyse(config, memo=memo)
+    assert _answer(found) == _answer(analyse(config))
+    assert {f.symbol for f in found.all_findings()} >= {"rpc-unanswered"}  # 'gamma'
+    assert memo.hits  # the handlers' pieces reused
+    assert memo.misses  # the caller's not
+
+
+def test_a_memo_that_is_not_one_is_an_empty_memo(tmp_path: Path) -> None:
+    """Truncated, foreign, nested too deeply, of the wrong types, binary: no traceback,
+    the answer from nothing."""
+    version = Project(frozenset({"alpha"}), frozenset(), (), (("alpha", True),), ())
+    root = Path(os.path.realpath(tmp_path))
+    _write(root, render(version), 0)
+    config = load_config(root / "pyproject.toml")
+    expected = _answer(analyse(config))
+    analyse(config, memo=_memo(root))
+    good = (root / ".memo.json").read_text(encoding="utf-8")
+    broken = [
+        good[: len(good) // 2],
+        "[" * 100_000 + "]" * 100_000,
+        json.dumps({"format": 1, "identity": "the test's identity", "externals": [], "facts": 7}),
+        good.replace('"Location"', '"Popen"'),
+        good.replace('"fields":[', '"fields":[1e400,'),
+        json.dumps(
+            {
+                "format": 1,
+                "identity": "the test's identity",
+                "externals": [],
+                "facts": {"k": {"frozenset": [[1] * 10]}},
+            }
+        ),
+    ]
+    for text in broken:
+        (root / ".memo.json").write_text(text, encoding="utf-8")
+        assert _answer(analyse(config, memo=_memo(root))) == expected, text[:80]
+    (root / ".memo.json").write_bytes(os.urandom(4096))
+    assert _answer(analyse(config, memo=_memo(root))) == expected
+
+
+# ---------------------------------------------------------------------------
+# The way users run it: pylint and check, the cache on and off
+
+
+def _pylint_answer(root: Path, *extra: str, env: dict[str, str]) -> list[tuple[object, ...]]:
+    run = run_pylint(root, *extra, "--recursive=y", ".", env=env)
+    assert "Traceback" not in run.stderr, describe_run(run)
+    return sorted((m.path, m.line, m.column, m.symbol, m.text) for m in run.messages)
+
+
+def _check_answer(root: Path, *extra: str, env: dict[str, str]) -> list[object]:
+    run = run_check(root, "--format", "json", *extra, env=env)
+    assert "Traceback" not in run.stderr, run.stderr
+    return sorted(json.dumps(m.__dict__, sort_keys=True, default=str) for m in run.messages)
+
+
+@PYLINT
+@given(st.lists(projects(), min_size=3, max_size=3))
+def test_pylint_and_check_with_the_cache_answer_as_without(versions: list[Project]) -> None:
+    env = {"RPCSURFACE_NO_CACHE": ""}
+    with _folder() as root:
+        for step, version in enumerate(versions):
+            _write(root, render(version), step)
+            cached = _pylint_answer(root, env=env)
+            assert cached == _pylint_answer(root, "--rpcsurface-no-cache=y", env=env), step
+            checked = _check_answer(root, env=env)
+            assert checked == _check_answer(root, "--no-cache", env=env), step
+
+
+# ---------------------------------------------------------------------------
+# The stdin buffer: pylint's module is reused only where it means the same
+
+NAMESPACE_LAYOUT = {
+    "pyproject.toml": fast_surface(
+        "infer.engine.core.Core",
+        "infer.engine.runner.FastRunner",
+        "infer.engine.runner.Runner",
+        "infer.engine.runner.RPCS",
+    ),
+    # infer/ has no __init__.py: pylint names core.py "engine.core", the plugin
+    # "infer.engine.core", and a relative import resolves only under the latter.
+    "infer/engine/__init__.py": "",
+    "infer/engine/names.py": 'GHOST = "ghost"\n',
+    "infer/engine/core.py": """\
+        from .names import GHOST
+
+
+        class Core:
+            def step(self):
+                return self.mgr.call_func(GHOST, wait_out=True)  # [rpc-unanswered]
+        """,
+    "infer/engine/runner.py": """\
+        RPCS = ()
+
+
+        class Runner:
+            def alpha(self):
+                return 1
+
+
+        class FastRunner(Runner):
+            pass
+        """,
+}
+
+
+def test_a_buffer_with_a_relative_import_is_read_under_the_plugin_s_module_name(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path, NAMESPACE_LAYOUT)
+    core = root / "infer/engine/core.py"
+    edited = core.read_text(encoding="utf-8") + "\n# an edit, not saved\n"
+    expected = marked_findings(edited)
+    for extra in ((), ("--rpcsurface-no-cache=y",)):
+        run = run_pylint(root, *extra, "--from-stdin", str(core), stdin=edited)
+        assert_no_crash(run)
+        assert {(m.symbol, m.line) for m in run.messages} == expected, describe_run(run)
+
+
+def test_a_module_written_during_the_analysis_keeps_its_pieces_out_of_the_memo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pieces were computed from the text before the write, under its hash; kept,
+    they would be replayed for that hash after the file is restored to it (A, B, A)."""
+    version = Project(frozenset({"alpha"}), frozenset(), (), (("alpha", True),), ())
+    root = Path(os.path.realpath(tmp_path))
+    _write(root, render(version), 0)
+    config = load_config(root / "pyproject.toml")
+    judged = engine.rules.findings
+
+    def findings_then_an_edit(surfaces: object) -> object:
+        core = root / "core.py"
+        core.write_text(core.read_text(encoding="utf-8") + "# saved meanwhile\n", "utf-8")
+        return judged(surfaces)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.rules, "findings", findings_then_an_edit)
+    analyse(config, memo=_memo(root))
+    monkeypatch.undo()
+    assert not (root / ".memo.json").exists()
