@@ -9,6 +9,7 @@ be made to happen on cue.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -369,8 +370,9 @@ def test_nothing_to_change_writes_nothing(tmp_path: Path) -> None:
     assert target.stat().st_mtime_ns == stamp
 
 
-def _no_lease(fd: int, *, writing: bool) -> write.contextlib.AbstractContextManager[write._Lease]:
-    return write.contextlib.nullcontext(write._Lease(False))
+def _no_lease(fd: int, *, writing: bool) -> contextlib.AbstractContextManager[write._Lease]:
+    """What :func:`write._lease` gives where no lease can be had."""
+    return contextlib.nullcontext(write._Lease(False))
 
 
 def _status(mode: int, uid: int, gid: int, nlink: int = 1) -> os.stat_result:

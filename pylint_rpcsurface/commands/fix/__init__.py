@@ -80,12 +80,13 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     changed = 0
     for path, in_file in sorted(by_file.items()):
         edit = _FileEdit(path, in_file)
+        diff = ""
         try:
             if arguments.diff:
                 source = SourceFile.read(path)
                 written = edit(source) is not None
                 if written:
-                    out.write(unified_diff(shown(path), source.text, edit.text or ""))
+                    diff = unified_diff(shown(path), source.text, edit.text or "")
             else:
                 written = update(path, edit, force=arguments.force)
         except Refused as refusal:
@@ -98,6 +99,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             refusals.append(Refusal(path, 1, in_file[0].qualname, f"{what}: {error}"))
             continue
         refusals.extend(edit.refusals)
+        out.write(diff)  # out of the try: a closed pipe is not the file's error
         if written:
             changed += 1
             if not arguments.diff:
