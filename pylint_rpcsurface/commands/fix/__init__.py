@@ -2,7 +2,8 @@
 
 :mod:`.plan` decides which registries to rewrite and to which names (from the rules'
 registry equation), :mod:`.edit` rewrites a literal in source text, :mod:`.write` reads
-and writes the file. It analyses afresh: the fact cache keeps findings, not facts.
+and writes the file (only while it holds what was planned from). It analyses afresh:
+the fact cache keeps findings, not facts.
 
 Exit status: 0 nothing to change or every change written; 1 with ``--diff`` when changes
 are pending; 2 for a usage or configuration error, or when some registry can't be fixed
@@ -16,7 +17,7 @@ from typing import TextIO
 
 from pylint_rpcsurface.commands.fix.edit import Refused, rewrite
 from pylint_rpcsurface.commands.fix.plan import Refusal, RegistryRewrite, plan
-from pylint_rpcsurface.commands.fix.write import SourceFile, unified_diff, write_atomically
+from pylint_rpcsurface.commands.fix.write import SourceFile, unified_diff, update
 from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -40,15 +41,23 @@ def add_parser(
         "the handlers answer and the base handlers don't: add the missing names, remove "
         "the stale ones, keep the literal's form, order, quotes, comments and layout. A "
         "registry that can't be edited safely, or whose names can't all be known, is "
-        "refused with the reason. It analyses afresh, without the fact cache. Exit "
-        "status: 0 nothing to change or all written; 1 with --diff when changes are "
-        "pending; 2 for a usage or configuration error, or a refused registry.",
+        "refused with the reason. It writes a file only if it still holds what it "
+        "planned from (else it plans again, or refuses), keeps lines another program "
+        "appends meanwhile, and keeps the file's owner, group, mode and hard links; a "
+        "read-only file is refused unless --force. It analyses afresh, without the fact "
+        "cache. Exit status: 0 nothing to change or all written; 1 with --diff when "
+        "changes are pending; 2 for a usage or configuration error, or a refused registry.",
     )
     fix_command.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders of projects"
     )
     fix_command.add_argument(
         "--diff", action="store_true", help="print a unified diff and write nothing"
+    )
+    fix_command.add_argument(
+        "--force",
+        action="store_true",
+        help="write a registry file even if it is read-only (it stays read-only)",
     )
     config_option(fix_command)
     messages_control_option(fix_command)
@@ -70,36 +79,56 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         by_file.setdefault(target.path, []).append(target)
     changed = 0
     for path, in_file in sorted(by_file.items()):
+        edit = _FileEdit(path, in_file)
+        diff = ""
         try:
-            source = SourceFile.read(path)
-            text = source.text
-            for target in in_file:
-                try:
-                    text = rewrite(text, target.attribute, target.qualname, target.wanted)
-                except Refused as refused:
-                    refusals.append(Refusal(path, refused.line, target.qualname, refused.why))
-            if text == source.text:
-                continue
-            data = source.encode(text)
+            if arguments.diff:
+                source = SourceFile.read(path)
+                written = edit(source) is not None
+                if written:
+                    diff = unified_diff(shown(path), source.text, edit.text or "")
+            else:
+                written = update(path, edit, force=arguments.force)
         except Refused as refusal:
+            refusals.extend(edit.refusals)
             refusals.append(Refusal(path, refusal.line, in_file[0].qualname, refusal.why))
             continue
         except OSError as error:
-            refusals.append(Refusal(path, 1, in_file[0].qualname, str(error)))
+            refusals.extend(edit.refusals)
+            what = "can't read" if edit.text is None else "can't write"
+            refusals.append(Refusal(path, 1, in_file[0].qualname, f"{what}: {error}"))
             continue
-        changed += 1
-        if arguments.diff:
-            out.write(unified_diff(shown(path), source.text, text))
-        else:
-            try:
-                write_atomically(path, data)
-            except OSError as error:
-                refusals.append(Refusal(path, 1, in_file[0].qualname, f"can't write: {error}"))
-                continue
-            names = ", ".join(t.qualname for t in in_file)
-            out.write(f"fixed {shown(path)} ({names})\n")
+        refusals.extend(edit.refusals)
+        out.write(diff)  # out of the try: a closed pipe is not the file's error
+        if written:
+            changed += 1
+            if not arguments.diff:
+                names = ", ".join(t.qualname for t in in_file)
+                out.write(f"fixed {shown(path)} ({names})\n")
     for each in sorted(refusals, key=lambda r: (r.path, r.line, r.why)):
         err.write(f"{shown(each.path)}:{each.line}: can't fix {each.qualname}: {each.why}\n")
     if refusals:
         return EXIT_ERROR
     return EXIT_FINDINGS if arguments.diff and changed else EXIT_CLEAN
+
+
+class _FileEdit:
+    """The registries of one file rewritten in its text; called again on the new text
+    when the file changed under fix, it keeps the refusals of the last call only."""
+
+    def __init__(self, path: str, targets: list[RegistryRewrite]) -> None:
+        self.path = path
+        self.targets = targets
+        self.refusals: list[Refusal] = []
+        self.text: str | None = None
+
+    def __call__(self, source: SourceFile) -> bytes | None:
+        self.refusals = []
+        text = source.text
+        for target in self.targets:
+            try:
+                text = rewrite(text, target.attribute, target.qualname, target.wanted)
+            except Refused as refused:
+                self.refusals.append(Refusal(self.path, refused.line, target.qualname, refused.why))
+        self.text = text
+        return None if text == source.text else source.encode(text)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 _CONSTRUCTORS = frozenset({"frozenset", "set", "tuple", "list"})
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _AFTER_ELEMENT = re.compile(r"[ \t]*(,)?[ \t]*(#[^\r\n]*)?(\r\n|\r|\n)?$")
+_TRAILING_COMMA = re.compile(r"[ \t]*,")
 
 
 class Refused(Exception):
@@ -398,7 +399,9 @@ class _Editor:
         removed = [i for i in range(len(spans)) if i not in kept_set]
         edits: list[tuple[int, int, str]] = []
         if not kept:
-            edits.append((spans[0].start, spans[-1].end, ""))
+            # The trailing comma goes too: `("x",)` empties to `()`, not `(,)`.
+            comma = _TRAILING_COMMA.match(self.text, spans[-1].end)
+            edits.append((spans[0].start, comma.end() if comma else spans[-1].end, ""))
         else:
             last_kept = kept[-1]
             for index in removed:

@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from pylint_rpcsurface.model import Finding, SurfaceFacts
-from pylint_rpcsurface.rules import wanted_registry
+from pylint_rpcsurface.rules import registry_equation, wanted_registry
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,24 @@ def _left_alone(
     return frozenset(n for n, quiet in unlisted.items() if quiet), frozenset(kept)
 
 
+def _what_to_do(surface: SurfaceFacts) -> str:
+    """For a registry whose value can't be read, what makes it one fix edits: a single
+    literal, with the names the code implies when nothing else is unknown."""
+    registry = surface.registry
+    if registry is None or not (registry.problem or "").startswith("can't be evaluated"):
+        return ""
+    attribute = registry.qualname.rsplit(".", 1)[-1]
+    equation = registry_equation(surface)
+    implied = ""
+    if len(equation.unknowns) == 1:
+        names = ", ".join(sorted(equation.must_list)) or "none"
+        implied = f" (the code implies: {names})"
+    return (
+        f"; fix edits one literal: write {attribute} as one tuple, list or set of str"
+        f"{implied}, or edit it by hand, and re-run `rpcsurface fix`"
+    )
+
+
 def plan(
     surfaces: Iterable[SurfaceFacts],
     findings: Iterable[Finding] = (),
@@ -80,7 +98,14 @@ def plan(
             continue
         key = (registry.location.path, registry.qualname)
         if isinstance(wanted, str):  # why the names can't be known
-            refusals.append(Refusal(key[0], registry.location.line, registry.qualname, wanted))
+            refusals.append(
+                Refusal(
+                    key[0],
+                    registry.location.line,
+                    registry.qualname,
+                    wanted + _what_to_do(surface),
+                )
+            )
             refused.add(key)
             continue
         not_added, not_removed = _left_alone(surface, findings, silenced)

@@ -1,21 +1,56 @@
-"""Reading a registry's file and writing it back: same encoding, BOM, newlines and mode.
+"""Reading a registry's file and writing it back, losing nothing.
 
-Writes are atomic: a temporary file in the same folder (named so that no tool takes it
-for a module), then ``os.replace``.
+:func:`update` reads the file, plans the new text from exactly the bytes it read, and
+writes only if the file is still what it planned from; when it changed (another inode
+at the path, or bytes that are not the ones read plus an append) it plans again from
+the new text, up to :data:`ATTEMPTS` times, then refuses. A file that is read-only for
+this user (for root: with no write bit) is refused unless forced. The file keeps its
+encoding, BOM and newlines (the plan's business) and its owner, group and mode.
+
+Two ways to write, one per file:
+
+* **rename** (the usual one): a temporary file in the same folder (named so that no
+  tool takes it for a module), given the file's owner, group and mode and fsynced,
+  then ``os.replace``: a killed ``fix`` leaves the old file or the new one, never a
+  mix. What another program appended to the old file since it was read (it holds that
+  inode open) is appended to the new one; anything else written to it in that moment
+  is saved beside it, and ``fix`` says where.
+* **in place**, for a file a rename would change for good: one with more than one hard
+  link (a rename would split them), or whose owner or group ``fix`` can't give a new
+  file. The old bytes are saved (fsynced) in a temporary file beside it until the new
+  ones are written and fsynced: a kill in the middle can leave the file torn, but the
+  old text is in that temporary file.
+
+On Linux a lease (``fcntl(F_SETLEASE)``) is held from the read to the write: another
+program that opens the file for writing meanwhile waits (milliseconds) until ``fix``
+is done, then writes the old inode (renamed: carried over as above) or, in place, the
+new text. Without a lease (not Linux, a file ``fix`` may not lease, or, in place, a
+reader that keeps the file open), a write that lands between the last compare and the
+write (microseconds) can be lost, or, renamed, one begun before the rename and landing
+more than 20 ms after it. docs/reliability.md, section 6, lists each case.
 """
 
 from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import io
 import os
 import stat
+import sys
 import tempfile
+import time
 import tokenize
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pylint_rpcsurface.commands.fix.edit import Refused
+
+ATTEMPTS = 3  # plans of one file before fix gives up on a file that keeps changing
+_LEASE_WAIT = 2.0  # seconds to wait for another program to close the file it writes
+_SETTLE = 0.02  # seconds given, without a lease, to a write begun before the rename
+_RERUN = "re-run `rpcsurface fix`"
 
 
 @dataclass(frozen=True)
@@ -28,7 +63,10 @@ class SourceFile:
     @classmethod
     def read(cls, path: str) -> SourceFile:
         with open(path, "rb") as stream:
-            data = stream.read()
+            return cls.decode(path, stream.read())
+
+    @classmethod
+    def decode(cls, path: str, data: bytes) -> SourceFile:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
             text = data.decode(encoding)
@@ -43,26 +81,286 @@ class SourceFile:
             raise Refused(1, f"the new text can't be written in {self.encoding}: {error}") from None
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace *path* with *data*: readers see the old file or the new one, never a mix.
+Planner = Callable[[SourceFile], "bytes | None"]
 
-    The temporary file lives in the same folder (so the rename is atomic) under a name
-    that ends in ``.tmp``, so no tool takes a leftover for a module.
-    """
+
+class _Changed(Exception):
+    """The file no longer holds what was planned from: plan again."""
+
+
+def update(path: str, planner: Planner, *, force: bool = False) -> bool:
+    """Write ``planner(file)`` over *path* if the file still holds what it was planned
+    from; plan again when it changed, up to :data:`ATTEMPTS` times. False when there is
+    nothing to change; :class:`Refused` when the file is read-only (unless *force*),
+    keeps changing, or is held open for writing by another program; OSError when it
+    can't be read or written."""
+    for _ in range(ATTEMPTS):
+        status = os.stat(path)
+        try:
+            if status.st_nlink > 1 or not _owner_kept_by_rename(path, status):
+                return _write_in_place(path, planner, force=force)
+            return _replace(path, planner, force=force)
+        except _Changed:
+            continue
+    raise Refused(
+        1,
+        f"the file changed while fix was writing it, {ATTEMPTS} times; nothing written: {_RERUN}",
+    )
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Put *data* in *path*, whatever it holds now, as :func:`update` writes."""
+    update(path, lambda _: data, force=True)
+
+
+def _planned(
+    path: str, planner: Planner, data: bytes, status: os.stat_result, *, force: bool
+) -> bytes | None:
+    new = planner(SourceFile.decode(path, data))
+    if new is None or new == data:
+        return None
+    if not force and _read_only(status):
+        raise Refused(1, "the file is read-only; pass --force to write it anyway")
+    return new
+
+
+def _replace(path: str, planner: Planner, *, force: bool) -> bool:
+    """Plan from *path* and rename a temporary file holding the new text over it, if it
+    is still the inode read and starts with the bytes read. What another program
+    appends to the old inode meanwhile is appended to the new file."""
+    with open(path, "rb") as held:
+        fd = held.fileno()
+        with _lease(fd, writing=False) as lease:
+            status = os.fstat(fd)
+            data = _read_all(fd)
+            new = _planned(path, planner, data, status, force=force)
+            if new is None:
+                return False
+            temporary = _temporary(path, new, status)
+            try:
+                now = os.stat(path)
+                if (now.st_dev, now.st_ino) != (status.st_dev, status.st_ino):
+                    raise _Changed
+                if not _read_all(fd).startswith(data):
+                    raise _Changed
+                os.replace(temporary, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+                raise
+        # The lease is released: the writes it held up reach the old inode now.
+        _settle(fd, leased=lease.held)
+        old = _read_all(fd)
+    if old != data:
+        _carry_over(path, data, old)
+    return True
+
+
+def _carry_over(path: str, data: bytes, old: bytes) -> None:
+    """Another program wrote the old file (which held *data* and now holds *old*) after
+    fix read it: append what it appended to the new file; save anything else."""
+    if old.startswith(data):
+        with open(path, "ab") as stream:
+            stream.write(old[len(data) :])
+        return
+    saved = _saved(path, old)
+    raise Refused(
+        1,
+        "another program rewrote the file while fix replaced it; fix's text is in "
+        f"place and theirs is saved in {saved}: merge them by hand and {_RERUN}",
+    )
+
+
+def _saved(path: str, data: bytes) -> str:
     folder, name = os.path.split(os.path.abspath(path))
-    mode = stat.S_IMODE(os.stat(path).st_mode)
+    handle, saved = tempfile.mkstemp(prefix=f"{name}.", suffix=".rpcsurface-saved", dir=folder)
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(data)
+        stream.flush()
+        os.fsync(stream.fileno())
+    return saved
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _read_only(status: os.stat_result) -> bool:
+    """No write permission for this user; for root (whom none stops), no write bit."""
+    mode = stat.S_IMODE(status.st_mode)
+    if not hasattr(os, "geteuid"):
+        return not mode & stat.S_IWUSR
+    uid = os.geteuid()
+    if uid == 0:
+        return not mode & 0o222
+    if uid == status.st_uid:
+        return not mode & stat.S_IWUSR
+    if status.st_gid in {os.getegid(), *os.getgroups()}:
+        return not mode & stat.S_IWGRP
+    return not mode & stat.S_IWOTH
+
+
+def _owner_kept_by_rename(path: str, status: os.stat_result) -> bool:
+    """Whether a new file could be given *path*'s owner and group."""
+    if not hasattr(os, "geteuid"):
+        return True
+    if os.geteuid() == 0:
+        return True
+    if status.st_uid != os.geteuid():
+        return False
+    groups = {os.getegid(), *os.getgroups()}
+    return status.st_gid in groups or _folder_gid(path) == status.st_gid
+
+
+def _folder_gid(path: str) -> int | None:
+    """The group a new file in *path*'s folder gets when the folder is setgid."""
+    folder = os.stat(os.path.dirname(os.path.abspath(path)))
+    return folder.st_gid if folder.st_mode & stat.S_ISGID else None
+
+
+def _temporary(path: str, data: bytes, status: os.stat_result | None) -> str:
+    """A fsynced file beside *path* holding *data* (with *status*'s owner, group and
+    mode), named so that no tool takes a leftover for a module."""
+    folder, name = os.path.split(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".rpcsurface.tmp", dir=folder)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
+            if status is not None:
+                mine = os.fstat(stream.fileno())
+                if (mine.st_uid, mine.st_gid) != (status.st_uid, status.st_gid):
+                    os.chown(temporary, status.st_uid, status.st_gid)
+                os.chmod(temporary, stat.S_IMODE(status.st_mode))
             os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    return temporary
+
+
+def _write_in_place(path: str, planner: Planner, *, force: bool) -> bool:
+    """Plan from *path* and write the new text into its own inode; the old bytes are
+    kept beside it until the new ones are on disk."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+        writable = True
+    except PermissionError:  # read-only: refused below, or an error when forced
+        fd = os.open(path, os.O_RDONLY)
+        writable = False
+    try:
+        with _lease(fd, writing=True) as lease:
+            status = os.fstat(fd)
+            data = _read_all(fd)
+            new = _planned(path, planner, data, status, force=force)
+            if new is None:
+                return False
+            if not writable:
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+            backup = _temporary(path, data, None)
+            try:
+                if not lease.held and _read_all(fd) != data:
+                    raise _Changed
+                os.lseek(fd, 0, os.SEEK_SET)
+                view = memoryview(new)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.ftruncate(fd, len(new))
+                os.fsync(fd)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(backup)
+    finally:
+        os.close(fd)
+    return True
+
+
+@dataclass(frozen=True)
+class _Lease:
+    """Whether a lease is held on the file: while it is, another program that opens it
+    for writing (a write lease: at all) waits until it is released."""
+
+    held: bool
+
+
+if sys.platform == "linux":
+    import fcntl
+    import signal
+
+    @contextlib.contextmanager
+    def _lease(fd: int, *, writing: bool) -> Iterator[_Lease]:
+        """Hold a lease on *fd* in the block: a read lease once no other program has the
+        file open for writing, a write lease once none has it open at all. None when fix
+        may not lease the file (another user's, a file system without leases), or, for
+        a write lease, when a reader keeps it open."""
+        kind = fcntl.F_WRLCK if writing else fcntl.F_RDLCK
+        try:
+            # A lease break is signalled with SIGURG, which does nothing by default,
+            # rather than SIGIO, which would end fix.
+            fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
+            held = _take_lease(fd, kind, writing=writing)
+        except OSError:
+            held = False
+        try:
+            yield _Lease(held)
+        finally:
+            if held:
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+
+    def _take_lease(fd: int, kind: int, *, writing: bool) -> bool:
+        deadline = time.monotonic() + (_LEASE_WAIT / 10 if writing else _LEASE_WAIT)
+        while True:
+            try:
+                fcntl.fcntl(fd, fcntl.F_SETLEASE, kind)
+                return True
+            except OSError as error:
+                if error.errno != errno.EAGAIN:
+                    return False
+            if time.monotonic() > deadline:
+                if writing:
+                    return False
+                raise Refused(
+                    1,
+                    "another program keeps the file open for writing; nothing written: "
+                    f"close it and {_RERUN}",
+                )
+            time.sleep(0.001)
+
+    def _settle(fd: int, *, leased: bool) -> None:
+        """Wait (up to a limit) until no other program has *fd*'s file open for
+        writing, so that the writes it began have landed."""
+        if not leased:
+            time.sleep(_SETTLE)
+            return
+        deadline = time.monotonic() + _LEASE_WAIT
+        with contextlib.suppress(OSError):
+            while time.monotonic() < deadline:
+                try:
+                    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+                except OSError as error:
+                    if error.errno != errno.EAGAIN:
+                        return
+                    time.sleep(0.001)
+                    continue
+                fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+                return
+
+else:
+
+    @contextlib.contextmanager
+    def _lease(fd: int, *, writing: bool) -> Iterator[_Lease]:
+        del fd, writing  # no leases here
+        yield _Lease(False)
+
+    def _settle(fd: int, *, leased: bool) -> None:
+        del fd, leased  # nothing tells when a write has landed: give it a moment
+        time.sleep(_SETTLE)
 
 
 def unified_diff(shown: str, old: str, new: str) -> str:
