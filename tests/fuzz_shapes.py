@@ -50,10 +50,6 @@ from pylint_rpcsurface.sources import MAX_SOURCE_BYTES
 # branches are merged; from then on every shape is drawn and must pass.
 PENDING_FIXES: frozenset[str] = frozenset(
     {
-        # Known, fixed on another branch: control characters in names are printed raw by
-        # check, report and pylint's text output.
-        "name:control",
-        "name:newline",
         # Known, fixed on another branch: class Sub(*BASES) is not seen as a subclass of
         # the caller, so what only it waits on is called unwaited.
         "base:starred",
@@ -62,9 +58,6 @@ PENDING_FIXES: frozenset[str] = frozenset(
         # decoded is a silent pass (its words are never found: UTF-16 is read as UTF-8).
         "module:utf16",
         "extra:utf16",
-        # Found by this fuzzer (2026-12-01), not fixed yet: bidi controls (U+202E, U+2066,
-        # U+200F ...) in RPC names are printed raw by check, report and pylint.
-        "name:bidi",
         # Found by this fuzzer (2026-12-01), not fixed yet: a class whose base may be the
         # caller (class S(*make_bases()), or S_BASE = Core under if, object under else) is
         # taken for a non-caller, so a registry entry only it waits on is called unwaited.
