@@ -43,6 +43,7 @@ from pylint_rpcsurface.model import (
     Location,
     Registry,
     SurfaceFacts,
+    UnknownCallers,
 )
 from pylint_rpcsurface.sources import SourceTree, real
 
@@ -275,7 +276,7 @@ def _surface_facts(
     # (a direct one first) is the one its messages name.
     callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
     chains: dict[Broadcast, tuple[HelperStep, ...]] = {}
-    callers_complete = not family.unparsed
+    callers_complete = family.complete
     for name, caller in members.items():
         broadcasts, complete = collector.of_caller(caller)
         callers_complete = callers_complete and complete
@@ -309,7 +310,26 @@ def _surface_facts(
         registry=registry,
         root=str(config.root),
         handler_methods=methods,
+        unknown_callers=_unknown_callers(family),
     )
+
+
+def _unknown_callers(family: CallerFamily) -> tuple[UnknownCallers, ...]:
+    """Where callers may be that were not found, and why."""
+    found = [
+        UnknownCallers(
+            "unread" if failure.reason.startswith("not read:") else "unparsed",
+            Location(failure.path, failure.line or 1, 0, None, None),
+            failure.reason,
+        )
+        for failure in family.unparsed
+    ]
+    for cls in family.open_classes:
+        at = location_of(cls)
+        if at is not None:
+            reason = f"class {cls.name} derives from a starred base that does not infer"
+            found.append(UnknownCallers("open-class", at, reason))
+    return tuple(sorted(found, key=lambda unknown: unknown.location))
 
 
 def _chain_order(chain: tuple[HelperStep, ...]) -> tuple[int, list[tuple[Location, str]]]:

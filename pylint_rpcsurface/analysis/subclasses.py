@@ -17,6 +17,7 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.branches import can_run
 from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.analysis.modules import BuildFailure
 
 
 @dataclass(frozen=True)
@@ -27,10 +28,17 @@ class CallerClass:
 
 @dataclass(frozen=True)
 class CallerFamily:
-    """The callers found, and the files that may hold more but could not be parsed."""
+    """The callers found, and what may hold more: the files that could not be built
+    (each with why), and the classes whose starred bases do not infer."""
 
     classes: dict[str, CallerClass]
-    unparsed: tuple[str, ...]
+    unparsed: tuple[BuildFailure, ...]
+    open_classes: tuple[nodes.ClassDef, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """Whether every caller is known: nothing may hold one that was not found."""
+        return not self.unparsed and not self.open_classes
 
 
 def find_caller_classes(
@@ -46,28 +54,35 @@ def find_caller_classes(
     }
     words = {name.rsplit(".", 1)[-1] for name in configured}
     parsed: set[str] = set()
-    unparsed: list[str] = []
+    unparsed: list[BuildFailure] = []
+    open_classes: list[nodes.ClassDef] = []
     files = store.python_files()
     searched: set[str] = set()
     while words - searched:
         # A file that didn't mention the words of earlier rounds can only match a new one.
         new = words - searched
         searched.update(new)
-        # A file that is not read (a FIFO, one over the size cap) may name a caller too.
+        # A file that is not read (a FIFO, one over the size cap), or whose text can't
+        # be decoded (so the search can't see its words), may name a caller too.
         batch = [
             p
             for p in files
             if p not in parsed
-            and (store.unreadable(p) is not None or _mentions(store.text(p), new))
+            and (
+                store.unreadable(p) is not None
+                or _mentions(store.text(p), new)
+                or store.undecodable(p) is not None
+            )
         ]
         for path in batch:
             parsed.add(path)
             module = store.module(path)
             if module is None:
                 # It names a caller but can't be parsed (pylint reports the syntax error
-                # when it lints it), or it can't be read at all: a subclass in it would be
+                # when it lints it), decoded, or read at all: a subclass in it would be
                 # unknown, not absent.
-                unparsed.append(path)
+                failure = store.failure(path)
+                unparsed.append(failure or BuildFailure(path, None, "can't be built"))
                 continue
             for cls in module.nodes_of_class(nodes.ClassDef):
                 if not can_run(cls):
@@ -83,8 +98,11 @@ def find_caller_classes(
                 if descends_from:
                     found[name] = CallerClass(cls, descends_from)
                     words.add(cls.name)
+                elif index.may_derive_from_anything(cls):
+                    # class C(*BASES) with BASES unknown: C may be a caller, or not.
+                    open_classes.append(cls)
             words.update(_aliases(module, words))
-    return CallerFamily(found, tuple(unparsed))
+    return CallerFamily(found, tuple(unparsed), tuple(open_classes))
 
 
 def _mentions(text: str, words: set[str]) -> bool:
@@ -112,17 +130,26 @@ def _configured_ancestors(
 
 
 def _aliases(module: nodes.Module, words: set[str]) -> set[str]:
-    """Names this module binds to one of *words*: ``import X as Y``, ``Y = X``."""
+    """Names this module binds to one of *words*: ``import X as Y``, ``Y = X``, and
+    ``BASES = (X, ...)``, which ``class C(*BASES)`` derives from."""
     aliases: set[str] = set()
     for node in module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Assign)):
         if isinstance(node, nodes.Assign):
             value = node.value
-            named = value.name if isinstance(value, nodes.Name) else None
-            named = value.attrname if isinstance(value, nodes.Attribute) else named
-            if named in words:
+            values = value.elts if isinstance(value, (nodes.Tuple, nodes.List)) else [value]
+            if any(
+                _named(element) in words for element in values if isinstance(element, nodes.NodeNG)
+            ):
                 aliases.update(t.name for t in node.targets if isinstance(t, nodes.AssignName))
             continue
         for imported, alias in node.names:
             if alias and imported.rsplit(".", 1)[-1] in words:
                 aliases.add(alias)
     return aliases - words
+
+
+def _named(value: nodes.NodeNG) -> str:
+    """The name a ``Name`` or ``Attribute`` expression ends in, or ''."""
+    if isinstance(value, nodes.Name):
+        return value.name
+    return value.attrname if isinstance(value, nodes.Attribute) else ""
