@@ -377,3 +377,42 @@ def test_the_import_guard_is_removed_after_the_analysis(tmp_path: Path) -> None:
     assert astroid.MANAGER._failed_import_hooks == hooks
     assert _brain_sentinels(root) == []
     assert "gi" not in sys.modules
+
+
+def test_the_guard_refuses_the_projects_modules_only(tmp_path: Path) -> None:
+    """The finder itself: a package named like the project's and not imported yet is
+    refused, and so is a module the other finders would load from under the roots; a
+    package already imported from elsewhere (astroid's own lazy imports, when the project
+    is a copy of astroid) and one already imported from the roots (the plugin analysing
+    its own checkout) are left to the other finders."""
+    from pylint_rpcsurface.analysis.modules import (  # noqa: PLC0415
+        ProjectImportRefused,
+        _NoProjectImports,
+    )
+
+    root = _brain_project(tmp_path / "project", ("gi.repository",))
+    (root / "other_top.py").write_text("RAN = 1\n")
+    guard = _NoProjectImports((str(root),), frozenset({"gi", "json"}))
+    with pytest.raises(ProjectImportRefused):
+        guard.find_spec("gi.repository.Nope")
+    sys.path.insert(0, str(root))
+    try:
+        with pytest.raises(ProjectImportRefused):
+            guard.find_spec("other_top")  # found under the roots by its file
+        assert "json" in sys.modules
+        assert guard.find_spec("json.no_such_module") is None  # imported from elsewhere
+        package = root / "running_from_the_roots"
+        package.mkdir()
+        (package / "__init__.py").write_text("")
+        (package / "sub.py").write_text("RAN = 1\n")
+        running = type(sys)("running_from_the_roots")
+        running.__file__ = str(package / "__init__.py")
+        running.__path__ = [str(package)]
+        sys.modules["running_from_the_roots"] = running
+        try:
+            assert guard.find_spec("running_from_the_roots.sub", running.__path__) is None
+        finally:
+            del sys.modules["running_from_the_roots"]
+    finally:
+        sys.path.remove(str(root))
+    assert _brain_sentinels(root) == []

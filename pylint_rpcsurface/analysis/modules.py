@@ -48,10 +48,12 @@ class _NoProjectImports:
     ``extension-pkg-allow-list`` is loaded. A project package of such a name would then
     run. While it is first on ``sys.meta_path``, every import that is not already done
     comes here first (``__import__``, ``importlib.import_module`` and the ``import``
-    statement all do): one of the project's top-level names, or a module that the other
-    finders would load from a file under the source roots, is refused with an
-    ImportError, which the brains take as "not installed". Other modules (the standard
-    library, installed packages) are found as usual.
+    statement all do): a package named like one of the project's that is not imported
+    yet, or a module that the other finders would load from a file under the source
+    roots, is refused with an ImportError, which the brains take as "not installed".
+    Other modules (the standard library, installed packages, and those of a package
+    already imported from somewhere else, such as astroid's own lazy imports when the
+    project is a copy of astroid) are found as usual.
     """
 
     def __init__(self, roots: Sequence[str], names: frozenset[str]) -> None:
@@ -60,9 +62,14 @@ class _NoProjectImports:
         self._asking = False
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-        if name.partition(".")[0] in self.names:
+        top = sys.modules.get(name.partition(".")[0])
+        if top is None and name.partition(".")[0] in self.names:
             self._refuse(name)
-        if self._asking:
+        if self._asking or (top is not None and any(self._ours(p) for p in _places(top))):
+            # A package of the roots that is already imported is the running program
+            # itself (this plugin analysing its own checkout): its modules are not
+            # refused. The analysed code is never imported by the analysis, so it is
+            # never one of these.
             return None
         self._asking = True
         try:
@@ -89,11 +96,11 @@ class _NoProjectImports:
         )
 
 
-def _places(spec: Any) -> list[str]:
-    """The file and folders a module spec would load from."""
-    origin = getattr(spec, "origin", None)
-    folders = getattr(spec, "submodule_search_locations", None) or []
-    return [p for p in [origin, *folders] if isinstance(p, str) and os.path.isabs(p)]
+def _places(found: Any) -> list[str]:
+    """The file and folders a module spec would load from, or an imported module did."""
+    origin = getattr(found, "origin", None) or getattr(found, "__file__", None)
+    folders = getattr(found, "submodule_search_locations", None) or getattr(found, "__path__", None)
+    return [p for p in [origin, *(folders or [])] if isinstance(p, str) and os.path.isabs(p)]
 
 
 @dataclass(frozen=True)
