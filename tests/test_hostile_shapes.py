@@ -329,6 +329,23 @@ def test_files_linked_into_the_roots_are_the_projects(tmp_path: Path) -> None:
     assert _as_given(stdin.stdout) == {("rpc-unanswered", "sub.py", sub_line)}, describe_run(stdin)
 
 
+def test_fix_writes_a_linked_registry_module_through_the_link(tmp_path: Path) -> None:
+    """The registry's module is linked in from outside: fix rewrites the file the link
+    points to, and the link stays a link (os.replace on the link's path would replace
+    the link with a copy and leave the real registry unchanged)."""
+    root = _linked_project(tmp_path)
+    target = tmp_path / "outside" / "runners.py"
+    target.write_text(
+        target.read_text(encoding="utf-8").replace('"sub_rpc")', '"sub_rpc", "bogus")'),
+        encoding="utf-8",
+    )
+    fixed = run_cli(root, "fix")
+    assert fixed.returncode == 0, fixed
+    assert (root / "runners.py").is_symlink()
+    assert 'FAST_RPCS = ("fast_step", "sub_rpc")\n' in target.read_text(encoding="utf-8")
+    assert [p.name for p in target.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
 def test_the_key_of_a_linked_file(tmp_path: Path) -> None:
     """SourceTree.key: a link under a root to a file outside is known by its own path; a
     link to a file of the project by that file's path; a file outside by its real path."""

@@ -47,9 +47,12 @@ def write_atomically(path: str, data: bytes) -> None:
     """Replace *path* with *data*: readers see the old file or the new one, never a mix.
 
     The temporary file lives in the same folder (so the rename is atomic) under a name
-    that ends in ``.tmp``, so no tool takes a leftover for a module.
+    that ends in ``.tmp``, so no tool takes a leftover for a module. A link (a registry
+    module linked into the source roots) is written through: the file it points to is
+    replaced, and the link stays.
     """
-    folder, name = os.path.split(os.path.abspath(path))
+    path = os.path.realpath(path)
+    folder, name = os.path.split(path)
     mode = stat.S_IMODE(os.stat(path).st_mode)
     handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".rpcsurface.tmp", dir=folder)
     try:
