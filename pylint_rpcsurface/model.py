@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pylint_rpcsurface.config import ConfigError
-from pylint_rpcsurface.sources import real
+from pylint_rpcsurface.sources import path_keys
 
 
 @dataclass(frozen=True, order=True)
@@ -178,6 +178,20 @@ class Registry:
 
 
 @dataclass(frozen=True)
+class UnknownCallers:
+    """What may hold callers that were not found, where, and why.
+
+    ``kind`` is ``"unparsed"`` for a module that doesn't parse or can't be decoded,
+    ``"unread"`` for a file that is never read (not a regular file, over the size cap),
+    ``"open-class"`` for a class whose starred bases don't infer.
+    """
+
+    kind: str
+    location: Location
+    reason: str
+
+
+@dataclass(frozen=True)
 class SurfaceFacts:
     """Everything the derivation needs to judge one configured surface."""
 
@@ -190,6 +204,8 @@ class SurfaceFacts:
     registry: Registry | None
     root: str  # the project folder, for relative paths in message texts
     handler_methods: tuple[HandlerMethod, ...] = ()  # of every broadcast name, sorted
+    # Why callers_complete is False, when something may hold callers not found.
+    unknown_callers: tuple[UnknownCallers, ...] = ()
 
 
 @dataclass(frozen=True, order=True)
@@ -227,7 +243,12 @@ class Analysis:
         )
 
     def findings_in(self, path: str) -> tuple[Finding, ...]:
-        return self._by_path.get(real(path), ())
+        # The file's key (see SourceTree.key) is one of these: its real path, or, for a
+        # link under the roots to a file outside them, the link's own path.
+        for key in path_keys(path):
+            if key in self._by_path:
+                return self._by_path[key]
+        return ()
 
     def all_findings(self) -> tuple[Finding, ...]:
         """Every finding, sorted by path, line, column and symbol."""

@@ -194,7 +194,7 @@ class RpcSurfaceChecker(BaseChecker):
             tree = SourceTree(config.source_roots)
             trees[config.path] = (tree, frozenset(tree.python_files()))
         tree, files = trees[config.path]
-        return tree.module_name(path) if real(path) in files else None
+        return tree.module_name(path) if tree.key(path) in files else None
 
     def _analysis(self, config: Config, module: nodes.Module) -> Analysis:
         # pylint builds a module from a string only for --from-stdin: that text, not the
@@ -208,8 +208,8 @@ class RpcSurfaceChecker(BaseChecker):
                 if isinstance(module.file_bytes, bytes)
                 else str(module.file_bytes)
             )
-            overrides[real(module.file)] = text
-            prebuilt[real(module.file)] = module  # the engine builds no second copy
+            overrides[os.path.abspath(module.file)] = text  # the engine keys it
+            prebuilt[os.path.abspath(module.file)] = module  # the engine builds no second copy
             buffer_digest = hashlib.sha256(text.encode()).hexdigest()
         key = (str(config.path), config.digest, buffer_digest)
         if key not in self._analyses:

@@ -12,8 +12,10 @@ fingerprint the project without paying for either.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import stat
+import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,9 +81,68 @@ def read_source(path: str) -> tuple[bytes, os.stat_result]:
     return data, info
 
 
+def decode_source(data: bytes) -> tuple[str, str | None]:
+    """The text of a source file's *data*, and why it can't be decoded (or None).
+
+    As Python reads a module: a BOM or a PEP 263 coding cookie names the encoding, UTF-8
+    otherwise. When the bytes are not text in that encoding (latin-1 bytes with no cookie,
+    UTF-16, a cookie naming an unknown codec), the text is the UTF-8 reading with the bad
+    bytes replaced, and the reason says why: a word search over it may miss any word.
+    """
+    declared: str | None = None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:  # a cookie naming no codec, or invalid UTF-8 up front
+        encoding, declared = "utf-8", str(error.msg)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        reason = (
+            f"can't be decoded as {encoding}: byte 0x{data[error.start]:02x} at offset "
+            f"{error.start} ({error.reason})"
+        )
+    else:
+        if declared is None:
+            return text, None
+        reason = f"can't be decoded: {declared}"
+    return data.decode("utf-8", errors="replace"), reason
+
+
 def real(path: str | os.PathLike[str]) -> str:
-    """The key every path is compared by: symlinks and ``..`` resolved."""
-    return os.path.realpath(os.fspath(path))
+    """*path* with symlinks and ``..`` resolved (see :meth:`SourceTree.key` for the key a
+    project file is known by).
+
+    A relative path whose folder was removed (the current folder deleted under the
+    process) has no real path: it is returned as it is.
+    """
+    try:
+        return os.path.realpath(os.fspath(path))
+    except FileNotFoundError:
+        return os.fspath(path)
+
+
+def path_keys(path: str | os.PathLike[str]) -> Iterator[str]:
+    """The paths a file may be known by, most resolved first: its real path, then with
+    ever longer tails of *path* left as written (the folders above them resolved).
+
+    :meth:`SourceTree.key` picks the first under a source root; whoever holds a path
+    without the tree (a finding's file, as pylint names it) finds the key among these.
+    Lazy: the real path is all most look-ups need.
+    """
+    first = real(path)
+    yield first
+    try:
+        head, tail = os.path.abspath(os.fspath(path)), ""
+    except FileNotFoundError:  # relative, and the current folder was removed
+        return
+    while True:
+        head, name = os.path.split(head)
+        if not name:
+            return
+        tail = os.path.join(name, tail) if tail else name
+        candidate = os.path.join(real(head), tail)
+        if candidate != first:
+            yield candidate
 
 
 def _is_identifier_path(parts: tuple[str, ...]) -> bool:
@@ -99,9 +160,29 @@ class SourceTree:
         self._files: tuple[str, ...] | None = None
         self._module_files: dict[str, str] | None = None
 
+    def key(self, path: str | os.PathLike[str]) -> str:
+        """The path the file at *path* is known by: in the project when *path* is under a
+        source root, whatever its links point to.
+
+        Its real path when that is under a root (so a link to another file of the project
+        is that file, never a second module). A link under a root that points outside
+        every root is still a file of the project, known by its own path there: the
+        shortest tail of *path* left unresolved that puts it under a root (the folders
+        above resolved, so that the roots' own links don't matter). Anything else: its
+        real path.
+        """
+        keys = path_keys(path)
+        resolved = next(keys)
+        if self._under_a_root(resolved):
+            return resolved
+        return next((key for key in keys if self._under_a_root(key)), resolved)
+
+    def _under_a_root(self, path: str) -> bool:
+        return any(path.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+
     def module_name(self, path: str) -> str | None:
         """The module name of the file at *path*, or None outside every source root."""
-        return self._name_of_real(real(path))
+        return self._name_of_real(self.key(path))
 
     def module_files(self) -> dict[str, str]:
         """Each module name of the tree's files, with the file Python would import for it.
@@ -111,7 +192,7 @@ class SourceTree:
         """
         if self._module_files is None:
             candidates: dict[str, list[str]] = {}
-            for path in self.python_files():  # real paths already
+            for path in self.python_files():  # keys already
                 name = self._name_of_real(path)
                 if name is not None:
                     candidates.setdefault(name, []).append(path)
@@ -149,9 +230,9 @@ class SourceTree:
                 # Not only regular files: a FIFO named pkg.py is still what the name
                 # names, a module that is never read (see read_source).
                 if os.path.exists(candidate) and not os.path.isdir(candidate):
-                    return (real(candidate),)
+                    return (self.key(candidate),)
             if os.path.isdir(base):
-                folders.append(real(base))
+                folders.append(self.key(base))
         return tuple(folders)
 
     def top_level_names(self) -> frozenset[str]:
@@ -170,7 +251,7 @@ class SourceTree:
         if self._files is None:
             found: set[str] = set()
             for root in self.roots:
-                found.update(_walk_python_files(root))
+                found.update(self.key(path) for path in _walk_python_files(root))
             self._files = tuple(sorted(found))
         return self._files
 
@@ -189,4 +270,4 @@ def _walk_python_files(root: str) -> Iterator[str]:
         )
         for name in files:
             if name.endswith(".py") and name[:-3].isidentifier():
-                yield real(os.path.join(folder, name))
+                yield os.path.join(folder, name)

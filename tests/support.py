@@ -82,10 +82,14 @@ class PylintRun:
 
 
 def _relative(absolute: str, project: Path) -> str:
-    try:
-        return Path(absolute).resolve().relative_to(project.resolve()).as_posix()
-    except ValueError:
-        return Path(absolute).as_posix()
+    """*absolute* relative to *project*: as written first (a file linked into the roots is
+    known by the link's path), else with links resolved."""
+    for candidate in (Path(absolute), Path(absolute).resolve()):
+        try:
+            return candidate.relative_to(project.resolve()).as_posix()
+        except ValueError:
+            continue
+    return Path(absolute).as_posix()
 
 
 def run_pylint(

@@ -168,7 +168,7 @@ def test_the_campaign_script_runs_and_counts_its_examples(tmp_path: Path) -> Non
         check=False,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert completed.stdout.startswith("seed 1; pending shapes left out: ["), completed.stdout
+    assert completed.stdout.startswith("seed 1; pending shapes left out: "), completed.stdout
     assert "\n1 examples (shrinking included) in 1 rounds" in completed.stdout, completed.stdout
     assert ": 0 failure(s)\n" in completed.stdout, completed.stdout
     assert list(tmp_path.iterdir()) == []

@@ -4,18 +4,21 @@ Every module of the fixture (the registry module config.py, the handlers, the ca
 other modules, model_engine/__init__.py and two conftest.py files) ends in a trap:
 importing it writes an ``IMPORTED_<module>`` sentinel next to the module and raises. The
 first tests prove the traps are live; the others lint in every mode (and run the CLI in
-every mode, when the checkout has it) and look for sentinels. The last ones scan the
-package's own source for anything that could run or import what it reads.
+every mode, when the checkout has it) and look for sentinels. Then the package's own
+source is scanned for anything that could run or import what it reads, and the last ones
+plant a trapped package for every astroid brain with a failed-import hook.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import astroid
 import pytest
 from acceptance_cases import (
     BUSY,
@@ -31,7 +34,7 @@ from acceptance_cases import (
     python_files,
     sentinels,
 )
-from support import run_cli, run_pylint
+from support import APP, PYPROJECT, clean_environment, project, run_cli, run_pylint
 
 # ---------------------------------------------------------------------------
 # The traps are real.
@@ -218,3 +221,198 @@ def test_the_package_never_evaluates_or_imports_what_it_reads() -> None:
 )
 def test_the_scan_sees_each_forbidden_use(snippet: str) -> None:
     assert forbidden_uses(f"x = 1\n{snippet}\n", "m.py") != []
+
+
+# ---------------------------------------------------------------------------
+# astroid's brains import modules to inspect them; none of the project's may run.
+#
+# A failed-import hook runs when astroid can't find a module: the gi brain's calls
+# ``__import__("gi.repository.<name>")``, which would run a project package named gi.
+# Every brain that registers such a hook is found here by reading astroid's sources, and
+# the dotted module names its hook handles are read from the hook's own string constants
+# ("gi.repository.", "six.moves"): a brain added to astroid is covered without editing
+# this test. For each, the project holds a package of that name whose every module
+# writes a sentinel when imported, and a caller imports through it.
+
+_BRAIN = Path(astroid.__file__).parent / "brain"
+_DOTTED = re.compile(r"^[a-z_][a-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+\.?$")
+
+
+def _failed_import_hooks() -> dict[str, tuple[str, ...]]:
+    """Each brain module with a failed-import hook, and the dotted names it handles."""
+    found: dict[str, tuple[str, ...]] = {}
+    for path in sorted(_BRAIN.glob("brain_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        hooks = {
+            call.args[0].id
+            for call in ast.walk(tree)
+            if isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "register_failed_import_hook"
+            and call.args
+            and isinstance(call.args[0], ast.Name)
+        }
+        names = {
+            node.value.rstrip(".")
+            for function in ast.walk(tree)
+            if isinstance(function, ast.FunctionDef) and function.name in hooks
+            for node in ast.walk(function)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and _DOTTED.match(node.value)
+        }
+        if hooks:
+            found[path.stem] = tuple(sorted(names))
+    return found
+
+
+HOOKS = _failed_import_hooks()
+
+_TRAP = """\
+import pathlib as _pathlib
+_pathlib.Path(__file__).with_name("IMPORTED_" + __name__.replace(".", "_")).write_text("x")
+raise RuntimeError("the linter must never import this")
+"""
+
+
+def _brain_project(root: Path, dotted: tuple[str, ...]) -> Path:
+    """A project whose caller imports a missing module under each of *dotted*, and a
+    trapped package for each name on the way."""
+    files: dict[str, str] = {"pyproject.toml": PYPROJECT}
+    imports = []
+    for number, name in enumerate(dotted):
+        parts = name.split(".")
+        for depth in range(1, len(parts) + 1):
+            files["/".join(parts[:depth]) + "/__init__.py"] = _TRAP
+        imports.append(
+            f"        from {name} import Nope{number}\n"
+            f"        self.mgr.call_func(Nope{number}.NAME, wait_out=True)\n"
+        )
+    app = APP + "\n    def through_the_brain(self):\n" + "".join(imports)
+    files["app.py"] = app
+    return project(root, files)
+
+
+def _brain_sentinels(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("IMPORTED_*"))
+
+
+def test_the_brains_with_failed_import_hooks_are_found() -> None:
+    """The scan finds the gi brain's hook and the names it handles (so it finds hooks)."""
+    assert "brain_gi" in HOOKS, HOOKS
+    assert "gi.repository" in HOOKS["brain_gi"], HOOKS
+
+
+@pytest.mark.parametrize("brain", sorted(HOOKS))
+def test_the_planted_package_springs_when_imported(brain: str, tmp_path: Path) -> None:
+    """The traps are live: importing each planted module writes its sentinel."""
+    root = _brain_project(tmp_path / "project", HOOKS[brain])
+    top = HOOKS[brain][0].split(".")[0]
+    completed = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, '.'); import {top}"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=clean_environment(),
+        check=False,
+    )
+    assert "the linter must never import this" in completed.stderr
+    assert _brain_sentinels(root) == [f"{top}/IMPORTED_{top}"]
+
+
+@pytest.mark.parametrize("brain", sorted(HOOKS))
+def test_no_brain_hook_imports_the_project(brain: str, tmp_path: Path) -> None:
+    """pylint puts the project's root on sys.path, and so does PYTHONPATH for the
+    command line: the brain's hook could import the planted package either way, and
+    never does, whatever the mode."""
+    root = _brain_project(tmp_path / "project", HOOKS[brain])
+    run = run_pylint(root, "app.py")
+    assert "Traceback" not in run.stderr, run.stderr
+    assert any(m.symbol == "rpc-name-uninferable" for m in run.messages), run.stdout
+    assert _brain_sentinels(root) == []
+    for args in (("check", "--no-cache"), ("report",), ("fix", "--diff")):
+        completed = run_cli(root, *args, env={"PYTHONPATH": str(root)})
+        assert "Traceback" not in completed.stderr, completed.stderr
+        assert _brain_sentinels(root) == [], args
+
+
+def test_the_gi_require_version_transform_imports_nothing(tmp_path: Path) -> None:
+    """The gi brain's transform of ``gi.require_version(...)`` imports gi when astroid
+    builds a module calling it; the plugin builds the project's modules itself, and the
+    project's gi package must not run. (pylint's own build of the linted file runs the
+    transform too, as it does without the plugin: only the command line is checked.)"""
+    root = _brain_project(tmp_path / "project", ("gi.repository",))
+    app = (root / "app.py").read_text(encoding="utf-8")
+    (root / "app.py").write_text('import gi\ngi.require_version("Gtk", "3.0")\n' + app)
+    completed = run_cli(root, "check", "--no-cache", env={"PYTHONPATH": str(root)})
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert "rpc-name-uninferable" in completed.stdout
+    assert _brain_sentinels(root) == []
+
+
+def test_the_import_guard_is_removed_after_the_analysis(tmp_path: Path) -> None:
+    """Within the analysis, importing a project package is refused; afterwards, and after
+    an exception inside, sys.meta_path and astroid's hooks are as before."""
+    from pylint_rpcsurface.analysis.modules import (  # noqa: PLC0415
+        ModuleStore,
+        ProjectImportRefused,
+    )
+    from pylint_rpcsurface.sources import SourceTree  # noqa: PLC0415
+
+    root = _brain_project(tmp_path / "project", ("gi.repository",))
+    store = ModuleStore(SourceTree((root,)))
+    finders = list(sys.meta_path)
+    hooks = list(astroid.MANAGER._failed_import_hooks)
+    sys.path.insert(0, str(root))
+    try:
+        with pytest.raises(ZeroDivisionError), store.resolving_imports():  # noqa: PT012
+            with pytest.raises(ProjectImportRefused, match="never imported"):
+                __import__("gi.repository")
+            assert sys.meta_path[0] is not finders[0]
+            raise ZeroDivisionError
+    finally:
+        sys.path.remove(str(root))
+    assert sys.meta_path == finders
+    assert astroid.MANAGER._failed_import_hooks == hooks
+    assert _brain_sentinels(root) == []
+    assert "gi" not in sys.modules
+
+
+def test_the_guard_refuses_the_projects_modules_only(tmp_path: Path) -> None:
+    """The finder itself: a package named like the project's and not imported yet is
+    refused, and so is a module the other finders would load from under the roots; a
+    package already imported from elsewhere (astroid's own lazy imports, when the project
+    is a copy of astroid) and one already imported from the roots (the plugin analysing
+    its own checkout) are left to the other finders."""
+    from pylint_rpcsurface.analysis.modules import (  # noqa: PLC0415
+        ProjectImportRefused,
+        _NoProjectImports,
+    )
+
+    root = _brain_project(tmp_path / "project", ("gi.repository",))
+    (root / "other_top.py").write_text("RAN = 1\n")
+    guard = _NoProjectImports((str(root),), frozenset({"gi", "json"}))
+    with pytest.raises(ProjectImportRefused):
+        guard.find_spec("gi.repository.Nope")
+    sys.path.insert(0, str(root))
+    try:
+        with pytest.raises(ProjectImportRefused):
+            guard.find_spec("other_top")  # found under the roots by its file
+        assert "json" in sys.modules
+        assert guard.find_spec("json.no_such_module") is None  # imported from elsewhere
+        package = root / "running_from_the_roots"
+        package.mkdir()
+        (package / "__init__.py").write_text("")
+        (package / "sub.py").write_text("RAN = 1\n")
+        running = type(sys)("running_from_the_roots")
+        running.__file__ = str(package / "__init__.py")
+        running.__path__ = [str(package)]
+        sys.modules["running_from_the_roots"] = running
+        try:
+            assert guard.find_spec("running_from_the_roots.sub", running.__path__) is None
+        finally:
+            del sys.modules["running_from_the_roots"]
+    finally:
+        sys.path.remove(str(root))
+    assert _brain_sentinels(root) == []

@@ -23,6 +23,7 @@ class ClassIndex:
         # Keyed by id(): the store keeps every module, so the classes outlive the index.
         self._names: dict[int, str] = {}
         self._orders: dict[int, tuple[list[nodes.ClassDef], bool]] = {}
+        self._open: set[int] = set()  # classes with a starred base that does not infer
 
     def linearize(self, cls: nodes.ClassDef) -> tuple[list[nodes.ClassDef], bool]:
         """*cls* and its ancestors in method resolution order, ``object`` left out, and
@@ -57,8 +58,12 @@ class ClassIndex:
     def _direct_bases(self, cls: nodes.ClassDef) -> tuple[list[nodes.ClassDef], bool]:
         bases: list[nodes.ClassDef] = []
         resolved = True
-        for expression in cls.bases:
-            base = infer_unique(expression) if isinstance(expression, nodes.NodeNG) else None
+        for expression in _base_expressions(cls):
+            if isinstance(expression, nodes.Starred):
+                self._open.add(id(cls))  # *BASES that does not infer: any classes at all
+                resolved = False
+                continue
+            base = infer_unique(expression)
             if base is None and isinstance(expression, nodes.Name):
                 base = _live_class_named(expression)
             if not isinstance(base, nodes.ClassDef):
@@ -66,6 +71,12 @@ class ClassIndex:
             elif base.qname() != _OBJECT and all(base is not b for b in bases):
                 bases.append(base)
         return bases, resolved
+
+    def may_derive_from_anything(self, cls: nodes.ClassDef) -> bool:
+        """Whether *cls*, or a class in its order, has a starred base (``*BASES``) whose
+        classes do not infer: such a class may derive from any class, a caller too."""
+        order, _ = self.linearize(cls)
+        return any(id(klass) in self._open for klass in order)
 
     def _merge(
         self, cls: nodes.ClassDef, bases: list[nodes.ClassDef], resolved: bool
@@ -178,6 +189,27 @@ class ClassIndex:
         if not all(isinstance(binding, nodes.NodeNG) for binding in bindings):
             return "no attribute"
         return one_live_class(live_bindings(bindings), functions)
+
+
+def _base_expressions(cls: nodes.ClassDef) -> list[nodes.NodeNG]:
+    """*cls*'s base expressions, a starred one (``class C(*BASES)``) replaced by the
+    elements of the one tuple or list it infers to; left starred when it does not."""
+    found: list[nodes.NodeNG] = []
+    for expression in cls.bases:
+        if not isinstance(expression, nodes.NodeNG):
+            continue
+        if not isinstance(expression, nodes.Starred):
+            found.append(expression)
+            continue
+        value = infer_unique(expression.value)
+        elements = value.elts if isinstance(value, (nodes.Tuple, nodes.List)) else None
+        if elements is not None and all(
+            isinstance(e, nodes.NodeNG) and not isinstance(e, nodes.Starred) for e in elements
+        ):
+            found.extend(e for e in elements if isinstance(e, nodes.NodeNG))
+        else:
+            found.append(expression)  # unknown: it may hold any class
+    return found
 
 
 def _live_class_named(name: nodes.Name) -> nodes.NodeNG | None:

@@ -6,6 +6,8 @@ exactly one, so nothing downstream ever works from a guess.
 
 from __future__ import annotations
 
+import os
+
 import astroid
 from astroid import nodes, util
 
@@ -39,20 +41,23 @@ def infer_unique(node: nodes.NodeNG) -> nodes.NodeNG | None:
 
 
 def location_of(node: nodes.NodeNG) -> Location | None:
-    """Where *node* is written, or None for nodes astroid made up (brains, builtins)."""
+    """Where *node* is written, or None for nodes astroid made up (brains, builtins).
+
+    The path is the module's own: a module of the project is built from the path the
+    source tree knows it by (``SourceTree.key``), which a link under the roots keeps.
+    """
     root = node.root()
     path = getattr(root, "file", None)
     if not isinstance(root, nodes.Module) or not path or node.lineno is None:
         return None
+    path = os.path.normpath(path) if os.path.isabs(path) else real(path)
     position = getattr(node, "position", None)
     if position is not None:  # ClassDef/FunctionDef: the name, not the whole body
         return Location(
-            real(path),
+            path,
             position.lineno,
             position.col_offset,
             position.end_lineno,
             position.end_col_offset,
         )
-    return Location(
-        real(path), node.lineno, node.col_offset or 0, node.end_lineno, node.end_col_offset
-    )
+    return Location(path, node.lineno, node.col_offset or 0, node.end_lineno, node.end_col_offset)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import astroid
 from astroid import nodes
@@ -23,9 +25,83 @@ from astroid.builder import AstroidBuilder, build_namespace_package_module
 from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
 
-from pylint_rpcsurface.sources import SourceTree, read_source, real, unreadable_reason
+from pylint_rpcsurface.sources import (
+    SourceTree,
+    decode_source,
+    read_source,
+    real,
+    unreadable_reason,
+)
 
-__all__ = ["BuildFailure", "ModuleStore"]
+__all__ = ["BuildFailure", "ModuleStore", "ProjectImportRefused"]
+
+
+class ProjectImportRefused(ImportError):
+    """An import of one of the project's modules, refused while the project is analysed."""
+
+
+class _NoProjectImports:
+    """A ``sys.meta_path`` finder that refuses to import any module of the project.
+
+    astroid's brains import modules to inspect them: the gi brain's failed-import hook
+    calls ``__import__`` on ``gi.repository.<name>``, its transform of
+    ``gi.require_version()`` imports ``gi``, and a C extension allowed by pylint's
+    ``extension-pkg-allow-list`` is loaded. A project package of such a name would then
+    run. While it is first on ``sys.meta_path``, every import that is not already done
+    comes here first (``__import__``, ``importlib.import_module`` and the ``import``
+    statement all do): a package named like one of the project's that is not imported
+    yet, or a module that the other finders would load from a file under the source
+    roots, is refused with an ImportError, which the brains take as "not installed".
+    Other modules (the standard library, installed packages, and those of a package
+    already imported from somewhere else, such as astroid's own lazy imports when the
+    project is a copy of astroid) are found as usual.
+    """
+
+    def __init__(self, roots: Sequence[str], names: frozenset[str]) -> None:
+        self.roots = tuple(root.rstrip(os.sep) + os.sep for root in roots)
+        self.names = names
+        self._asking = False
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        top = sys.modules.get(name.partition(".")[0])
+        if top is None and name.partition(".")[0] in self.names:
+            self._refuse(name)
+        if self._asking or (top is not None and any(self._ours(p) for p in _places(top))):
+            # A package of the roots that is already imported is the running program
+            # itself (this plugin analysing its own checkout): its modules are not
+            # refused. The analysed code is never imported by the analysis, so it is
+            # never one of these.
+            return None
+        self._asking = True
+        try:
+            for finder in [f for f in sys.meta_path if f is not self]:
+                find = getattr(finder, "find_spec", None)
+                spec = find(name, path, target) if find is not None else None
+                if spec is not None:
+                    if any(self._ours(place) for place in _places(spec)):
+                        self._refuse(name)
+                    break
+        finally:
+            self._asking = False
+        return None  # not refused: the finders after this one import it as usual
+
+    def _ours(self, place: str) -> bool:
+        """Whether *place* is under a source root, by its path or by what it links to."""
+        paths = (os.path.normpath(place) + os.sep, real(place) + os.sep)
+        return any(path.startswith(root) for path in paths for root in self.roots)
+
+    @staticmethod
+    def _refuse(name: str) -> None:
+        raise ProjectImportRefused(
+            f"{name}: a module of the analysed project is never imported", name=name
+        )
+
+
+def _places(found: Any) -> list[str]:
+    """The file and folders a module spec would load from, or an imported module did."""
+    origin = getattr(found, "origin", None) or getattr(found, "__file__", None)
+    folders = getattr(found, "submodule_search_locations", None) or getattr(found, "__path__", None)
+    return [p for p in [origin, *(folders or [])] if isinstance(p, str) and os.path.isabs(p)]
 
 
 @dataclass(frozen=True)
@@ -55,6 +131,12 @@ class ModuleStore:
     _texts: dict[str, str] = field(default_factory=dict)
     _digests: dict[str, str] = field(default_factory=dict)
     _stats: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    _undecodable: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Keyed as the tree knows each file: a link under the roots is the project's file.
+        self.overrides = {self.tree.key(path): text for path, text in self.overrides.items()}
+        self.prebuilt = {self.tree.key(path): module for path, module in self.prebuilt.items()}
 
     @property
     def manager(self) -> AstroidManager:
@@ -63,8 +145,8 @@ class ModuleStore:
     def text(self, path: str) -> str:
         """The source text of *path* (the override if there is one); '' if unreadable."""
         if path in self._texts and path not in self.overrides:
-            return self._texts[path]  # already a real path, read before: skip realpath()
-        path = real(path)
+            return self._texts[path]  # already a key, read before: skip resolving it
+        path = self.tree.key(path)
         if path in self.overrides:
             return self.overrides[path]
         if path not in self._texts:
@@ -75,14 +157,29 @@ class ModuleStore:
             except OSError as error:
                 data = b""
                 self._digests[path] = f"not read: {error}"
-            # Only a text filter reads this; astroid decodes properly when it builds.
-            self._texts[path] = data.decode("utf-8", errors="replace")
+            # Decoded as Python decodes a module; when it can't be, the text is a guess
+            # and undecodable() says so.
+            self._texts[path], problem = decode_source(data)
+            if problem is not None:
+                self._undecodable[path] = problem
         return self._texts[path]
+
+    def undecodable(self, path: str) -> str | None:
+        """Why the saved text of *path* can't be decoded (latin-1 bytes without a coding
+        cookie, UTF-16, an unknown codec), or None.
+
+        A word search over its text may miss any word, so it must be treated as a file
+        that may mention anything, as a module that doesn't parse."""
+        path = self.tree.key(path)
+        if path in self.overrides:
+            return None
+        self.text(path)
+        return self._undecodable.get(path)
 
     def digest(self, path: str) -> str:
         """The hash of *path*'s bytes (of the buffer, for an override), as :meth:`text`
         read them: two versions of a module never share one."""
-        path = real(path)
+        path = self.tree.key(path)
         if path in self.overrides:
             if path not in self._digests:
                 text = self.overrides[path].encode("utf-8", "surrogatepass")
@@ -109,7 +206,7 @@ class ModuleStore:
 
     def module(self, path: str) -> nodes.Module | None:
         """The module built from *path*, or None when it can't be parsed (see failure())."""
-        path = real(path)
+        path = self.tree.key(path)
         if path not in self._modules:
             self._modules[path] = self._build(path)
         return self._modules[path]
@@ -125,11 +222,11 @@ class ModuleStore:
 
         Its text is '' and it has no module, so a word search must treat it as one that
         may mention anything, as a module that doesn't parse."""
-        path = real(path)
+        path = self.tree.key(path)
         return None if path in self.overrides else unreadable_reason(path)
 
     def failure(self, path: str) -> BuildFailure | None:
-        return self._failures.get(real(path))
+        return self._failures.get(self.tree.key(path))
 
     def module_by_name(self, modname: str) -> nodes.Module | None:
         """The module *modname* names under the source roots, namespace packages included."""
@@ -156,9 +253,13 @@ class ModuleStore:
             self._failures[path] = BuildFailure(path, None, refused)
             return None
         built = self.prebuilt.get(path)
-        if path in self.overrides and built is not None and _reusable(built, modname):
+        if path in self.overrides and built is not None and _reusable(built, modname, path):
             self.manager.astroid_cache[modname] = built
             return built
+        undecodable = self.undecodable(path)
+        if undecodable is not None:
+            self._failures[path] = BuildFailure(path, 1, undecodable)
+            return None
         builder = AstroidBuilder(self.manager)
         self.digest(path)  # what it was before astroid read it, to compare after
         try:
@@ -193,8 +294,13 @@ class ModuleStore:
         pylint does not put the roots of implicit namespace packages on sys.path, and
         astroid remembers failed look-ups, so ``from atom.config import X`` would not
         infer either: imports astroid can't resolve are looked up under the roots through
-        astroid's public fallback hook. Both are undone on exit, so nothing outlives the
-        analysis.
+        astroid's public fallback hook.
+
+        The project is never imported, whatever astroid's brains do: a finder first on
+        ``sys.meta_path`` refuses every import of its modules (:class:`_NoProjectImports`).
+
+        All three are undone on exit, an exception included, so nothing outlives the
+        analysis (pylint's process, an IDE's language server).
         """
 
         def resolve(modname: str) -> nodes.Module:
@@ -208,6 +314,8 @@ class ModuleStore:
         self._point_look_ups_at_the_roots()
         # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
         hooks = self.manager._failed_import_hooks  # pylint: disable=protected-access
+        guard = _NoProjectImports(self.tree.roots, self.tree.top_level_names())
+        sys.meta_path.insert(0, guard)
         hooks.append(resolve)
         try:
             for path in self.overrides:
@@ -215,6 +323,8 @@ class ModuleStore:
             yield
         finally:
             hooks.remove(resolve)
+            with contextlib.suppress(ValueError):
+                sys.meta_path.remove(guard)
             self._forget_look_ups()
 
     def _point_look_ups_at_the_roots(self) -> None:
@@ -256,20 +366,29 @@ class ModuleStore:
             cached = cache[name]
             located = self.tree.locate(name)
             cached_file = getattr(cached, "file", None)
-            if located and (cached_file is None or real(cached_file) not in located):
+            if located and (cached_file is None or self.tree.key(cached_file) not in located):
                 folders = getattr(cached, "path", None) or ()
-                if {real(folder) for folder in folders} == set(located):
+                if {self.tree.key(folder) for folder in folders} == set(located):
                     continue  # the same namespace package
                 del cache[name]
 
 
-def _reusable(module: nodes.Module, modname: str) -> bool:
-    """Whether pylint's *module* can stand for ours, named *modname*.
+def _reusable(module: nodes.Module, modname: str, path: str) -> bool:
+    """Whether pylint's *module* can stand for ours, named *modname*, of the file the
+    project knows by *path*.
 
-    Under its own name it can. Under another (pylint names a module in an implicit
-    namespace package by the folder it found a package in), only a relative import reads
-    the name: classes are named from paths here, never from ``module.name``.
+    Its file must be that path, and not a link: every place the analysis reports comes
+    from it. Under its own name it can.
+    Under another (pylint names a module in an implicit namespace package by the folder
+    it found a package in), only a relative import reads the name: classes are named from
+    paths here, never from ``module.name``.
     """
+    if module.file is None or os.path.abspath(module.file) != path:
+        return False
+    if real(path) != path:
+        # A file linked into the roots: pylint inferred through it from the folder of
+        # what it links to while building it, and those answers stay in its module.
+        return False
     if module.name == modname:
         return True
     return not any(node.level for node in module.nodes_of_class(nodes.ImportFrom))

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.branches import can_run
+from pylint_rpcsurface.analysis.branches import can_run, live_bindings
 from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.model import Location
 
 
 @dataclass(frozen=True)
@@ -31,13 +33,28 @@ class CallerClassFacts:
 
 
 @dataclass(frozen=True)
+class OpenClass:
+    """A class that may be a caller, or not: why, and where it is defined."""
+
+    name: str
+    location: Location
+    reason: str
+
+
+@dataclass(frozen=True)
 class ModuleCallers:
     """What one module holds for the caller search: the classes in it that descend from a
-    configured caller, and its aliases (``import X as Y``, ``Y = X``) as (alias, name)."""
+    configured caller, its aliases (``import X as Y``, ``Y = X``, ``BASES = (X, ...)``) as
+    (alias, name), and the classes that may derive from anything.
+
+    *failure* says why a module that could not be built (it doesn't parse, or can't be
+    decoded) was not read: a caller in it would be unknown, not absent."""
 
     parsed: bool
     classes: tuple[CallerClassFacts, ...]
     aliases: tuple[tuple[str, str], ...]
+    open_classes: tuple[OpenClass, ...] = ()
+    failure: tuple[int | None, str] | None = None  # (line, reason)
 
 
 def callers_in_module(
@@ -51,6 +68,7 @@ def callers_in_module(
     """
     configured = frozenset(configured)
     found: list[CallerClassFacts] = []
+    open_classes: list[OpenClass] = []
     for cls in module.nodes_of_class(nodes.ClassDef):
         if not can_run(cls):
             continue  # a TYPE_CHECKING stub, a dead branch, a replaced definition
@@ -65,7 +83,47 @@ def callers_in_module(
                     descends_from,
                 )
             )
-    return ModuleCallers(True, tuple(found), tuple(_alias_pairs(module)))
+            continue
+        reason = _why_it_may_be_a_caller(cls, index, configured)
+        at = location_of(cls)
+        if reason is not None and at is not None:
+            open_classes.append(OpenClass(cls.name, at, reason))
+    return ModuleCallers(True, tuple(found), tuple(_alias_pairs(module)), tuple(open_classes))
+
+
+def _why_it_may_be_a_caller(
+    cls: nodes.ClassDef, index: ClassIndex, configured: frozenset[str]
+) -> str | None:
+    """Why *cls*, found to descend from no caller, may still be one, or None.
+
+    ``class C(*BASES)`` with BASES unknown may derive from anything. ``class C(Base)``
+    where Base is a caller in one branch and another class in the other (``if flag: Base
+    = Core`` / ``else: Base = object``) is a caller in one world and not in the other."""
+    if index.may_derive_from_anything(cls):
+        return f"class {cls.name} derives from a starred base that does not infer"
+    for base in cls.bases:
+        if not isinstance(base, nodes.Name):
+            continue
+        try:
+            _, bindings = base.lookup(base.name)
+        except (*INFERENCE_ERRORS, AttributeError, KeyError):
+            continue
+        live = live_bindings(list(bindings))
+        if len(live) < 2:
+            continue  # one binding: the MRO followed it
+        for binding in live:
+            value = binding if isinstance(binding, nodes.ClassDef) else infer_unique(binding)
+            if not isinstance(value, nodes.ClassDef):
+                continue
+            if index.qualname(value) in configured or configured_ancestors(
+                value, index, configured
+            ):
+                line = binding.lineno or "?"
+                return (
+                    f"class {cls.name} derives from {base.name}, which is a caller in one "
+                    f"branch (line {line}) and may be another class in the others"
+                )
+    return None
 
 
 def mentions(text: str, words: set[str]) -> bool:
@@ -99,20 +157,30 @@ def configured_ancestors(
 
 
 def _alias_pairs(module: nodes.Module) -> list[tuple[str, str]]:
-    """The names this module binds to another name: ``import X as Y``, ``Y = X`` and
-    ``Y = a.X``, as (Y, X); the search keeps those whose X is one of its words."""
+    """The names this module binds to another name: ``import X as Y``, ``Y = X``,
+    ``Y = a.X`` and ``Y = (X, ...)``, as (Y, X); the search keeps those whose X is one of
+    its words."""
     pairs: list[tuple[str, str]] = []
     for node in module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Assign)):
         if isinstance(node, nodes.Assign):
             value = node.value
-            named = value.name if isinstance(value, nodes.Name) else None
-            named = value.attrname if isinstance(value, nodes.Attribute) else named
-            if named is not None:
-                pairs.extend(
-                    (t.name, named) for t in node.targets if isinstance(t, nodes.AssignName)
-                )
+            # BASES = (X, ...): class C(*BASES) derives from X.
+            values = value.elts if isinstance(value, (nodes.Tuple, nodes.List)) else [value]
+            for element in values:
+                named = _named(element) if isinstance(element, nodes.NodeNG) else ""
+                if named:
+                    pairs.extend(
+                        (t.name, named) for t in node.targets if isinstance(t, nodes.AssignName)
+                    )
             continue
         for imported, alias in node.names:
             if alias:
                 pairs.append((alias, imported.rsplit(".", 1)[-1]))
     return pairs
+
+
+def _named(value: nodes.NodeNG) -> str:
+    """The name a ``Name`` or ``Attribute`` expression ends in, or ''."""
+    if isinstance(value, nodes.Name):
+        return value.name
+    return value.attrname if isinstance(value, nodes.Attribute) else ""

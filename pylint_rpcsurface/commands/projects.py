@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pylint_rpcsurface.config import PYPROJECT, Config, ConfigError, ConfigFinder
 from pylint_rpcsurface.config.pylint_control import MessageControl, message_control, overridden
-from pylint_rpcsurface.sources import real
+from pylint_rpcsurface.sources import SourceTree, real
 
 if TYPE_CHECKING:
     from pylint_rpcsurface.engine import Facts
@@ -85,7 +85,30 @@ class _InOrder(argparse.Action):
         setattr(namespace, self.dest, given)
 
 
+def _current_folder_gone(paths: Sequence[str], config_file: str | None) -> str | None:
+    """What needs the current folder although it was removed, or None.
+
+    A relative path, or no path at all (the project is searched from the current folder),
+    can't be resolved once the folder was deleted; absolute paths can.
+    """
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        relative = [p for p in (*paths, config_file or "") if p and not os.path.isabs(p)]
+        if not paths:
+            return "with no paths, the project is searched from the current folder"
+        if relative:
+            return f"{relative[0]} is relative to it"
+    return None
+
+
 def scopes(paths: Sequence[str], config_file: str | None) -> list[Scope]:
+    gone = _current_folder_gone(paths, config_file)
+    if gone is not None:
+        raise UsageError(
+            f"the current folder no longer exists ({gone}): "
+            "run from an existing folder or pass absolute paths"
+        )
     finder = ConfigFinder(Path(config_file) if config_file else None)
     if config_file and not os.path.isfile(config_file):
         raise UsageError(f"{config_file}: no such file (expected the TOML file of --config)")
@@ -100,7 +123,9 @@ def scopes(paths: Sequence[str], config_file: str | None) -> list[Scope]:
             raise UsageError(f"{given}: no such file or folder")
         # A folder's configuration is searched from inside it, as for a file it holds.
         probe = Path(given, PYPROJECT) if os.path.isdir(given) else Path(given)
-        targets.append(Scope((real(given),), _config_for(finder, probe, given)))
+        config = _config_for(finder, probe, given)
+        # Known as the analysis knows the file: a link under the roots stays there.
+        targets.append(Scope((SourceTree(config.source_roots).key(given),), config))
     return targets
 
 
@@ -142,5 +167,8 @@ def facts(config: Config) -> Facts:
 
 def shown(path: str) -> str:
     """A path as the user gave it: relative to the current folder when inside it."""
-    relative = os.path.relpath(path)
+    try:
+        relative = os.path.relpath(path)
+    except OSError:  # the current folder was removed: the absolute path is all there is
+        return path
     return path if relative.startswith(os.pardir) else relative

@@ -36,6 +36,8 @@ from pylint_rpcsurface.model import CallerBroadcast, Location, SurfaceFacts
 from pylint_rpcsurface.rules.text import names_list, safe_name, where
 
 COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
+# Findings about a whole module rather than a name: each is a note under the table.
+_MODULE_NOTES = frozenset({"rpcsurface-config-error"})
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,8 @@ def build(
             listed[(value is not None, value if value is not None else element.source)].append(
                 element.location
             )
+    # A module that may hold callers and doesn't parse or can't be decoded.
+    notes.extend(f"{f.args[0]} ({f.symbol})" for f in findings if f.symbol in _MODULE_NOTES)
     rows = []
     for key in sorted(set(sites) | set(listed), key=lambda k: (not k[0], k[1])):
         inferred, rpc = key

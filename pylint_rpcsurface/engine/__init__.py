@@ -38,6 +38,7 @@ from pylint_rpcsurface.analysis.registry import read_registry
 from pylint_rpcsurface.analysis.subclasses import (
     CallerClassFacts,
     ModuleCallers,
+    OpenClass,
     callers_in_module,
     configured_ancestors,
     mentions,
@@ -56,6 +57,7 @@ from pylint_rpcsurface.model import (
     Location,
     Registry,
     SurfaceFacts,
+    UnknownCallers,
 )
 from pylint_rpcsurface.sources import SourceTree, real
 
@@ -127,8 +129,9 @@ class _Ref:
     col: int
 
     @classmethod
-    def of(cls, node: nodes.ClassDef | nodes.FunctionDef) -> _Ref:
-        return cls(real(node.root().file or ""), node.lineno or 0, node.col_offset or 0)
+    def of(cls, node: nodes.ClassDef | nodes.FunctionDef, tree: SourceTree) -> _Ref:
+        """Where *node* is, by the path its file is known by (``SourceTree.key``)."""
+        return cls(tree.key(node.root().file or ""), node.lineno or 0, node.col_offset or 0)
 
 
 @dataclass(frozen=True)
@@ -217,9 +220,9 @@ class _Run:
                 return _Resolved(None, dotted, False, value)
             if not isinstance(value, (nodes.ClassDef, nodes.FunctionDef)):
                 return _Resolved(None, dotted, False, "not a class")
-            self._nodes.setdefault(_Ref.of(value), value)
+            self._nodes.setdefault(_Ref.of(value, self.store.tree), value)
             return _Resolved(
-                _Ref.of(value),
+                _Ref.of(value, self.store.tree),
                 self.index.qualname(value),
                 isinstance(value, nodes.ClassDef),
                 None,
@@ -253,7 +256,9 @@ class _Run:
         def compute() -> ModuleCallers:
             module = self.store.module(path)
             if module is None:
-                return ModuleCallers(parsed=False, classes=(), aliases=())
+                failure = self.store.failure(path)
+                why = (failure.line, failure.reason) if failure is not None else None
+                return ModuleCallers(parsed=False, classes=(), aliases=(), failure=why)
             return callers_in_module(module, self.index, configured)
 
         key = self._key("module-callers", (path, sorted(configured)), [path])
@@ -382,10 +387,12 @@ class _Run:
             found[name] = (caller.ref, frozenset({name}) | self.ancestors(caller.ref, names))
         words = {name.rsplit(".", 1)[-1] for name in configured}
         parsed: set[str] = set()
-        unparsed: list[str] = []
+        unknown: list[UnknownCallers] = []
         files = self.store.python_files()
-        # A file that is not read (a FIFO, one over the size cap) may name a caller too.
-        unread = {p for p in files if self.store.unreadable(p) is not None}
+        # A file that is not read (a FIFO, one over the size cap), or whose text can't be
+        # decoded (so the search can't see its words), may name a caller too.
+        unread = {p: r for p in files if (r := self.store.unreadable(p)) is not None}
+        undecodable = {p for p in files if p not in unread and self.store.undecodable(p)}
         searched: set[str] = set()
         while words - searched:
             # A file that didn't mention the words of earlier rounds can only match a new one.
@@ -394,19 +401,28 @@ class _Run:
             batch = [
                 p
                 for p in files
-                if p not in parsed and (p in unread or mentions(self.store.text(p), new))
+                if p not in parsed
+                and (p in unread or p in undecodable or mentions(self.store.text(p), new))
             ]
             for path in batch:
                 parsed.add(path)
                 if path in unread:
-                    unparsed.append(path)
+                    where = Location(path, 1, 0, None, None)
+                    unknown.append(UnknownCallers("unread", where, unread[path]))
                     continue
                 module = self.module_callers(path, names)
                 if not module.parsed:
                     # It names a caller but can't be parsed (pylint reports the syntax
-                    # error when it lints it): a subclass in it is unknown, not absent.
-                    unparsed.append(path)
+                    # error when it lints it) or decoded: a subclass in it is unknown,
+                    # not absent.
+                    line, reason = module.failure or (None, "can't be built")
+                    where = Location(path, line or 1, 0, None, None)
+                    unknown.append(UnknownCallers("unparsed", where, reason))
                     continue
+                for open_class in module.open_classes:
+                    unknown.append(
+                        UnknownCallers("open-class", open_class.location, open_class.reason)
+                    )
                 for cls in module.classes:
                     ref = _Ref(path, cls.line, cls.col)
                     name = cls.qualname
@@ -422,7 +438,7 @@ class _Run:
                 # One pass, against the words so far: an alias of an alias in the same
                 # module is not followed (as before the memo).
                 words.update([alias for alias, aliased in module.aliases if aliased in words])
-        return _Family(found, tuple(unparsed))
+        return _Family(found, tuple(sorted(unknown, key=lambda u: u.location)))
 
     def _surface_facts(self, surface: _SurfaceRefs, family: _Family) -> SurfaceFacts:
         configured = surface.callers.keys()
@@ -440,7 +456,7 @@ class _Run:
         # (a direct one first) is the one its messages name.
         callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
         chains: dict[Broadcast, tuple[HelperStep, ...]] = {}
-        callers_complete = not family.unparsed
+        callers_complete = not family.unknown
         for name, ref in members.items():
             broadcasts, complete = self.broadcasts(name, ref)
             callers_complete = callers_complete and complete
@@ -469,6 +485,7 @@ class _Run:
             registry=registry,
             root=str(self.config.root),
             handler_methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
+            unknown_callers=family.unknown,
         )
 
     # -------------------------------------------------------------- pragmas, the end
@@ -534,11 +551,15 @@ def _as_resolved(raw: Any) -> _Resolved:
 
 def _callers_to_plain(value: ModuleCallers) -> tuple[object, ...]:
     classes = tuple((c.qualname, c.name, c.line, c.col, c.descends_from) for c in value.classes)
-    return (value.parsed, classes, value.aliases)
+    opened = tuple((c.name, c.location, c.reason) for c in value.open_classes)
+    return (value.parsed, classes, value.aliases, opened, value.failure)
 
 
 def _as_module_callers(raw: Any) -> ModuleCallers:
-    parsed, classes, aliases = raw
+    parsed, classes, aliases, opened, failure = raw
+    if failure is not None:
+        line, reason = failure
+        failure = (None if line is None else int(line), str(reason))
     return ModuleCallers(
         bool(parsed),
         tuple(
@@ -546,13 +567,21 @@ def _as_module_callers(raw: Any) -> ModuleCallers:
             for q, n, line, col, d in classes
         ),
         tuple((str(alias), str(aliased)) for alias, aliased in aliases),
+        tuple(
+            OpenClass(str(name), at, str(reason))
+            for name, at, reason in opened
+            if isinstance(at, Location)
+        ),
+        failure,
     )
 
 
 @dataclass(frozen=True)
 class _Family:
+    """The callers found, and what may hold more (each with where and why)."""
+
     classes: dict[str, tuple[_Ref, frozenset[str]]]
-    unparsed: tuple[str, ...]
+    unknown: tuple[UnknownCallers, ...]
 
 
 class _BroadcastCollector:

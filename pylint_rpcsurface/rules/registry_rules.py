@@ -55,6 +55,7 @@ def registry_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
     findings: set[Finding] = set()
     findings.update(_uninferable_sites(surfaces))
     for surface in surfaces:
+        findings.update(_unparsed_caller_modules(surface))
         findings.update(_broadcast_findings(surface))
         if surface.registry is not None:
             findings.update(_registry_findings(surface, surface.registry))
@@ -138,10 +139,7 @@ def _unknowns(surface: SurfaceFacts) -> list[str]:
             "the names the handlers answer are not all known (a base class does not resolve)"
         )
     if not surface.callers_complete:
-        reasons.append(
-            "the callers are not all known "
-            "(a base class does not resolve or a module does not parse)"
-        )
+        reasons.append(f"the callers are not all known ({_why_callers_unknown(surface)})")
     for site in surface.broadcasts:
         broadcast = site.broadcast
         if broadcast.rpc is None and broadcast.waited is not False:
@@ -184,6 +182,38 @@ def _uninferable_sites(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
             args = (str(broadcast.rpc), callers_list(callers[key]), str(broadcast.wait_source))
         findings.append(finding(location, symbol, args))
     return findings
+
+
+def _why_callers_unknown(surface: SurfaceFacts) -> str:
+    if not surface.unknown_callers:
+        return "a base class does not resolve"
+    first = surface.unknown_callers[0]
+    at = where(first.location, surface.root)
+    if first.kind == "open-class":
+        return f"{at}: {first.reason}, so it may derive from a caller"
+    return f"{at}: {first.reason}, and it may hold a subclass of a caller"
+
+
+def _unparsed_caller_modules(surface: SurfaceFacts) -> list[Finding]:
+    """A module that may hold callers but doesn't parse, can't be decoded, or is never
+    read (a FIFO, a file over the size cap): said at the module, naming why, so that no
+    mode reports the project clean while callers may be unknown.
+
+    pylint can't lint such a module and reports it itself (syntax-error, parse-error);
+    the command line says it with this finding.
+    """
+    return [
+        finding(
+            unknown.location,
+            "rpcsurface-config-error",
+            (
+                f"{where(unknown.location, surface.root)}: {unknown.reason}; a subclass of "
+                "a caller in it would be missed, so the callers are not all known",
+            ),
+        )
+        for unknown in surface.unknown_callers
+        if unknown.kind in ("unparsed", "unread")
+    ]
 
 
 def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:

@@ -93,7 +93,11 @@ def update(path: str, planner: Planner, *, force: bool = False) -> bool:
     from; plan again when it changed, up to :data:`ATTEMPTS` times. False when there is
     nothing to change; :class:`Refused` when the file is read-only (unless *force*),
     keeps changing, or is held open for writing by another program; OSError when it
-    can't be read or written."""
+    can't be read or written.
+
+    A link (a registry module linked into the source roots) is written through: the file
+    it points to is replaced, and the link stays."""
+    path = os.path.realpath(path)
     for _ in range(ATTEMPTS):
         status = os.stat(path)
         try:
