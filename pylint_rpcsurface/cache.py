@@ -254,7 +254,7 @@ class FactCache:
             if max(info[1], info[2]) >= since:
                 return False  # a library file written during the run: which did we read?
         for located in resolution.values():
-            info = None if located is None else _stat(located)
+            info = _stat(located) if located and os.path.isabs(located) else None
             if info is not None and max(info[1], info[2]) >= since:
                 return False  # a module that appeared during the run
         entry = _Entry(self._identity, before, externals, resolution, analysis)
