@@ -302,6 +302,14 @@ def _fifo(entry: Path) -> None:
     os.mkfifo(entry)
 
 
+def _symlink_to_a_forgery(entry: Path) -> None:
+    """A link to a file anyone could have written (here: beside the project)."""
+    forgery = entry.parents[2] / f"forged-{entry.name}"
+    forgery.write_text(json.dumps(_forge(entry)), encoding="utf-8")
+    entry.unlink()
+    entry.symlink_to(forgery)
+
+
 def _folder(entry: Path) -> None:
     entry.unlink()
     (entry / "inside").mkdir(parents=True)
@@ -318,6 +326,7 @@ MALFORMED: dict[str, Callable[[Path], None]] = {
     "lone-surrogate": _rewrite(lambda data: _first_finding(data).__setitem__(6, ["\ud800"])),
     "binary": lambda entry: entry.write_bytes(bytes(range(256)) * 64),
     "fifo": _fifo,
+    "symlink": _symlink_to_a_forgery,
     "folder": _folder,
 }
 
@@ -376,6 +385,31 @@ def test_an_entry_is_not_stored_when_a_module_changed_meanwhile() -> None:
     assert cache._unchanged_during(snapshot(recent), snapshot(recent)) is False
     added = cache.Snapshot(now, {**snapshot(old).modules, "/p/new.py": None})
     assert cache._unchanged_during(snapshot(old), added) is False
+
+
+def test_only_the_newest_entries_of_a_project_are_kept(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    for age in range(cache._MAX_ENTRIES + 4):
+        entry = folder / f"analysis-{age:02}.json"
+        entry.write_text("{}", encoding="utf-8")
+        moment = time.time_ns() - age * 10**9  # analysis-00 is the newest
+        os.utime(entry, ns=(moment, moment))
+    cache._prune(folder)
+    kept = sorted(p.name for p in folder.iterdir())
+    assert kept == [f"analysis-{age:02}.json" for age in range(cache._MAX_ENTRIES)]
+
+
+def test_an_entry_over_the_size_cap_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _tiny(tmp_path)
+    assert _keys("check", root) == PLANTED
+    (entry,) = _entries(root)
+    identity = json.loads(entry.read_bytes())["identity"]
+    assert cache._read_entry(entry, identity) is not None  # well formed, and ours
+    monkeypatch.setattr(cache, "_MAX_ENTRY_BYTES", entry.stat().st_size - 1)
+    assert cache._read_entry(entry, identity) is None
 
 
 def test_the_conftest_keeps_every_test_out_of_the_users_cache(cache_home: Path) -> None:
