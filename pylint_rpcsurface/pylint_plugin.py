@@ -27,7 +27,7 @@ from pylint.checkers import BaseChecker
 from pylint.typing import MessageDefinitionTuple, ModuleDescriptionDict
 
 from pylint_rpcsurface.cache import (
-    CACHE_DIR,
+    CACHE_DIR_ENV,
     NO_CACHE_ENV,
     analyse_with_cache,
     disabled_by_environment,
@@ -77,8 +77,8 @@ class RpcSurfaceChecker(BaseChecker):
                 "default": False,
                 "type": "yn",
                 "metavar": "<y or n>",
-                "help": f"Don't read or write the fact cache in {CACHE_DIR}/ beside the "
-                f"configuration (the environment variable {NO_CACHE_ENV}=1 does the same).",
+                "help": "Don't read or write the fact cache, kept in the user's cache folder "
+                f"or in {CACHE_DIR_ENV} (the environment variable {NO_CACHE_ENV}=1 does the same).",
             },
         ),
         (

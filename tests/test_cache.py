@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from support import (
     run_pylint,
 )
 
-from pylint_rpcsurface.cache import CACHE_DIR, disabled_by_environment
+from pylint_rpcsurface.cache import OLD_CACHE_DIR, cache_home, disabled_by_environment
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.rules import registry_rules
 
@@ -41,7 +42,11 @@ def _tiny(tmp_path: Path, app: str = APP) -> Path:
 
 
 def _entries(root: Path) -> list[Path]:
-    return sorted((root / CACHE_DIR).glob("analysis-*.json"))
+    """The entries of *root*'s project: this test's cache folder holds no other project."""
+    home = cache_home()
+    assert home is not None
+    assert not (root / OLD_CACHE_DIR).exists()  # nothing is written into the project
+    return sorted(home.glob("*/analysis-*.json"))
 
 
 def _planted(messages: tuple[Reported, ...]) -> set[tuple[str, int]]:
@@ -51,15 +56,40 @@ def _planted(messages: tuple[Reported, ...]) -> set[tuple[str, int]]:
 PLANTED = {("rpc-unanswered", PLANTED_LINE)}
 
 
-def test_the_cache_folder_ignores_itself_and_holds_one_entry(tmp_path: Path) -> None:
+def test_the_entry_is_in_a_private_folder_of_the_users_cache(tmp_path: Path) -> None:
     root = _tiny(tmp_path, APP_PLANTED)
     assert _planted(run_pylint(root, *FILES).messages) == PLANTED
-    assert (root / CACHE_DIR / ".gitignore").read_text().splitlines()[-1] == "*"
     (entry,) = _entries(root)
+    home = cache_home()
+    assert home is not None
+    assert entry.parent.parent == home
+    # This user's alone: the project folder 0700, the entry 0600, as made under any umask.
+    assert stat.S_IMODE(os.stat(entry.parent).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(entry).st_mode) == 0o600
     # The entry is the findings and the fingerprint of every module under the roots.
     data = json.loads(entry.read_bytes())
     assert set(data["modules"]) == {os.path.realpath(root / "app.py")}
     assert [f[5] for f in data["findings"]] == ["rpc-unanswered"]
+
+
+@pytest.mark.parametrize(
+    ("environ", "platform", "expected"),
+    [
+        ({"RPCSURFACE_CACHE_DIR": "/c/x", "XDG_CACHE_HOME": "/xdg"}, "linux", "/c/x"),
+        ({"XDG_CACHE_HOME": "/xdg"}, "linux", "/xdg/pylint-rpcsurface"),
+        ({"XDG_CACHE_HOME": "relative"}, "linux", "~/.cache/pylint-rpcsurface"),
+        ({}, "linux", "~/.cache/pylint-rpcsurface"),
+        ({"XDG_CACHE_HOME": "/xdg"}, "darwin", "~/Library/Caches/pylint-rpcsurface"),
+        ({"LOCALAPPDATA": "/appdata"}, "win32", "/appdata/pylint-rpcsurface"),
+    ],
+    ids=["override", "xdg", "xdg-relative", "linux", "macos", "windows"],
+)
+def test_where_the_cache_folder_is(
+    environ: dict[str, str], platform: str, expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
+    home = cache_home(environ, platform)
+    assert home == Path(os.path.expanduser(expected))
 
 
 def test_an_edit_is_seen_even_with_the_same_size_and_mtime(tmp_path: Path) -> None:
@@ -163,20 +193,31 @@ def test_concurrent_writers_leave_one_whole_entry(tmp_path: Path) -> None:
     outputs = {run.communicate(timeout=300)[0] for run in runs}
     assert [run.returncode for run in runs] == [1] * 6
     assert len(outputs) == 1
-    left = sorted(p.name for p in (root / CACHE_DIR).iterdir())
+    (entry,) = _entries(root)
+    left = sorted(p.name for p in entry.parent.iterdir())
     memos = [name for name in left if name.startswith("memo-")]
     assert len(memos) == 1  # the engine's memo (engine/memo.py), also written whole
-    assert left == sorted([".gitignore", _entries(root)[0].name, *memos])
-    assert json.loads(_entries(root)[0].read_bytes())["findings"]
-    assert json.loads((root / CACHE_DIR / memos[0]).read_bytes())["facts"]
+    assert left == sorted([entry.name, *memos])  # no temporary file
+    assert json.loads(entry.read_bytes())["findings"]
+    assert json.loads((entry.parent / memos[0]).read_bytes())["facts"]
 
 
-def test_a_read_only_project_still_gets_its_findings(tmp_path: Path) -> None:
+@pytest.mark.parametrize("tool", ["check", "pylint"])
+def test_without_a_usable_cache_folder_the_findings_still_come(tmp_path: Path, tool: str) -> None:
     root = _tiny(tmp_path, APP_PLANTED)
-    (root / CACHE_DIR).write_text("a file where the cache folder would go", encoding="utf-8")
-    run = run_check(root, "--format", "json")
-    assert _planted(run.messages) == PLANTED
-    assert "Traceback" not in run.stderr
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would go", encoding="utf-8")
+    env = {"RPCSURFACE_CACHE_DIR": str(blocker)}
+    if tool == "check":
+        run = run_check(root, "--format", "json", env=env)
+        messages, output = run.messages, run.stdout + run.stderr
+    else:
+        pylint_run = run_pylint(root, *FILES, env=env)
+        messages, output = pylint_run.messages, pylint_run.stdout + pylint_run.stderr
+    assert _planted(messages) == PLANTED, output
+    assert "Traceback" not in output
+    assert blocker.read_text(encoding="utf-8").startswith("a file")
+    assert not (root / OLD_CACHE_DIR).exists()
 
 
 @pytest.mark.parametrize(
@@ -193,7 +234,7 @@ def test_pylint_can_run_without_the_cache(
     root = _tiny(tmp_path, APP_PLANTED)
     run = run_pylint(root, *how, *FILES, env=env)
     assert _planted(run.messages) == PLANTED
-    assert not (root / CACHE_DIR).exists()
+    assert _entries(root) == []
 
 
 @pytest.mark.parametrize(
@@ -207,7 +248,7 @@ def test_the_command_line_can_run_without_the_cache(
     root = _tiny(tmp_path, APP_PLANTED)
     run = run_check(root, "--format", "json", *how, env=env)
     assert _planted(run.messages) == PLANTED
-    assert not (root / CACHE_DIR).exists()
+    assert _entries(root) == []
 
 
 @pytest.mark.parametrize(

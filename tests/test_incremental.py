@@ -217,7 +217,7 @@ def test_a_memo_that_is_not_one_is_an_empty_memo(tmp_path: Path) -> None:
     broken = [
         good[: len(good) // 2],
         "[" * 100_000 + "]" * 100_000,
-        json.dumps({"format": 1, "identity": "the test's identity", "externals": [], "facts": 7}),
+        json.dumps({"format": 2, "identity": "the test's identity", "externals": [], "facts": 7}),
         good.replace('"Location"', '"Popen"'),
         good.replace('"fields":[', '"fields":[1e400,'),
         json.dumps(

@@ -343,13 +343,13 @@ def test_report_marks_silenced_verdicts(default_project: Path) -> None:
     assert "rpc-unanswered (silenced)" in _line_of(text, "silenced_block_1")
 
 
-def test_a_warm_check_honours_the_pragmas_it_cached(tmp_path: Path) -> None:
+def test_a_warm_check_honours_the_pragmas_it_cached(tmp_path: Path, cache_home: Path) -> None:
     """The pragma states are cached with the findings: the run that fills the cache and
     the one that answers from it report the same, and pylint agrees."""
     root = project(tmp_path, {**FILES, "pyproject.toml": DISPATCH})
     cold = run_check(root, "--format", "json")
     warm = run_check(root, "--format", "json")
-    assert list((root / ".rpcsurface_cache").glob("analysis-*.json"))
+    assert list(cache_home.glob("*/analysis-*.json"))
     assert _ours(warm.messages) == _ours(cold.messages)
     pylint = run_pylint(root, "app", only_ours=False, env={"RPCSURFACE_NO_CACHE": "1"})
     assert _ours(warm.messages) == _ours(pylint.messages)

@@ -23,7 +23,7 @@ import dataclasses
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from pylint_rpcsurface.sources import read_source
 
 __all__ = ["Memo"]
 
-_FORMAT = 1
+_FORMAT = 2  # 2: external modules by name, and the names looked up
 # The facts' types, by name: nothing else is ever built from a memo file.
 _TYPES: dict[str, type[Any]] = {
     cls.__name__: cls
@@ -60,15 +60,29 @@ class Memo:
     they were not used in this run.
     """
 
-    def __init__(self, file: Path | None, identity: str) -> None:
+    def __init__(
+        self,
+        file: Path | None,
+        identity: str,
+        locate: Callable[[str], str | None] | None = None,
+    ) -> None:
         self._file = file
         self._identity = identity
+        # Where the import system finds a module name now, without importing it (the
+        # cache's): the stored pieces hold only while the names they read, or failed to
+        # find, resolve as they did.
+        self._locate = locate
         self._old: dict[str, Any] = {}
-        # Files outside the project that computing the pieces read (installed libraries,
-        # the standard library), by size and mtime: a change of any starts afresh.
-        self._externals: dict[str, tuple[int, int]] = {}
+        # Modules outside the project that computing the pieces read (installed libraries,
+        # the standard library), by name, with their files' size and mtime: a change of
+        # any, or a name that resolves elsewhere now, starts afresh.
+        self._externals: dict[str, tuple[str, int, int]] = {}
+        self._resolution: dict[str, str | None] = {}
         if file is not None:
-            self._old, self._externals = _read(file, identity)
+            self._old, self._externals, self._resolution = _read(file, identity, locate)
+        # The module names astroid could not find while this run computed pieces (the
+        # engine records them): a library installed later must start afresh.
+        self.failed_imports: set[str] = set(self._resolution) - set(self._externals)
         self._used: dict[str, Any] = {}
         self.hits = 0
         self.misses = 0
@@ -98,27 +112,33 @@ class Memo:
             key[len(prefix) :]: value for key, value in self._old.items() if key.startswith(prefix)
         }
 
-    def external_files(self) -> list[str]:
-        """The files outside the project the stored pieces were computed from."""
-        return sorted(self._externals)
+    def external_modules(self) -> dict[str, str]:
+        """The modules outside the project the stored pieces were computed from, by name."""
+        return {name: path for name, (path, _, _) in self._externals.items()}
 
-    def save(self, externals: Iterable[str] = ()) -> None:
-        """Write this run's pieces, and the files outside the project they read
-        (*externals*, with those of the pieces reused). Failing to write only costs speed."""
+    def save(self, externals: Mapping[str, str] | None = None) -> None:
+        """Write this run's pieces, with the modules outside the project they read
+        (*externals*, name to file, with those of the pieces reused) and the names they
+        failed to find. Failing to write only costs speed."""
         if self._file is None or not self.misses:
             return
         recorded = dict(self._externals)
-        for path in externals:
-            if path not in recorded:
+        for name, path in (externals or {}).items():
+            if name not in recorded:
                 stat = _stat(path)
                 if stat is not None:
-                    recorded[path] = stat
+                    recorded[name] = (path, *stat)
+        resolution = dict(self._resolution)
+        if self._locate is not None:
+            for name in sorted({*recorded, *self.failed_imports} - set(resolution)):
+                resolution[name] = self._locate(name)
         try:
             data = json.dumps(
                 {
                     "format": _FORMAT,
                     "identity": self._identity,
-                    "externals": sorted([path, *stat] for path, stat in recorded.items()),
+                    "externals": sorted([name, *info] for name, info in recorded.items()),
+                    "resolution": sorted([name, where] for name, where in resolution.items()),
                     "facts": {key: _encode(value) for key, value in self._used.items()},
                 },
                 separators=(",", ":"),
@@ -128,33 +148,46 @@ class Memo:
             return
 
 
-_Externals = dict[str, tuple[int, int]]
+_Externals = dict[str, tuple[str, int, int]]
+_Read = tuple[dict[str, Any], _Externals, dict[str, str | None]]
 
 
-def _read(file: Path, identity: str) -> tuple[dict[str, Any], _Externals]:
-    """The pieces stored in *file* for *identity*, and the external files they read;
-    nothing when the file is not a memo of this identity or an external file changed."""
+def _read(file: Path, identity: str, locate: Callable[[str], str | None] | None) -> _Read:
+    """The pieces stored in *file* for *identity*, the external modules they read and the
+    names they looked up; nothing when the file is not a memo of this identity, an
+    external file changed, or a name resolves elsewhere now."""
+    nothing: _Read = ({}, {}, {})
     try:
         data, _ = read_source(str(file))
         raw = json.loads(data)
         if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
-            return {}, {}
+            return nothing
         if raw.get("identity") != identity:
-            return {}, {}
+            return nothing
         externals: _Externals = {}
         for entry in _listed(raw.get("externals")):
-            path, size, mtime_ns = _listed(entry)
-            if not (isinstance(path, str) and isinstance(size, int) and isinstance(mtime_ns, int)):
-                return {}, {}
+            name, path, size, mtime_ns = _listed(entry)
+            if not all(isinstance(v, str) for v in (name, path)):
+                return nothing
+            if not all(isinstance(v, int) for v in (size, mtime_ns)):
+                return nothing
             if _stat(path) != (size, mtime_ns):
-                return {}, {}  # a library changed: every piece may read it
-            externals[path] = (size, mtime_ns)
+                return nothing  # a library changed: every piece may read it
+            externals[name] = (path, size, mtime_ns)
+        resolution: dict[str, str | None] = {}
+        for entry in _listed(raw.get("resolution")):
+            name, where = _listed(entry)
+            if not isinstance(name, str) or not (where is None or isinstance(where, str)):
+                return nothing
+            if locate is not None and locate(name) != where:
+                return nothing  # installed, removed or moved since: what did it give?
+            resolution[name] = where
         facts = raw.get("facts")
         if not isinstance(facts, dict):
-            return {}, {}
-        return {str(key): _decode(value, 0) for key, value in facts.items()}, externals
+            return nothing
+        return {str(key): _decode(value, 0) for key, value in facts.items()}, externals, resolution
     except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError):
-        return {}, {}
+        return nothing
 
 
 def _stat(path: str) -> tuple[int, int] | None:
