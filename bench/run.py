@@ -786,8 +786,9 @@ def report(
         "body of the first method at or after the middle of the file. The buffer row sends "
         "the saved caller module with that statement as a new buffer on stdin (the file on "
         "disk unchanged) and its baseline gets the same buffer; the other edits are saved, "
-        "one more statement each time, and every file is put back after the run. Peak RSS "
-        "is the whole-tree run's own `ru_maxrss` (cold). The cache's size is every file "
+        "one more statement each time, and every file is put back after the run. "
+        + ("Peak RSS is the whole-tree run's own `ru_maxrss` (cold). " if rss else "")
+        + "The cache's size is every file "
         f"under `.rpcsurface_cache/` and `${CACHE_DIR_ENV}`. Every run reported exactly the "
         "planted findings (in an edited file, the markers' new lines).",
         "",
