@@ -744,6 +744,12 @@ def report(
         "",
         "<!-- Written by bench/run.py --out; to measure again, run the command below. -->",
         "",
+        "To measure again, from the repository's root in its virtualenv: "
+        "`python bench/run.py --out docs/performance.md` (every row, and the growth curve "
+        "at 1x, 2x, 4x and 7x; medians of 3). Only the editor's and pre-commit's rows, in "
+        "a few minutes: `python bench/run.py --rows editor --scales 1 --out "
+        "docs/performance.md`.",
+        "",
         f"Measured with `{command}` in {seconds:.0f} s, from the repository's root in its "
         "virtualenv (the one the package is installed in).",
         "",
