@@ -1,6 +1,7 @@
 """Generate a deterministic synthetic project shaped like an inference engine.
 
-    python bench/generate_project.py OUT --scale S [--seed N] [--force]
+    python bench/generate_project.py OUT --scale S [--seed N] [--shape real|classic]
+                                     [--handler-lines N] [--caller-lines N] [--force]
 
 At scale 1 the project has >= 400 modules and >= 180k lines; scales 2, 4 and 7 multiply the
 unrelated code (7x is about 1.3M lines); any float scale works for smoke tests. It contains:
@@ -21,7 +22,12 @@ unrelated code (7x is about 1.3M lines); any float scale works for smoke tests. 
 
 The surface modules (core, runners, registry) grow with the scale up to 1x and then stay the
 same size, as in a real engine that grows by adding models and layers; the number of caller
-subclass modules and of unrelated modules grows linearly with the scale.
+subclass modules and of unrelated modules grows linearly with the scale. ``--shape`` sets the
+length of the two modules a user edits most, the same at every scale: ``real`` (the default)
+makes the handler class's module (``infer/worker/disagg/runner.py``) at least 5,100 lines and
+the caller class's module (``infer/engine/core.py``, the stdin file) at least 1,250, the shape
+of a real engine (4,897 and 1,233 lines); ``classic`` keeps the sizes of generator version 1
+(about 2.4k and 1.4k lines at 1x). ``--handler-lines`` / ``--caller-lines`` set either length.
 
 It writes ``OUT/.bench.json``, a manifest the benchmark runner reads: the figures, the largest
 caller module (the file for the single-file measurements) and the expected findings, each as
@@ -39,7 +45,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: the shape of the surface modules (--shape)
 MANIFEST = ".bench.json"
 EXPECT_MARK = "# expect: "
 ROOT = "infer"
@@ -64,6 +70,32 @@ AREAS = (
 )  # fmt: skip
 SUBS = ("common", "impl", "cuda", "rocm", "cpu", "fused", "legacy", "v2", "compat", "backends")
 STDLIB = ("os", "math", "time", "logging", "functools", "itertools", "collections", "json")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How long the surface modules the user edits are, in lines (None: the classic sizes).
+
+    *handler_lines* is the length of the configured handler class's module, *caller_lines*
+    that of the configured caller class's module (the stdin file). A length is absolute,
+    the same at every scale: a real engine's surface modules don't shrink with it.
+    """
+
+    handler_lines: int | None = None
+    caller_lines: int | None = None
+
+
+# "real": a real engine measured in issue 14 had a 4,897-line handler module and a
+# 1,233-line caller module; "classic": the sizes the generator had before (about 2.4k and
+# 1.4k lines at 1x, smaller below 1x).
+SHAPES = {"real": Shape(handler_lines=5100, caller_lines=1250), "classic": Shape()}
+DEFAULT_SHAPE = "real"
+
+
+def filler_budget(target: int | None, fixed: int, classic: int) -> int:
+    """Filler lines that make a module of *fixed* other lines *target* long (or *classic*)."""
+    # + 1: the module's text ends in the last filler method's empty line, which adds no line.
+    return classic if target is None else max(0, target - fixed + 1)
 
 
 @dataclass
@@ -198,7 +230,10 @@ def waited(name_expr: str, style: str) -> str:
     return f"self.runner_mgr.call_func({name_expr}, wait_out=True)"
 
 
-def build(scale: float, seed: int) -> tuple[Project, dict[str, object]]:  # noqa: PLR0915
+def build(  # noqa: PLR0915
+    scale: float, seed: int, shape: Shape | None = None
+) -> tuple[Project, dict[str, object]]:
+    shape = shape or SHAPES[DEFAULT_SHAPE]
     rng = random.Random(seed)
     surface = min(scale, 1.0)
     project = Project()
@@ -275,8 +310,7 @@ def build(scale: float, seed: int) -> tuple[Project, dict[str, object]]:  # noqa
             f"        return {waited(repr(name), style)}",
             "",
         ]
-    core += filler_methods(rng, "core", round(700 * surface), "steps")
-    core += [
+    disagg_core = [
         "",
         "class DisaggEngineCore(EngineCore):",
         '    """The configured caller: a disaggregated prefill/decode engine."""',
@@ -290,7 +324,11 @@ def build(scale: float, seed: int) -> tuple[Project, dict[str, object]]:  # noqa
         "        return meta, peers",
         "",
     ]
-    core += filler_methods(rng, "disagg", round(600 * surface), "steps")
+    # The filler of the two classes, 7 to 6 (as in the classic shape).
+    budget = filler_budget(shape.caller_lines, len(core) + len(disagg_core), round(1300 * surface))
+    core += filler_methods(rng, "core", round(budget * 7 / 13), "steps")
+    core += disagg_core
+    core += filler_methods(rng, "disagg", budget - round(budget * 7 / 13), "steps")
     project.add(f"{ROOT}/engine/core.py", "\n".join(core))
     project.regular(f"{ROOT}/engine/roles")  # inside a regular package: see unrelated()
     project.callers.append(f"{ROOT}/engine/core.py")
@@ -410,7 +448,8 @@ def build(scale: float, seed: int) -> tuple[Project, dict[str, object]]:  # noqa
     ]
     for name in [*spec_rpcs[half:], unlisted]:
         special += [f"    def {name}(self, *args):", f"        return {name!r}", ""]
-    special += filler_methods(rng, "disagg", round(2400 * surface), "rank")
+    budget = filler_budget(shape.handler_lines, len(special), round(2400 * surface))
+    special += filler_methods(rng, "disagg", budget, "rank")
     project.add(f"{ROOT}/worker/disagg/runner.py", "\n".join(special))
 
     # A look-alike that is no caller: its dispatches must not be judged.
@@ -449,9 +488,12 @@ def build(scale: float, seed: int) -> tuple[Project, dict[str, object]]:  # noqa
         "generator_version": GENERATOR_VERSION,
         "scale": scale,
         "seed": seed,
+        "shape": {"handler_lines": shape.handler_lines, "caller_lines": shape.caller_lines},
         "modules": len(project.modules),
         "lines": sum(m.text.count("\n") for m in project.modules),
         "largest_caller_module": largest,
+        "caller_module": f"{ROOT}/engine/core.py",  # the configured caller class's module
+        "handler_module": f"{ROOT}/worker/disagg/runner.py",  # the configured handler's
         "caller_modules": sorted(project.callers),
         "handler_modules": [
             f"{ROOT}/worker/model_runner.py",
@@ -568,9 +610,9 @@ registry = "{ROOT}.config.DISAGG_RPCS"
 """
 
 
-def write(out: Path, scale: float, seed: int) -> dict[str, object]:
+def write(out: Path, scale: float, seed: int, shape: Shape | None = None) -> dict[str, object]:
     """Generate the project into *out* (which must not exist or be empty); return the manifest."""
-    project, manifest = build(scale, seed)
+    project, manifest = build(scale, seed, shape)
     out.mkdir(parents=True, exist_ok=True)
     (out / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     for module in project.modules:
@@ -594,17 +636,50 @@ def read_manifest(out: Path) -> dict[str, object] | None:
     return loaded if isinstance(loaded, dict) else None
 
 
+def add_shape_arguments(parser: argparse.ArgumentParser) -> None:
+    """--shape, --handler-lines and --caller-lines (bench/run.py takes them too)."""
+    parser.add_argument(
+        "--shape",
+        choices=sorted(SHAPES),
+        default=DEFAULT_SHAPE,
+        help="length of the handler and caller modules: real (>= 5.1k and 1.25k lines, a "
+        "real engine's, default) or classic (generator version 1's, about 2.4k and 1.4k)",
+    )
+    for role in ("handler", "caller"):
+        parser.add_argument(
+            f"--{role}-lines",
+            type=int,
+            metavar="N",
+            help=f"make the {role} class's module at least N lines (overrides --shape's)",
+        )
+
+
+def shape_of(parser: argparse.ArgumentParser, options: argparse.Namespace) -> Shape:
+    """The Shape the options ask for; a usage error for a length below 1."""
+    shape: Shape = SHAPES[options.shape]
+    for role in ("handler", "caller"):
+        lines = getattr(options, f"{role}_lines")
+        if lines is not None and lines < 1:
+            parser.error(f"--{role}-lines: expected a positive number of lines, got {lines}")
+    return Shape(
+        options.handler_lines if options.handler_lines is not None else shape.handler_lines,
+        options.caller_lines if options.caller_lines is not None else shape.caller_lines,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder to create (must be empty or absent)")
     parser.add_argument("--scale", type=float, default=1.0, help="1 = 400+ modules, 180k+ lines")
     parser.add_argument("--seed", type=int, default=0)
+    add_shape_arguments(parser)
     parser.add_argument(
         "--force", action="store_true", help="replace OUT if it holds a generated project"
     )
     options = parser.parse_args(argv)
     if not math.isfinite(options.scale) or options.scale <= 0:
         parser.error(f"--scale: expected a positive number, got {options.scale}")
+    shape = shape_of(parser, options)
     out: Path = options.out
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         if not (options.force and out.is_dir() and read_manifest(out) is not None):
@@ -615,11 +690,15 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         shutil.rmtree(out)
-    manifest = write(out, options.scale, options.seed)
+    manifest = write(out, options.scale, options.seed, shape)
     print(f"generated {out}: scale {options.scale}, seed {options.seed}")
     print(f"modules: {manifest['modules']}")
     print(f"lines: {manifest['lines']}")
     print(f"largest caller module: {manifest['largest_caller_module']}")
+    for role in ("handler", "caller"):
+        path = manifest[f"{role}_module"]
+        assert isinstance(path, str)
+        print(f"{role} module: {path}: {(out / path).read_text('utf-8').count(chr(10))} lines")
     expected = manifest["expected_findings"]
     assert isinstance(expected, list)
     print(f"expected findings: {len(expected)}")

@@ -1,20 +1,28 @@
-"""Measure the Targets of issue 3 side by side, on generated projects, and print the ratios.
+"""Measure the Targets of issues 3 and 14 side by side, on generated projects, and print the ratios.
 
     python bench/run.py [--scales 1,2,4,7] [--repeat 3] [--seed 0] [--workdir DIR]
-                        [--out docs/performance.md]
+                        [--rows all|check|editor] [--shape real|classic]
+                        [--handler-lines N] [--caller-lines N] [--out docs/performance.md]
 
 It generates one project per scale with bench/generate_project.py (into a temporary folder,
-or into --workdir, where a project generated earlier with the same scale and seed is reused),
-then runs every measurement as a fresh subprocess, INTERLEAVED per repetition: each
+or into --workdir, where a project generated earlier with the same scale, seed and shape is
+reused), then runs every measurement as a fresh subprocess, INTERLEAVED per repetition: each
 repetition runs every pair once, numerator then denominator (A, B, A, B, ...), so drift on a
 shared machine hits both sides alike. Each figure is the median of --repeat runs (>= 3 for
 figures that count). The first scale is the one the Targets table is measured at (1x by
-default); at every scale the whole-tree pair is measured again for the growth curve.
+default); at every scale the growth pair is measured again for the growth curve. The shape
+(--shape, default ``real``) sets the length of the handler and caller modules, as the
+generator's option does.
 
-"Cold" deletes the project's .rpcsurface_cache/ before the run; "warm" runs the command once,
-unmeasured, whenever the cache was deleted since its last run. Every run's exit status is
-checked (pylint: only the findings bits 2 and 4, never 1 fatal or 32 usage; `rpcsurface
-check`: 0 or 1) and its findings are compared with the generator's planted ones: every mode
+Every run gets ``RPCSURFACE_CACHE_DIR`` set to a folder next to the project, which the
+benchmark owns. "Cold" deletes that folder and the project's .rpcsurface_cache/ before the
+run (no cache at all); "warm" runs the command once, unmeasured, whenever the cache was
+deleted or a file edited since its last run. A row "after an edit" runs its command once,
+unmeasured, on what is saved, then makes its edit (a new stdin buffer, or a statement saved
+in the handler or the caller module; see edit_text), then measures; the files are put back
+after the run. Every run's exit status is checked (pylint: only the findings bits 2 and 4,
+never 1 fatal or 32 usage; `rpcsurface check`: 0 or 1) and its findings are compared with
+the generator's planted ones (in an edited file or buffer, its markers' lines): every mode
 must report exactly the same set. A failing run aborts with a clear message.
 
 This is a script, not a test: never run it at full settings on a shared machine.
@@ -23,6 +31,8 @@ This is a script, not a test: never run it at full settings on a shared machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import datetime
 import importlib.metadata
 import json
@@ -45,7 +55,10 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 import generate_project as gen  # noqa: E402  (a sibling script, not a package)
 
-CACHE = ".rpcsurface_cache"
+CACHE = ".rpcsurface_cache"  # the in-project cache folder (before the per-user one)
+CACHE_DIR_ENV = "RPCSURFACE_CACHE_DIR"  # where the cache goes: a folder the benchmark owns
+EDITED = ".bench-edited"  # in a project whose files an interrupted run left edited
+EDITS = ("buffer", "handler", "caller")
 PYLINT = (sys.executable, "-m", "pylint", "--persistent=n", "--score=n", "--output-format=json2")
 OURS = ("--load-plugins=pylint_rpcsurface", "--disable=all", "--enable=rpcsurface")
 BASELINE = ("--disable=all", "--enable=unused-import")
@@ -79,6 +92,12 @@ class Command:
     warm: bool = False  # run once unmeasured if the cache was deleted since its last run
     stdin: Path | None = None  # a file fed on standard input
     only: str | None = None  # findings compared only in this file (relative path)
+    # An edit made before the measured run, after an unmeasured run of the same command
+    # (which fills the cache): "buffer" sends a new buffer on stdin (the stdin file's text
+    # with a statement inserted, the file unchanged), "handler" / "caller" save that edit
+    # to the handler / caller module on disk. Every edit inserts a different statement.
+    edit: str | None = None
+    same_buffer: bool = False  # stdin: the buffer the last "buffer" edit sent
 
     def shown(self, project: Path) -> str:
         """The command as a markdown line, with the project folder written as $PROJECT."""
@@ -86,9 +105,26 @@ class Command:
         argv = [a.replace(str(project), "$PROJECT") for a in argv]
         argv[0] = Path(argv[0]).name
         text = " ".join(f'"{a}"' if "$PROJECT" in a else shlex.quote(a) for a in argv)
-        if self.stdin is not None:
+        if self.edit == "buffer" or self.same_buffer:
+            text += " < BUFFER"
+        elif self.stdin is not None:
             text += f" < {shlex.quote(self.stdin.relative_to(project).as_posix())}"
-        note = " (cold: `.rpcsurface_cache/` deleted first)" if self.cold else ""
+        note = (
+            f" (cold: `.rpcsurface_cache/` and `${CACHE_DIR_ENV}` deleted first)"
+            if self.cold
+            else ""
+        )
+        edits = {
+            "buffer": " (after an unmeasured run on the saved file: BUFFER is a new buffer, "
+            "the caller module with one statement inserted)",
+            "handler": " (after an unmeasured run: one statement inserted in the handler "
+            "module, saved)",
+            "caller": " (after an unmeasured run: one statement inserted in the caller "
+            "module, saved)",
+        }
+        note += edits.get(self.edit or "", "")
+        if self.same_buffer:
+            note += " (BUFFER: the one the numerator was just sent)"
         return f"`{text}`" + note + (" (warm)" if self.warm else "")
 
 
@@ -99,6 +135,7 @@ class Sample:
     returncode: int
     stdout: str
     stderr: str
+    cache_bytes: int = 0  # the cache's size on disk right after the run
 
 
 @dataclass
@@ -109,13 +146,42 @@ class Site:
     path: Path
     manifest: dict[str, object]
     deletions: int = 0  # how many times its cache was deleted
-    warmed: dict[str, int] = field(default_factory=dict)  # command label -> deletions then
+    warmed: dict[str, int] = field(default_factory=dict)  # command label -> state then
+    edits: int = 0  # statements inserted so far, in buffers or saved files
+    saved_edits: int = 0  # how many of them were saved to disk
+    edited: dict[str, str] = field(default_factory=dict)  # path -> its text as edited
+    originals: dict[str, bytes] = field(default_factory=dict)  # path -> its bytes before
+    buffer: tuple[Path, str] | None = None  # the last buffer sent: its file and text
+    source: int = 0  # bytes of the project's .py files, as generated
+    where_edited: dict[str, str] = field(default_factory=dict)  # edit kind -> where
+
+    @property
+    def cache_dir(self) -> Path:
+        """The folder ``RPCSURFACE_CACHE_DIR`` names in every run: next to the project."""
+        return self.path.with_name(self.path.name + ".cache")
+
+    @property
+    def state(self) -> int:
+        """Changes since which a warm command must run again: cache deletions, saved edits."""
+        return self.deletions + self.saved_edits
 
     @property
     def expected(self) -> set[Finding]:
+        """The planted findings, read again from the markers of every edited file."""
         found = self.manifest["expected_findings"]
         assert isinstance(found, list)
-        return {(str(s), str(p), int(n)) for s, p, n in found}
+        planted = {(str(s), str(p), int(n)) for s, p, n in found if p not in self.edited}
+        for path, text in self.edited.items():
+            planted |= markers(path, text)
+        return planted
+
+    def restore(self) -> None:
+        """Put back every file an edit changed."""
+        for path, data in self.originals.items():
+            (self.path / path).write_bytes(data)
+        self.originals.clear()
+        self.edited.clear()
+        (self.path / EDITED).unlink(missing_ok=True)
 
     @property
     def modules(self) -> int:
@@ -143,17 +209,102 @@ class Pair:
         return [s.seconds for s in samples]
 
 
+def markers(path: str, text: str) -> set[Finding]:
+    """The (symbol, path, line) of every ``# expect: symbol`` marker in *text*."""
+    return {
+        (line.split(gen.EXPECT_MARK, 1)[1].strip(), path, number)
+        for number, line in enumerate(text.splitlines(), start=1)
+        if gen.EXPECT_MARK in line
+    }
+
+
+METHOD = re.compile(r"^(?P<indent>[ ]+)def (?P<name>\w+)\(self\b.*\):\s*$")
+
+
+def edit_text(text: str, number: int) -> tuple[str, str]:
+    """*text* with one statement inserted as the first line of a method's body, and where.
+
+    The method is the first one whose ``def`` line (one line, ending in ``:``) is at or
+    after the middle of the text; the statement, ``edited_<number> = <number>``, differs
+    with *number*. An edit a user makes while typing: inside a method, not at the end.
+    """
+    lines = text.splitlines(keepends=True)
+    for index in range(len(lines) // 2, len(lines)):
+        match = METHOD.match(lines[index].rstrip("\r\n"))
+        if match:
+            indent = match["indent"] + "    "
+            lines.insert(index + 1, f"{indent}edited_{number} = {number}  # a bench edit\n")
+            return "".join(lines), f"line {index + 2}, in method `{match['name']}`"
+    raise Abort(f"no method after the middle of the text to edit ({len(lines)} lines)")
+
+
+def apply_edit(site: Site, command: Command) -> None:
+    """Make *command*'s edit: a new buffer for stdin, or a statement saved in a module."""
+    assert command.edit in EDITS, command.edit
+    site.edits += 1
+    if command.edit == "buffer":
+        assert command.stdin is not None
+        assert command.only is not None
+        text, where = edit_text(command.stdin.read_text("utf-8"), site.edits)
+        folder = site.path.with_name(site.path.name + ".buffers")
+        folder.mkdir(exist_ok=True)
+        buffer = folder / f"buffer-{site.edits}.py"
+        buffer.write_text(text, encoding="utf-8")
+        site.buffer = (buffer, text)
+        site.where_edited["buffer"] = f"`{command.only}`, {where}"
+        return
+    # The caller edit goes to the stdin file, the largest caller module.
+    path = site.manifest["handler_module" if command.edit == "handler" else "largest_caller_module"]
+    assert isinstance(path, str)
+    target = site.path / path
+    (site.path / EDITED).write_text("an edit is saved; rerun to regenerate\n", "utf-8")
+    site.originals.setdefault(path, target.read_bytes())
+    text, where = edit_text(target.read_text("utf-8"), site.edits)
+    target.write_text(text, encoding="utf-8")
+    site.edited[path] = text
+    site.saved_edits += 1
+    site.where_edited[command.edit] = f"`{path}`, {where}"
+
+
+def folder_bytes(folder: Path) -> int:
+    """The bytes of every file under *folder* (0 if there is none)."""
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
+def cache_bytes(site: Site) -> int:
+    """The cache's size on disk: the in-project folder and the one the environment names."""
+    return folder_bytes(site.path / CACHE) + folder_bytes(site.cache_dir)
+
+
+def source_bytes(site: Site) -> int:
+    """The bytes of every ``.py`` file under the project (its one source root, ``.``)."""
+    return sum(p.stat().st_size for p in site.path.rglob("*.py") if CACHE not in p.parts)
+
+
 def run_once(site: Site, command: Command) -> Sample:
     if command.cold:
         shutil.rmtree(site.path / CACHE, ignore_errors=True)
+        shutil.rmtree(site.cache_dir, ignore_errors=True)
         site.deletions += 1
     env = dict(os.environ)
     for name in ("PYTHONPATH", "RPCSURFACE_NO_CACHE"):
         env.pop(name, None)
+    env[CACHE_DIR_ENV] = str(site.cache_dir)
+    stdin = command.stdin
+    buffer = None
+    if command.edit == "buffer" or command.same_buffer:
+        if site.buffer is None:
+            raise Abort(f"{command.label}: no buffer was sent before it")
+        stdin, buffer = site.buffer
     with (
         tempfile.TemporaryFile() as out,
         tempfile.TemporaryFile() as err,
-        (command.stdin or Path(os.devnull)).open("rb") as source,
+        (stdin or Path(os.devnull)).open("rb") as source,
     ):
         start = time.perf_counter()
         process = subprocess.Popen(
@@ -168,10 +319,10 @@ def run_once(site: Site, command: Command) -> Sample:
         stderr = err.read().decode("utf-8", "replace")
     # ru_maxrss is in KiB on Linux (bytes on macOS).
     rss = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss
-    sample = Sample(seconds, rss, process.returncode, stdout, stderr)
-    validate(site, command, sample)
+    sample = Sample(seconds, rss, process.returncode, stdout, stderr, cache_bytes(site))
+    validate(site, command, sample, buffer)
     if command.warm or not command.cold:
-        site.warmed[command.label] = site.deletions
+        site.warmed[command.label] = site.state
     return sample
 
 
@@ -204,8 +355,12 @@ def check_findings(site: Site, sample: Sample) -> set[Finding]:
     return found
 
 
-def validate(site: Site, command: Command, sample: Sample) -> None:
-    """Abort unless the run exited as it should and reported exactly the planted findings."""
+def validate(site: Site, command: Command, sample: Sample, buffer: str | None = None) -> None:
+    """Abort unless the run exited as it should and reported exactly the planted findings.
+
+    With *buffer* (the text sent on stdin for the file ``command.only``), that file's
+    findings are the markers of the buffer.
+    """
     where = f"{command.label} at scale {site.scale:g} ({site.path})"
     tail = sample.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
     if "Traceback (most recent call last)" in sample.stderr:
@@ -229,6 +384,8 @@ def validate(site: Site, command: Command, sample: Sample) -> None:
     else:
         found = check_findings(site, sample)
     expected = {f for f in site.expected if command.only in (None, f[1])}
+    if buffer is not None and command.only is not None:
+        expected = markers(command.only, buffer)
     if found != expected:
         missing = sorted(expected - found)
         extra = sorted(found - expected)
@@ -240,7 +397,11 @@ def validate(site: Site, command: Command, sample: Sample) -> None:
 
 
 def measure(site: Site, command: Command) -> Sample:
-    if command.warm and site.warmed.get(command.label) != site.deletions:
+    if command.edit is not None:
+        # Unmeasured, on what is saved now: fills the cache; then the edit.
+        run_once(site, dataclasses.replace(command, edit=None, label=f"{command.label} (before)"))
+        apply_edit(site, command)
+    elif command.warm and site.warmed.get(command.label) != site.state:
         run_once(site, command)  # unmeasured: fills the cache
     return run_once(site, command)
 
@@ -251,6 +412,8 @@ def commands(site: Site, cli: str | None) -> dict[str, Command | None]:
     stdin_file = site.path / caller
     stdin = ("--from-stdin", str(stdin_file))
     check = None if cli is None else (cli, "check")
+    # What the pylint-rpcsurface pre-commit hook runs (.pre-commit-hooks.yaml), on the file.
+    hook = (*PYLINT, *OURS, caller)
     return {
         "ours tree cold": Command("ours tree cold", (*PYLINT, *OURS, *TREE), "ours", cold=True),
         "ours tree warm": Command("ours tree warm", (*PYLINT, *OURS, *TREE), "ours", warm=True),
@@ -266,6 +429,29 @@ def commands(site: Site, cli: str | None) -> dict[str, Command | None]:
             stdin=stdin_file,
             only=caller,
         ),
+        "ours stdin buffer edit": Command(
+            "ours stdin buffer edit",
+            (*PYLINT, *OURS, *stdin),
+            "ours",
+            stdin=stdin_file,
+            only=caller,
+            edit="buffer",
+        ),
+        "base stdin same buffer": Command(
+            "base stdin same buffer",
+            (*PYLINT, *BASELINE, *stdin),
+            "baseline",
+            stdin=stdin_file,
+            same_buffer=True,
+        ),
+        "ours stdin handler saved": Command(
+            "ours stdin handler saved",
+            (*PYLINT, *OURS, *stdin),
+            "ours",
+            stdin=stdin_file,
+            only=caller,
+            edit="handler",
+        ),
         "ours stdin cold": Command(
             "ours stdin cold",
             (*PYLINT, *OURS, *stdin),
@@ -279,14 +465,35 @@ def commands(site: Site, cli: str | None) -> dict[str, Command | None]:
         ),
         "check cold": None if check is None else Command("check cold", check, "check", cold=True),
         "check warm": None if check is None else Command("check warm", check, "check", warm=True),
+        "check caller saved": (
+            None if check is None else Command("check caller saved", check, "check", edit="caller")
+        ),
+        "hook caller saved": Command("hook caller saved", hook, "ours", only=caller, edit="caller"),
+        "base file": Command("base file", (*PYLINT, *BASELINE, caller), "baseline"),
         "parse": Command("parse", (sys.executable, "-c", PARSE_ALL), "parse"),
     }
 
 
-def growth_pair(pairs: list[Pair], by_check: bool) -> Pair:
+def growth_pair(pairs: list[Pair], by_check: bool) -> Pair | None:
     """The pair of *pairs* the growth curve reads: whole tree, or the cold check."""
     wanted = "rpcsurface check, cold" if by_check else "whole tree, cold"
-    return next(p for p in pairs if p.measure.startswith(wanted))
+    return next((p for p in pairs if p.measure.startswith(wanted)), None)
+
+
+def whole_tree(pair: Pair) -> bool:
+    """Whether the pair runs pylint over the whole tree (the slow rows)."""
+    return any(c is not None and "--recursive=y" in c.argv for c in (pair.numerator,
+               pair.denominator))  # fmt: skip
+
+
+def select(pairs: list[Pair], rows: str) -> list[Pair]:
+    """The rows --rows asks for: all, the rpcsurface check rows, or an editor's and
+    pre-commit's (every row but the whole-tree pylint runs)."""
+    if rows == "check":
+        return [p for p in pairs if p.measure.startswith("rpcsurface check")]
+    if rows == "editor":
+        return [p for p in pairs if not whole_tree(p)]
+    return pairs
 
 
 def pairs_at(site: Site, cli: str | None, primary: bool, *, by_check: bool = False) -> list[Pair]:
@@ -307,45 +514,75 @@ def pairs_at(site: Site, cli: str | None, primary: bool, *, by_check: bool = Fal
         tree,
         Pair("whole tree, warm: rpcsurface ÷ unused-import", site, c["ours tree warm"],
              cmd("base tree"), 1.10),
-        Pair("stdin (IDE), warm: rpcsurface ÷ unused-import", site, c["ours stdin warm"],
-             cmd("base stdin"), 1.25),
-        Pair("stdin (IDE), cold: rpcsurface ÷ unused-import", site, c["ours stdin cold"],
+        Pair("stdin (IDE), unchanged, warm: rpcsurface ÷ unused-import", site,
+             c["ours stdin warm"], cmd("base stdin"), 1.25),
+        Pair("stdin (IDE), after an edit of the buffer: rpcsurface ÷ unused-import", site,
+             c["ours stdin buffer edit"], cmd("base stdin same buffer"), 1.25),
+        Pair("stdin (IDE) on the caller, after an edit saved in the handler module: "
+             "rpcsurface ÷ unused-import", site, c["ours stdin handler saved"],
              cmd("base stdin"), 2.0),
+        Pair("stdin (IDE), truly cold (no cache): rpcsurface ÷ unused-import", site,
+             c["ours stdin cold"], cmd("base stdin"), 2.0),
         Pair("whole tree, rpcsurface: -j 2 ÷ -j 1 (cold)", site, c["ours tree -j 2"],
              cmd("ours tree cold"), 0.65),
         cold_check,
         Pair("rpcsurface check, warm ÷ ast.parse of every file", site, c["check warm"],
              cmd("parse"), 0.5),
+        Pair("rpcsurface check, after a one-file edit (saved) ÷ ast.parse of every file", site,
+             c["check caller saved"], cmd("parse"), 0.5),
+        Pair("pre-commit hook (pylint-rpcsurface) on a commit touching one caller file ÷ "
+             "pylint with unused-import on that file", site, c["hook caller saved"],
+             cmd("base file"), 1.25),
     ]  # fmt: skip
 
 
-def prepare(workdir: Path, scale: float, seed: int) -> Site:
-    folder = workdir / f"scale-{scale:g}-seed-{seed}"
+def shape_name(shape: gen.Shape) -> str:
+    """A folder-name part for *shape*: its name in gen.SHAPES, or its two lengths."""
+    named = [name for name, known in sorted(gen.SHAPES.items()) if known == shape]
+    return named[0] if named else f"h{shape.handler_lines}-c{shape.caller_lines}"
+
+
+def prepare(workdir: Path, scale: float, seed: int, shape: gen.Shape | None = None) -> Site:
+    shape = shape or gen.SHAPES[gen.DEFAULT_SHAPE]
+    folder = workdir / f"scale-{scale:g}-seed-{seed}-{shape_name(shape)}"
     manifest = gen.read_manifest(folder)
+    wanted = {"handler_lines": shape.handler_lines, "caller_lines": shape.caller_lines}
     fresh = manifest is not None and (
         manifest.get("generator_version") == gen.GENERATOR_VERSION
         and manifest.get("scale") == scale
         and manifest.get("seed") == seed
+        and manifest.get("shape") == wanted
+        and not (folder / EDITED).exists()  # an interrupted run left a file edited
     )
     if manifest is None or not fresh:
         if folder.exists():
             if manifest is None and any(folder.iterdir()):
                 raise Abort(f"{folder}: exists and holds no generated project; remove it")
             shutil.rmtree(folder)
-        manifest = gen.write(folder, scale, seed)
+        manifest = gen.write(folder, scale, seed, shape)
         action = "generated"
     else:
         action = "reused"
     site = Site(scale, folder, manifest)
+    site.source = source_bytes(site)
     if not site.expected:
         raise Abort(f"{folder}: the generated project has no planted findings to compare")
     print(
         f"{action} scale {scale:g}: {site.modules} modules, {manifest['lines']} lines, "
-        f"largest caller module {manifest['largest_caller_module']}, "
+        f"largest caller module {manifest['largest_caller_module']} "
+        f"({lines_of(site, 'largest_caller_module')} lines), handler module "
+        f"{manifest['handler_module']} ({lines_of(site, 'handler_module')} lines), "
         f"{len(site.expected)} expected findings ({folder})",
         flush=True,
     )
     return site
+
+
+def lines_of(site: Site, key: str) -> int:
+    """The number of lines of the manifest's module *key* (as generated, before any edit)."""
+    path = site.manifest[key]
+    assert isinstance(path, str)
+    return (site.path / path).read_text("utf-8").count("\n")
 
 
 def median(values: list[float]) -> float:
@@ -372,6 +609,28 @@ def table(pairs: list[Pair], rss: Pair | None) -> list[str]:
             f"| ≤ {pair.target:g} | {met} |"
         )
     return lines
+
+
+def size_rows(site: Site, pairs: list[Pair]) -> list[str]:
+    """The cache's size on disk against the source's, as rows of the Targets table.
+
+    After a cold ``rpcsurface check`` (one analysis of the project), if that row ran, and
+    the largest it was after any run (edits and buffers may each leave an entry)."""
+    every = [s for p in pairs for s in (*p.a, *p.b)]
+    cold = next((p for p in pairs if p.measure.startswith("rpcsurface check, cold")), None)
+    rows = []
+    mib = 1024 * 1024
+    if cold is not None and cold.a:
+        rows.append(("cache on disk after a cold `rpcsurface check`",
+                     median([float(s.cache_bytes) for s in cold.a])))  # fmt: skip
+    if every:
+        rows.append(("cache on disk, the largest after any run", max(s.cache_bytes for s in every)))
+    return [
+        f"| {name} ÷ source (the `.py` files under the roots) | {size / mib:.2f} MiB "
+        f"| {site.source / mib:.2f} MiB | {size / site.source if site.source else math.inf:.2f} "
+        "| (none set) | n/a |"
+        for name, size in rows
+    ]
 
 
 def growth(curve: list[Pair], *, by_check: bool = False) -> tuple[list[str], str]:
@@ -415,6 +674,14 @@ def growth(curve: list[Pair], *, by_check: bool = False) -> tuple[list[str], str
     return lines, verdict
 
 
+def load() -> str:
+    """The load average over 1, 5 and 15 minutes (the machine may be shared)."""
+    try:
+        return " / ".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
 def machine() -> list[str]:
     cpu = platform.processor() or "unknown"
     try:
@@ -453,6 +720,7 @@ def report(
     sites: list[Site],
     pairs: list[Pair],
     curve: list[Pair],
+    load_at_start: str = "unknown",
 ) -> list[str]:
     """The markdown report: machine, command, projects, the Targets table, the growth curve."""
     tree = pairs[0]
@@ -462,7 +730,8 @@ def report(
         if tree.measure.startswith("whole tree")
         else None
     )  # fmt: skip
-    results = table(pairs, rss)
+    results = table(pairs, rss) + size_rows(sites[0], pairs)
+    edits = sites[0].where_edited
     by_check = options.growth == "check"
     curve_lines, verdict = growth(curve, by_check=by_check)
     every_command = {
@@ -473,22 +742,38 @@ def report(
     return [
         "# Performance",
         "",
-        f"Measured with `{command}` in {seconds:.0f} s.",
+        "<!-- Written by bench/run.py --out; to measure again, run the command below. -->",
+        "",
+        "To measure again, from the repository's root in its virtualenv: "
+        "`python bench/run.py --out docs/performance.md` (every row, and the growth curve "
+        "at 1x, 2x, 4x and 7x; medians of 3). Only the editor's and pre-commit's rows, in "
+        "a few minutes: `python bench/run.py --rows editor --scales 1 --out "
+        "docs/performance.md`.",
+        "",
+        f"Measured with `{command}` in {seconds:.0f} s, from the repository's root in its "
+        "virtualenv (the one the package is installed in).",
         "",
         "## Machine",
         "",
         *machine(),
+        f"- load average (1 / 5 / 15 min): {load_at_start} at the start, {load()} at the end "
+        "(ratios measured in the same run, interleaved, are what count)",
         "",
         "## Projects",
         "",
         "Generated by `bench/generate_project.py` (seed "
         f"{options.seed}); the Targets are measured at {site.scale:g}x.",
         "",
-        "| scale | modules | lines | largest caller module (the stdin file) |",
-        "|---|---|---|---|",
+        f"Shape `{options.shape}`: the handler class's module and the caller class's module "
+        "are the lengths below (a real engine's: 4,897 and 1,233 lines).",
+        "",
+        "| scale | modules | lines | largest caller module (the stdin file) | its lines "
+        "| handler module | its lines |",
+        "|---|---|---|---|---|---|---|",
         *(
             f"| {s.scale:g}x | {s.modules} | {s.manifest['lines']} "
-            f"| `{s.manifest['largest_caller_module']}` |"
+            f"| `{s.manifest['largest_caller_module']}` | {lines_of(s, 'largest_caller_module')} "
+            f"| `{s.manifest['handler_module']}` | {lines_of(s, 'handler_module')} |"
             for s in sites
         ),
         "",
@@ -496,12 +781,30 @@ def report(
         "",
         *results,
         "",
-        "Every run is a fresh process with the project as its working folder; each "
-        "repetition runs every pair once, numerator first. Cold runs delete "
-        "`.rpcsurface_cache/` first; warm runs follow an unmeasured run whenever the cache "
-        "was deleted since. Peak RSS is the whole-tree run's own `ru_maxrss` (cold). Every "
-        "run reported exactly the planted findings.",
+        "Every run is a fresh process with the project as its working folder and "
+        f"`{CACHE_DIR_ENV}` set to a folder the benchmark owns; each repetition runs every "
+        "pair once, numerator first. Cold runs delete that folder and `.rpcsurface_cache/` "
+        "in the project first (no cache at all). Warm runs follow an unmeasured run whenever "
+        'the cache was deleted or a file was edited since. A row "after an edit" makes, '
+        "every repetition, an unmeasured run of the same command on what is saved (which "
+        "fills the cache), then the edit, then the measured run: each edit inserts one "
+        "statement, `edited_<N> = <N>`, with a new N every time, as the first line of the "
+        "body of the first method at or after the middle of the file. The buffer row sends "
+        "the saved caller module with that statement as a new buffer on stdin (the file on "
+        "disk unchanged) and its baseline gets the same buffer; the other edits are saved, "
+        "one more statement each time, and every file is put back after the run. "
+        + ("Peak RSS is the whole-tree run's own `ru_maxrss` (cold). " if rss else "")
+        + "The cache's size is every file "
+        f"under `.rpcsurface_cache/` and `${CACHE_DIR_ENV}`. Every run reported exactly the "
+        "planted findings (in an edited file, the markers' new lines).",
         "",
+        *(
+            ["Where the edits went (the last one of each kind):", ""]
+            + [f"- {kind}: {where}" for kind, where in sorted(edits.items())]
+            + [""]
+            if edits
+            else []
+        ),
         "Commands (`python` is the interpreter running the benchmark, `$PROJECT` the "
         "generated project's folder, which is the working folder of every run):",
         "",
@@ -535,10 +838,13 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="write the report here (docs/performance.md)")
     parser.add_argument(
         "--rows",
-        choices=("all", "check"),
+        choices=("all", "check", "editor"),
         default="all",
-        help="all Targets, or only the rpcsurface check rows and the growth curve (check)",
+        help="all Targets; only the rpcsurface check rows and the growth curve (check); "
+        "or every row but the whole-tree pylint runs: stdin, check, pre-commit, cache size "
+        "(editor, a few minutes)",
     )
+    gen.add_shape_arguments(parser)
     parser.add_argument(
         "--growth",
         choices=("check", "tree"),
@@ -548,6 +854,33 @@ def _arguments() -> argparse.ArgumentParser:
         "about 9 min a run at 7x on 2 cores)",
     )
     return parser
+
+
+def run_all(
+    sites: list[Site], cli: str | None, options: argparse.Namespace
+) -> tuple[list[Pair], list[Pair]]:
+    """Measure the selected rows at the first site and the growth curve at every site."""
+    by_check = options.growth == "check"
+    if by_check and cli is None:
+        raise Abort(f"--growth check: {NO_CLI}")
+    pairs = select(pairs_at(sites[0], cli, primary=True), options.rows)
+    first = growth_pair(pairs, by_check)
+    curve = []
+    if first is not None:  # the rows asked for include the one the curve starts from
+        curve = [
+            first,
+            *(pairs_at(site, cli, primary=False, by_check=by_check)[0] for site in sites[1:]),
+        ]
+    curve.sort(key=lambda p: p.site.scale)
+    every = pairs + [p for p in curve if all(p is not q for q in pairs)]
+    for repetition in range(options.repeat):
+        print(f"repetition {repetition + 1}/{options.repeat}", flush=True)
+        for pair in every:
+            if pair.numerator is None:
+                continue
+            pair.a.append(measure(pair.site, pair.numerator))
+            pair.b.append(measure(pair.site, pair.denominator))
+    return pairs, curve
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -566,43 +899,37 @@ def main(argv: list[str] | None = None) -> int:
     cli = shutil.which("rpcsurface", path=str(Path(sys.executable).parent))
     if cli is None:
         print(f"rpcsurface check: {NO_CLI}")
+    shape = gen.shape_of(parser, options)
     started = time.monotonic()
+    load_at_start = load()
     try:
         with tempfile.TemporaryDirectory(prefix="rpcsurface-bench-") as temporary:
             workdir = options.workdir or Path(temporary)
             workdir.mkdir(parents=True, exist_ok=True)
-            sites = [prepare(workdir.resolve(), s, options.seed) for s in dict.fromkeys(scales)]
-            by_check = options.growth == "check"
-            if by_check and cli is None:
-                raise Abort(f"--growth check: {NO_CLI}")
-            pairs = pairs_at(sites[0], cli, primary=True)
-            if options.rows == "check":
-                pairs = [p for p in pairs if p.measure.startswith("rpcsurface check")]
-            curve = [
-                growth_pair(pairs, by_check),
-                *(pairs_at(site, cli, primary=False, by_check=by_check)[0] for site in sites[1:]),
+            sites = [
+                prepare(workdir.resolve(), s, options.seed, shape) for s in dict.fromkeys(scales)
             ]
-            curve.sort(key=lambda p: p.site.scale)
-            every = pairs + [p for p in curve if all(p is not q for q in pairs)]
-            for repetition in range(options.repeat):
-                print(f"repetition {repetition + 1}/{options.repeat}", flush=True)
-                for pair in every:
-                    if pair.numerator is None:
-                        continue
-                    pair.a.append(measure(pair.site, pair.numerator))
-                    pair.b.append(measure(pair.site, pair.denominator))
+            try:
+                pairs, curve = run_all(sites, cli, options)
+            finally:
+                for site in sites:
+                    site.restore()
+                    shutil.rmtree(site.path.with_name(site.path.name + ".buffers"), True)
+            command = "python bench/run.py " + " ".join(
+                shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
+            )
+            text = report(
+                command=command,
+                seconds=time.monotonic() - started,
+                options=options,
+                sites=sites,
+                pairs=pairs,
+                curve=curve,
+                load_at_start=load_at_start,
+            )
     except Abort as error:
         print(f"benchmark aborted: {error}", file=sys.stderr)
         return 2
-    command = "python bench/run.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
-    text = report(
-        command=command,
-        seconds=time.monotonic() - started,
-        options=options,
-        sites=sites,
-        pairs=pairs,
-        curve=curve,
-    )
     print("\n".join(text))
     if options.out is not None:
         options.out.parent.mkdir(parents=True, exist_ok=True)

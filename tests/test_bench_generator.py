@@ -53,10 +53,83 @@ def test_real_pylint_reports_exactly_the_planted_findings(
     expected = marked(project)
     assert {symbol for symbol, _, _ in expected} == {"rpc-unlisted", "rpc-unanswered"}
     assert {tuple(f) for f in manifest["expected_findings"]} == expected  # type: ignore[attr-defined]
+    # The default shape is a real engine's: these findings come from that project.
+    assert lines_of(project, manifest["handler_module"]) >= 5000  # type: ignore[arg-type]
     run = run_pylint(project, "--recursive=y", ".")
     assert_no_crash(run)
     assert run.keys() == expected, describe_run(run)
     assert len(run.messages) == len(expected), describe_run(run)  # each reported once
+
+
+def lines_of(project: Path, path: str) -> int:
+    return (project / path).read_text("utf-8").count("\n")
+
+
+REAL_HANDLER_AT_LEAST = 5000  # issue 14: a handler module of at least 5k lines
+REAL_CALLER_AT_LEAST = 1200  # and a caller module of at least 1.2k
+
+
+def test_the_real_shape_has_a_real_engines_surface_modules_at_every_scale(
+    small: tuple[Path, dict[str, object]], tmp_path: Path
+) -> None:
+    project, manifest = small
+    handler, caller = manifest["handler_module"], manifest["caller_module"]
+    assert isinstance(handler, str)
+    assert isinstance(caller, str)
+    # The manifest names the configured classes' modules, which the pyproject names.
+    table = tomllib.loads((project / "pyproject.toml").read_text("utf-8"))["tool"]["rpcsurface"]
+    [surface] = table["surface"]
+    assert surface["handlers"] == [
+        handler.removesuffix(".py").replace("/", ".") + ".DisaggModelRunner"
+    ]
+    assert surface["callers"] == [
+        caller.removesuffix(".py").replace("/", ".") + ".DisaggEngineCore"
+    ]
+    assert manifest["largest_caller_module"] == caller  # the stdin file is the caller module
+    at_1x = tmp_path / "1x"
+    gen.write(at_1x, 1.0, 0)
+    for where in (project, at_1x):  # a few dozen modules, and the 1x project
+        assert lines_of(where, handler) >= REAL_HANDLER_AT_LEAST
+        assert lines_of(where, caller) >= REAL_CALLER_AT_LEAST
+    # The classic shape is another length: the knob is what sets it.
+    classic = tmp_path / "classic"
+    gen.write(classic, SMALL, 0, gen.SHAPES["classic"])
+    assert lines_of(classic, handler) < 1000
+    # The same planted findings, in the same files (the caller's at another line).
+    assert {(s, p) for s, p, _ in marked(classic)} == {(s, p) for s, p, _ in marked(project)}
+    # The manifest says which shape it is (bench/run.py reuses a project by it).
+    assert manifest["shape"] == {"handler_lines": 5100, "caller_lines": 1250}
+    assert gen.read_manifest(classic)["shape"] == {"handler_lines": None, "caller_lines": None}  # type: ignore[index]
+
+
+def test_handler_and_caller_lines_set_either_length(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "project"
+    argv = [str(out), "--scale", str(SMALL), "--handler-lines", "900", "--caller-lines", "700"]
+    assert gen.main(argv) == 0
+    printed = capsys.readouterr().out
+    manifest = gen.read_manifest(out)
+    assert manifest is not None
+    handler, caller = manifest["handler_module"], manifest["caller_module"]
+    # At least N, and no more than one filler method (<= 20 lines) beyond.
+    assert 900 <= lines_of(out, handler) <= 920
+    assert 700 <= lines_of(out, caller) <= 720
+    assert f"handler module: {handler}: {lines_of(out, handler)} lines\n" in printed
+    assert f"caller module: {caller}: {lines_of(out, caller)} lines\n" in printed
+    assert manifest["expected_findings"] == sorted([list(f) for f in marked(out)])
+    # One length alone keeps the shape's other one.
+    alone = tmp_path / "alone"
+    assert gen.main([str(alone), "--scale", str(SMALL), "--caller-lines", "700"]) == 0
+    assert lines_of(alone, handler) >= REAL_HANDLER_AT_LEAST
+    capsys.readouterr()
+    for option in ("--handler-lines", "--caller-lines"):
+        with pytest.raises(SystemExit) as exit_info:
+            gen.main([str(tmp_path / "bad"), "--scale", str(SMALL), option, "0"])
+        assert exit_info.value.code == 2
+        error = capsys.readouterr().err
+        assert f"{option}: expected a positive number of lines, got 0" in error
+    assert not (tmp_path / "bad").exists()
 
 
 def test_shape(small: tuple[Path, dict[str, object]]) -> None:

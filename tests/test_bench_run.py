@@ -3,7 +3,9 @@ anything: the runs here are tiny stand-ins, never pylint over a generated projec
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -159,3 +161,234 @@ def test_growth_by_check_takes_the_check_run_itself_as_the_overhead(site: object
     assert "| 1x | 400 | 180000 | 2.00 | 1.00 | +2.00 | +5.00 |" in lines
     worse = [pair(site, 400, 2, 1), pair(site, 2800, 28, 7)]
     assert run.growth(worse, by_check=True)[1].startswith("**no**: overhead grows as modules^1.36")
+
+
+# ---------------------------------------------------------------- issue 14: the editor's rows
+
+TWO_METHODS = (
+    "class A:\n"
+    "    def one(self):\n"
+    "        return 1\n"
+    "\n"
+    "    def two(self, x):\n"
+    "        return self.call('x', wait_out=True)  # expect: rpc-unlisted\n"
+)
+
+
+def test_edit_text_inserts_a_new_statement_in_a_method_after_the_middle() -> None:
+    first, where = run.edit_text(TWO_METHODS, 7)
+    assert where == "line 6, in method `two`"
+    tree = ast.parse(first)
+    [cls] = tree.body
+    assert isinstance(cls, ast.ClassDef)
+    two = cls.body[1]
+    assert isinstance(two, ast.FunctionDef)
+    assert two.name == "two"
+    assert ast.unparse(two.body[0]) == "edited_7 = 7"  # the first statement of its body
+    assert len(two.body) == 2  # and the method's own statement still follows
+    assert first.splitlines()[:5] == TWO_METHODS.splitlines()[:5]  # nothing else moved
+    second, _ = run.edit_text(first, 8)
+    assert second != first  # a different statement every time
+    assert "edited_8 = 8" in second
+    assert "edited_7 = 7" in second
+    # The marker moved down a line, and the expected findings read it there.
+    assert run.markers("a.py", TWO_METHODS) == {("rpc-unlisted", "a.py", 6)}
+    assert run.markers("a.py", first) == {("rpc-unlisted", "a.py", 7)}
+    with pytest.raises(run.Abort, match="no method after the middle"):
+        run.edit_text("x = 1\n" * 10 + "def f(self):\n" + "y = 2\n" * 30, 1)
+
+
+@pytest.fixture
+def edit_site(tmp_path: Path) -> object:
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pkg" / "a.py").write_text(TWO_METHODS, encoding="utf-8")
+    (project / "pkg" / "h.py").write_text(TWO_METHODS.replace("  # expect: rpc-unlisted", ""))
+    manifest = {
+        "expected_findings": [["rpc-unlisted", "pkg/a.py", 6]],
+        "modules": 2,
+        "lines": 12,
+        "largest_caller_module": "pkg/a.py",
+        "handler_module": "pkg/h.py",
+    }
+    return run.Site(1.0, project, manifest)
+
+
+COUNT_EDITS = (  # appends how many edits the file (argv[1]) or stdin ("-") holds
+    "import sys, pathlib\n"
+    "text = sys.stdin.read() if sys.argv[1] == '-' else pathlib.Path(sys.argv[1]).read_text()\n"
+    "with open('../log', 'a') as log:\n"
+    "    log.write(str(text.count('edited_')))\n"
+)
+
+
+def test_a_saved_edit_comes_after_an_unmeasured_run_and_is_put_back(edit_site: object) -> None:
+    site = edit_site
+    log = site.path.parent / "log"  # type: ignore[attr-defined]
+    saved = (site.path / "pkg/a.py").read_bytes()  # type: ignore[attr-defined]
+    caller = run.Command(
+        "c", (sys.executable, "-c", COUNT_EDITS, "pkg/a.py"), "parse", edit="caller"
+    )
+    handler = run.Command(
+        "h", (sys.executable, "-c", COUNT_EDITS, "pkg/h.py"), "parse", edit="handler"
+    )
+    run.measure(site, caller)
+    assert log.read_text("utf-8") == "01"  # the unmeasured run saw the saved file; then 1 edit
+    run.measure(site, caller)
+    assert log.read_text("utf-8") == "0112"  # one more statement, saved, every time
+    run.measure(site, handler)
+    assert log.read_text("utf-8") == "011201"
+    assert "edited_3 = 3" in (site.path / "pkg/h.py").read_text("utf-8")  # type: ignore[attr-defined]
+    assert (site.path / run.EDITED).exists()  # type: ignore[attr-defined]
+    # The planted finding is expected where the edits moved it.
+    assert site.expected == {("rpc-unlisted", "pkg/a.py", 8)}  # type: ignore[attr-defined]
+    assert site.where_edited == {  # type: ignore[attr-defined]
+        "caller": "`pkg/a.py`, line 6, in method `two`",
+        "handler": "`pkg/h.py`, line 6, in method `two`",
+    }
+    site.restore()  # type: ignore[attr-defined]
+    assert (site.path / "pkg/a.py").read_bytes() == saved  # type: ignore[attr-defined]
+    assert "edited_" not in (site.path / "pkg/h.py").read_text("utf-8")  # type: ignore[attr-defined]
+    assert not (site.path / run.EDITED).exists()  # type: ignore[attr-defined]
+    assert site.expected == {("rpc-unlisted", "pkg/a.py", 6)}  # type: ignore[attr-defined]
+
+
+def test_a_buffer_edit_sends_a_new_buffer_and_its_baseline_the_same_one(edit_site: object) -> None:
+    site = edit_site
+    log = site.path.parent / "log"  # type: ignore[attr-defined]
+    a = site.path / "pkg/a.py"  # type: ignore[attr-defined]
+    argv = (sys.executable, "-c", COUNT_EDITS, "-")
+    ours = run.Command("b", argv, "parse", stdin=a, only="pkg/a.py", edit="buffer")
+    base = run.Command("s", argv, "parse", stdin=a, same_buffer=True)
+    with pytest.raises(run.Abort, match="no buffer was sent before it"):
+        run.measure(site, base)
+    for _ in range(2):
+        run.measure(site, ours)
+        run.measure(site, base)
+    # Each time: the saved file, unmeasured, then a new buffer with one edit, to both.
+    assert log.read_text("utf-8") == "011011"
+    assert a.read_text("utf-8") == TWO_METHODS  # the file on disk is never changed
+    buffer, text = site.buffer  # type: ignore[attr-defined]
+    assert "edited_2 = 2" in text
+    assert "edited_1" not in text  # a new buffer, not the previous one edited again
+    assert buffer.read_text("utf-8") == text
+    assert site.state == 0  # type: ignore[attr-defined]  # nothing saved: warm rows stay warm
+    # Its findings are the buffer's: the marker's line in the buffer, not in the file.
+    pylint = run.Command("p", ("python",), "ours", stdin=a, only="pkg/a.py", edit="buffer")
+    moved = json2(site, [["rpc-unlisted", "pkg/a.py", 7]])
+    run.validate(site, pylint, sample(4, moved), text)
+    with pytest.raises(run.Abort, match="missing"):
+        run.validate(site, pylint, sample(4, json2(site, [["rpc-unlisted", "pkg/a.py", 6]])), text)
+
+
+def test_cold_deletes_both_caches_and_every_run_names_the_benchmarks_folder(
+    site: object,
+) -> None:
+    own = site.cache_dir  # type: ignore[attr-defined]
+    in_project = site.path / run.CACHE  # type: ignore[attr-defined]
+    for folder in (own, in_project):
+        folder.mkdir()
+        (folder / "old-entry").write_text("x", encoding="utf-8")
+    fill = (
+        "import os, pathlib\n"
+        f"folder = pathlib.Path(os.environ[{run.CACHE_DIR_ENV!r}])\n"
+        "folder.mkdir(exist_ok=True)\n"
+        "(folder / 'entry').write_bytes(b'y' * 3000)\n"
+        "print(folder)\n"
+    )
+    cold = run.Command("cold", (sys.executable, "-c", fill), "parse", cold=True)
+    measured = run.run_once(site, cold)
+    assert not in_project.exists()  # the old in-project folder: deleted
+    assert measured.stdout.strip() == str(own)  # the run was told the benchmark's folder
+    assert measured.cache_bytes == 3000  # the one entry the run wrote, after both went
+    warm = run.Command("warm", (sys.executable, "-c", "pass"), "parse")
+    assert run.run_once(site, warm).cache_bytes == 3000
+
+
+def test_warm_runs_again_after_a_saved_edit(edit_site: object) -> None:
+    site = edit_site
+    counter = site.path / "count"  # type: ignore[attr-defined]
+    counter.write_text("", encoding="utf-8")
+    bump = "import pathlib; p = pathlib.Path('count'); p.write_text(p.read_text() + 'x')"
+    warm = run.Command("warm", (sys.executable, "-c", bump), "parse", warm=True)
+    run.measure(site, warm)
+    run.measure(site, warm)
+    assert counter.read_text("utf-8") == "xxx"
+    edit = run.Command("e", (sys.executable, "-c", "pass"), "parse", edit="handler")
+    run.measure(site, edit)
+    run.measure(site, warm)  # the handler changed: the cache must be filled again first
+    assert counter.read_text("utf-8") == "xxxxx"
+
+
+def test_rows_editor_are_every_row_but_the_whole_tree_runs(site: object) -> None:
+    site.manifest["largest_caller_module"] = "pkg/a.py"  # type: ignore[attr-defined]
+    every = run.pairs_at(site, "rpcsurface", primary=True)
+    editor = run.select(every, "editor")
+    trees = [p for p in every if p not in editor]
+    assert trees
+    assert all(p.measure.startswith("whole tree") for p in trees)
+    for pair in editor:
+        for command in (pair.numerator, pair.denominator):
+            assert "--recursive=y" not in command.argv
+    names = " / ".join(p.measure for p in editor)
+    for row in (
+        "after an edit of the buffer",
+        "after an edit saved in the handler module",
+        "truly cold",
+        "rpcsurface check, cold",
+        "after a one-file edit",
+        "pre-commit hook",
+    ):
+        assert row in names
+    assert all(p.measure.startswith("rpcsurface check") for p in run.select(every, "check"))
+    assert run.select(every, "all") == every
+    # The hook row runs what .pre-commit-hooks.yaml's pylint-rpcsurface hook runs.
+    hook = next(p for p in every if p.measure.startswith("pre-commit hook"))
+    hooks = (Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text("utf-8")
+    args = re.search(r"id: pylint-rpcsurface\n(?:.*\n)*?\s+args: \[(.*)\]", hooks)
+    assert args is not None
+    assert set(args[1].split(", ")) <= set(hook.numerator.argv)
+    assert hook.numerator.argv[-1] == "pkg/a.py"
+    assert hook.denominator.argv[-1] == "pkg/a.py"
+    assert "--enable=unused-import" in hook.denominator.argv
+
+
+def test_cache_size_rows_compare_the_cache_with_the_source(site: object) -> None:
+    site.source = 4 * 1024 * 1024  # type: ignore[attr-defined]
+    check = run.Pair("rpcsurface check, cold ÷ x", site, CHECK, BASE, 2.0)
+    check.a = [run.Sample(1, 0, 0, "", "", n * 1024 * 1024) for n in (1, 2, 9)]
+    other = run.Pair("stdin", site, OURS, BASE, 2.0)
+    other.b = [run.Sample(1, 0, 0, "", "", 3 * 1024 * 1024)]
+    after_cold, largest = run.size_rows(site, [check, other])
+    assert after_cold.startswith("| cache on disk after a cold `rpcsurface check` ÷ source")
+    assert "| 2.00 MiB | 4.00 MiB | 0.50 |" in after_cold  # the median
+    assert "| 9.00 MiB | 4.00 MiB | 2.25 |" in largest  # the largest after any run
+    assert run.size_rows(site, [other]) == [
+        largest.replace("9.00 MiB", "3.00 MiB").replace("2.25", "0.75")
+    ]
+
+
+def test_prepare_regenerates_a_project_left_edited_or_of_another_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scale = 0.01
+    first = run.prepare(tmp_path, scale, 0)
+    assert "generated" in capsys.readouterr().out
+    assert run.prepare(tmp_path, scale, 0).path == first.path
+    assert "reused" in capsys.readouterr().out
+    (first.path / run.EDITED).write_text("", encoding="utf-8")
+    run.prepare(tmp_path, scale, 0)
+    assert "generated" in capsys.readouterr().out
+    classic = run.prepare(tmp_path, scale, 0, run.gen.SHAPES["classic"])
+    assert classic.path != first.path
+    assert "generated" in capsys.readouterr().out
+    handler = first.manifest["handler_module"]
+    real_lines = (first.path / handler).read_text("utf-8").count("\n")
+    classic_lines = (classic.path / handler).read_text("utf-8").count("\n")
+    assert real_lines >= 5000 > classic_lines
+    # A shape whose lengths changed since (same name, same folder) is generated again.
+    monkeypatch.setitem(run.gen.SHAPES, "real", run.gen.Shape(5300, 1250))
+    again = run.prepare(tmp_path, scale, 0)
+    assert again.path == first.path
+    assert "generated" in capsys.readouterr().out
+    assert (again.path / handler).read_text("utf-8").count("\n") >= 5300
