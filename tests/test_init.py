@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT, marked_findings, project, run_check, run_cli
+from support import ROOT, load_bench_script, marked_findings, project, run_check, run_cli
 
 from pylint_rpcsurface.config import load_config
 
@@ -269,3 +269,97 @@ def test_the_wait_keyword_and_its_polarity_are_read_from_the_sender(
     table = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))["tool"]["rpcsurface"]
     (dispatch,) = table["dispatch"]
     assert {k: v for k, v in dispatch.items() if k.startswith("waits")} == expected
+
+
+SERVER = """\
+import multiprocessing as mp
+
+
+class {impl}:
+    def health(self):
+        return "ok"
+
+    def encode(self, wav):
+        return wav
+
+
+def main_loop(queue_in, queue_out):
+    srv = {impl}()
+    while True:
+        cmd = queue_in.get()
+        queue_out.put(getattr(srv, cmd["type"])(*cmd["args"]))
+
+
+class {client}:
+    def __init__(self):
+        self.queue_in, self.queue_out = mp.Queue(), mp.Queue()
+        mp.Process(target=main_loop, args=(self.queue_in, self.queue_out)).start()
+
+    def submit(self, cmd, *args):
+        self.queue_in.put({{"type": cmd, "args": args}})
+        return self.queue_out.get()
+
+    def run(self):
+        self.submit("health")
+        return self.submit("encode", b"")
+"""
+
+
+def test_tied_handlers_are_settled_by_the_worker_loop_each_caller_starts(
+    tmp_path: Path,
+) -> None:
+    # Two servers answering the same names: each client starts its own module's loop,
+    # whose `srv = Impl()` names its handler. A config double in tests/ is no caller.
+    folder = project(
+        tmp_path,
+        {
+            "srv/__init__.py": "",
+            "srv/one.py": SERVER.format(impl="OneImpl", client="OneClient"),
+            "srv/two.py": SERVER.format(impl="TwoImpl", client="TwoClient"),
+            "tests/test_srv.py": (
+                "class Fake:\n    def submit(self, cmd):\n        return cmd\n\n\n"
+                "def test_it(client):\n"
+                '    client.submit("health")\n    client.submit("encode")\n'
+            ),
+        },
+    )
+    assert run_cli(folder, "init").returncode == 0
+    table = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))["tool"]["rpcsurface"]
+    surfaces = {tuple(s["callers"]): s["handlers"] for s in table["surface"]}
+    assert surfaces == {
+        ("srv.one.OneClient",): ["srv.one.OneImpl"],
+        ("srv.two.TwoClient",): ["srv.two.TwoImpl"],
+    }
+
+
+def test_fields_are_no_evidence_of_a_handler(tmp_path: Path) -> None:
+    # The names sent are fields of a config dataclass, methods of no class: no dispatch.
+    folder = project(
+        tmp_path,
+        {
+            "app.py": (
+                "from dataclasses import dataclass\n\n\n"
+                "@dataclass\nclass Roles:\n    actor: int = 0\n    critic: int = 0\n\n\n"
+                "class Launcher:\n"
+                "    def spawn(self, role, queue):\n        queue.put(role)\n\n"
+                "    def run(self, queue):\n"
+                '        self.spawn("actor", queue)\n        self.spawn("critic", queue)\n'
+            )
+        },
+    )
+    refused = run_cli(folder, "init")
+    assert refused.returncode == 2
+    assert "no dispatch found" in refused.stderr
+
+
+def test_the_real_engine_table_says_how_far_below_the_target_an_engine_is() -> None:
+    bench = load_bench_script("init_engines")
+    engine = bench.Engine("e", "1.0", "e")
+    result = bench.Result(
+        engine, 3, frozenset({"a", "b", "c", "d"}), frozenset({"a", "b", "c"}), 0, "", (), ()
+    )
+    row = bench.render([result]).splitlines()[2]
+    assert "| e 1.0 | 3 | 0 | 75% (3/4) (target 90%: 15% short), not seen: `d` |" in row
+    for engine in bench.ENGINES:
+        assert (bench.CONFIGS / f"{engine.name}.toml").is_file(), engine.name
+        assert engine.name not in {"vllm", "lmdeploy", "sglang", "openrlhf"}

@@ -54,6 +54,12 @@ def discover(project: Path, roots: tuple[Path, ...]) -> Proposal:
     with store.resolving_imports():
         modules = []
         for path in store.python_files():
+            if _is_test(
+                Path(path).relative_to(project)
+                if Path(path).is_relative_to(project)
+                else Path(path)
+            ):
+                continue
             module = store.module(path)
             if module is not None:
                 modules.append(module)
@@ -63,3 +69,14 @@ def discover(project: Path, roots: tuple[Path, ...]) -> Proposal:
 # --------------------------------------------------------------------------
 # Small readers
 # --------------------------------------------------------------------------
+
+
+def _is_test(path: Path) -> bool:
+    """A test module: its callers and doubles are not the project's surface."""
+    name = path.name
+    return (
+        any(part in ("tests", "test") for part in path.parts[:-1])
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from astroid import nodes
+from astroid import bases, nodes
 
-from pylint_rpcsurface.analysis.classes import ClassIndex, binds_at_class_level
+from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.discovery.keys import DispatchKeys
 from pylint_rpcsurface.analysis.discovery.reading import (
     MIN_NAMES,
@@ -22,9 +22,9 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     Site,
     SurfaceProposal,
     Worker,
-    assignments_in,
     at_module_level,
     call_name,
+    called_lookup,
     count,
     is_getattr,
     is_method,
@@ -36,6 +36,7 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     where,
 )
 from pylint_rpcsurface.analysis.discovery.workers import WorkerSide
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
 from pylint_rpcsurface.analysis.registry import read_registry
 
 
@@ -72,34 +73,21 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         found: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]] = {}
         for function in self.functions:
             for param in positional_params(function):
-                lookup = self._called_lookup(function, {param})
+                lookup = called_lookup(function, {param})
                 if lookup is not None:
                     found.setdefault(function.name, (function, param, lookup))
                     break
         return found
 
-    @staticmethod
-    def _called_lookup(function: nodes.FunctionDef, names: set[str]) -> nodes.Call | None:
-        """A ``getattr(obj, n)`` in *function*, *n* in *names*, whose result is called."""
-        bound: dict[str, nodes.Call] = {}
-        for targets, value in assignments_in(function):
-            if is_getattr(value) and isinstance(value.args[1], nodes.Name):  # noqa: SIM102
-                if value.args[1].name in names and len(targets) == 1:
-                    bound[targets[0]] = value
-        for call in own_nodes(function, nodes.Call):
-            assert isinstance(call, nodes.Call)
-            func = call.func
-            if (
-                is_getattr(func)
-                and isinstance(func.args[1], nodes.Name)
-                and func.args[1].name in names
-            ):
-                return func
-            if isinstance(func, nodes.Name) and func.name in bound:
-                return bound[func.name]
-        return None
-
     # -- senders ------------------------------------------------------------
+
+    def _on_self(self, sender: Sender) -> bool:
+        lookup = called_lookup(sender.function, tainted_names(sender.function, {sender.param}))
+        return (
+            lookup is not None
+            and isinstance(lookup.args[0], nodes.Name)
+            and lookup.args[0].name == "self"
+        )
 
     def senders(self, helpers: dict[str, object]) -> list[Sender]:
         found: dict[tuple[int, str], Sender] = {}
@@ -142,13 +130,21 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                     return f"{self.where(call)}: getattr(..., {param}).remote(...)", False
                 continue
             name = call_name(call)
+            if name == "remote" and isinstance(call.func, nodes.Attribute):  # noqa: SIM102
+                if isinstance(call.func.expr, (nodes.Call, nodes.Name)):
+                    continue  # Cls.remote(...), Cls.options(...).remote(...): a new actor
             if name in SEND_CALLS and isinstance(call.func, nodes.Attribute):
                 return f"{self.where(call)}: {param} reaches {call.func.as_string()}()", False
             if name in helpers and name != function.name:
                 return f"{self.where(call)}: {param} reaches {name}(), a run_method helper", False
             if name in senders and forward is None:
                 forward = f"{self.where(call)}: {param} is forwarded to {name}()"
-        return (forward, True) if forward is not None else None
+        if forward is not None:
+            return forward, True
+        lookup = called_lookup(function, tainted)
+        if lookup is not None:
+            return f"{self.where(lookup)}: {param} is looked up with getattr and called", False
+        return None
 
     def groups(self, senders: list[Sender]) -> list[Group]:
         by_key: dict[tuple[str, str, int, str], list[Sender]] = defaultdict(list)
@@ -202,7 +198,8 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                 name
                 for klass in order
                 for name, bindings in klass.locals.items()
-                if any(binds_at_class_level(b) for b in bindings)
+                # "mostly the method names": a field or constant is no evidence
+                if any(isinstance(b, nodes.FunctionDef) for b in bindings)
             )
         return self._answers[id(cls)]
 
@@ -231,9 +228,19 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         helpers = self.run_method_helpers()
         senders = self.senders(dict(helpers))
         groups = [g for g in self.groups(senders) if g.sites]
-        senders_classes = {
-            id(s.function.parent) for s in senders if isinstance(s.function.parent, nodes.ClassDef)
-        }
+        # The class defining a dispatch method answers nothing sent through it, unless
+        # it looks the name up on itself.
+        on_self = {id(s.function.parent) for s in senders if self._on_self(s)}
+
+        def excluded_by(chosen: list[Group]) -> set[int]:
+            return {
+                id(s.function.parent)
+                for g in chosen
+                for s in g.senders
+                if isinstance(s.function.parent, nodes.ClassDef)
+                and id(s.function.parent) not in on_self
+            }
+
         workers = self.workers(helpers)
         dispatch: list[DispatchProposal] = []
         confirmed: list[Group] = []
@@ -241,7 +248,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         pending = []
         for group in sorted(groups, key=lambda g: (g.method, g.index)):
             names = {site.name for site in group.sites}
-            best = self.best_handlers(names, senders_classes)
+            best = self.best_handlers(names, excluded_by([group]))
             if len(names) < MIN_NAMES or best is None:
                 pending.append(group)
                 continue
@@ -270,7 +277,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                 continue
             dispatch.append(self.dispatch_proposal(group, workers))
         confirmed = [g for g in confirmed if methods.count(g.method) == 1]
-        surfaces = self.surfaces(confirmed, senders_classes, workers)
+        surfaces = self.surfaces(confirmed, excluded_by(confirmed), workers)
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
 
     # -- handlers -------------------------------------------------------------
@@ -300,7 +307,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
     def surfaces(  # noqa: PLR0915
         self, groups: list[Group], excluded: set[int], workers: list[Worker]
     ) -> list[SurfaceProposal]:
-        del workers
+        held = self._held(workers)
         sites = [site for group in groups for site in group.sites if site.owner is not None]
         owners: dict[int, nodes.ClassDef | nodes.FunctionDef] = {}
         for site in sites:
@@ -332,25 +339,25 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         plans: dict[tuple[int, ...], list[int]] = defaultdict(list)
         refused: list[SurfaceProposal] = []
         for key, names in names_of.items():
-            chosen = None
-            if overall is not None:
-                share = len(self._answered_by(overall[0], names)) / len(names)
-                own = self.best_handlers(names, excluded)
-                if own is None or share >= own[1]:
-                    chosen = overall[0]
-                elif len(own[0]) == 1:
-                    chosen = own[0]
-            if chosen is None or len(chosen) != 1:
-                listed = tuple(f"{self.qualname(c)} ({self.where(c)})" for c in (chosen or []))
+            chosen, tie = self._handlers_for(names, overall, excluded)
+            if chosen is None and tie:
+                chosen, tie = self._held_by_linked(roots[key], tie, workers, held)
+            if chosen is None:
+                caller = self.qualname(roots[key])
+                if not tie:
+                    self.notes.append(
+                        f"{self.where(roots[key])}: no class answers most of the names "
+                        f"{caller} sends: left out"
+                    )
+                    continue
                 refused.append(
                     SurfaceProposal(
                         name=roots[key].name,
-                        callers=((self.qualname(roots[key]), self.where(roots[key])),),
+                        callers=((caller, self.where(roots[key])),),
                         handlers=(),
-                        refused=f"the names {self.qualname(roots[key])} sends are answered "
-                        "as much by each of these classes, and nothing says which the "
-                        "workers hold",
-                        candidates=listed,
+                        refused=f"the names {caller} sends are answered as much by each of "
+                        "these classes, and nothing says which the workers hold",
+                        candidates=tuple(f"{self.qualname(c)} ({self.where(c)})" for c in tie),
                     )
                 )
                 continue
@@ -388,6 +395,65 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             used.add(name)
             proposals.append(SurfaceProposal(name, callers, handler_entries, base, registry))
         return proposals
+
+    def _held_by_linked(
+        self,
+        caller: nodes.ClassDef | nodes.FunctionDef,
+        tie: list[nodes.ClassDef],
+        workers: list[Worker],
+        held: set[int],
+    ) -> tuple[list[nodes.ClassDef] | None, list[nodes.ClassDef]]:
+        """Tied handlers, settled by the worker loops: those of the loops *caller* starts
+        (its code names the loop's function), else all of them if the loops hold each."""
+        tops = {id(w.top): w for w in workers if w.top is not None}
+        started: list[Worker] = []
+        for name in caller.nodes_of_class(nodes.Name):
+            try:
+                _, bindings = name.lookup(name.name)
+            except (*INFERENCE_ERRORS, AttributeError, KeyError):
+                continue
+            started.extend(tops[id(b)] for b in bindings if id(b) in tops)
+        linked = self._held(started)
+        mine = [c for c in tie if id(c) in linked]
+        if mine:
+            return mine, []
+        if all(id(c) in held for c in tie):
+            return tie, []
+        return None, tie
+
+    @staticmethod
+    def _held(workers: list[Worker]) -> set[int]:
+        """The classes the worker loops' objects infer to (``srv = Impl(...)``)."""
+        held: set[int] = set()
+        for worker in workers:
+            if worker.obj is None:
+                continue
+            try:
+                values = list(worker.obj.infer())
+            except INFERENCE_ERRORS:
+                continue
+            for value in values:
+                if isinstance(value, bases.Instance):
+                    held.add(id(value._proxied))  # pylint: disable=protected-access
+        return held
+
+    def _handlers_for(
+        self,
+        names: set[str],
+        overall: tuple[list[nodes.ClassDef], float] | None,
+        excluded: set[int],
+    ) -> tuple[list[nodes.ClassDef] | None, list[nodes.ClassDef]]:
+        """The one handler class for a caller sending *names*, or the tied candidates."""
+        own = self.best_handlers(names, excluded)
+        if overall is not None and len(overall[0]) == 1:
+            share = len(self._answered_by(overall[0], names)) / len(names)
+            if own is None or share >= own[1]:
+                return overall[0], []
+        if own is not None:
+            return (own[0], []) if len(own[0]) == 1 else (None, own[0])
+        if overall is not None and len(overall[0]) > 1:
+            return None, overall[0]
+        return None, []
 
     def _answered_by(self, classes: list[nodes.ClassDef], names: set[str]) -> set[str]:
         return {n for n in names if any(n in self.answers(c) for c in classes)}

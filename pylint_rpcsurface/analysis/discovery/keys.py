@@ -12,16 +12,21 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     Sender,
     Worker,
     annotation_of,
+    called_lookup,
     count,
     flag_of,
     is_receive,
     own_nodes,
+    tainted_names,
 )
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
 
 
 class DispatchKeys:
     """Mixed into the discovery: chooses the keys of each dispatch table."""
+
+    def _unknown(self, function: nodes.FunctionDef, lookup: nodes.Call) -> tuple[str | None, str]:
+        raise NotImplementedError
 
     def where(self, node: nodes.NodeNG) -> str:
         raise NotImplementedError
@@ -72,8 +77,7 @@ class DispatchKeys:
     def waits(self, group: Group) -> list[Choice]:
         readings: list[tuple[str, object, str]] = []
         for sender in group.senders:
-            if sender.forwards_only:
-                continue
+            # A forwarding layer that receives nothing itself says nothing of waiting.
             reading = self._wait_reading(sender.function, sender.param)
             if reading is not None:
                 readings.append(reading)
@@ -132,6 +136,21 @@ class DispatchKeys:
     ) -> tuple[str, object, str] | None:
         receives = self._receives(function, 2)
         if not receives:
+            lookup = called_lookup(function, tainted_names(function, {param}))
+            returns = [
+                r
+                for r in function.nodes_of_class(nodes.Return)
+                if r.scope() is function
+                and r.value is not None
+                and not (isinstance(r.value, nodes.Const) and r.value.value is None)
+            ]
+            if lookup is not None and returns:
+                return (
+                    "waits",
+                    True,
+                    f"{self.where(returns[0])}: {function.name}() calls the handler itself "
+                    "and returns its reply",
+                )
             return None
         flags = {
             a.name
@@ -231,8 +250,16 @@ class DispatchKeys:
         return found
 
     def worker_keys(self, group: Group, workers: list[Worker], waits: object) -> list[Choice]:
-        remote = [s for s in group.senders if ".remote(" in s.reach]
+        remote = [s for s in group.senders if "getattr(" in s.reach and ".remote(" in s.reach]
         if not workers:
+            for sender in group.senders:
+                lookup = called_lookup(
+                    sender.function, tainted_names(sender.function, {sender.param})
+                )
+                if lookup is not None:
+                    value, evidence = self._unknown(sender.function, lookup)
+                    if value is not None:
+                        return [Choice("unknown-name", value, evidence)]
             if remote:
                 return [
                     Choice(

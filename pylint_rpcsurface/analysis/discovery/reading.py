@@ -201,6 +201,23 @@ def positional_params(function: nodes.FunctionDef) -> list[str]:
     return names
 
 
+def called_lookup(function: nodes.FunctionDef, names: set[str]) -> nodes.Call | None:
+    """A ``getattr(obj, n)`` in *function*, *n* in *names*, whose result is called."""
+    bound: dict[str, nodes.Call] = {}
+    for targets, value in assignments_in(function):
+        if is_getattr(value) and isinstance(value.args[1], nodes.Name):  # noqa: SIM102
+            if value.args[1].name in names and len(targets) == 1:
+                bound[targets[0]] = value
+    for call in own_nodes(function, nodes.Call):
+        assert isinstance(call, nodes.Call)
+        func = call.func
+        if is_getattr(func) and isinstance(func.args[1], nodes.Name) and func.args[1].name in names:
+            return func
+        if isinstance(func, nodes.Name) and func.name in bound:
+            return bound[func.name]
+    return None
+
+
 def at_module_level(node: nodes.NodeNG) -> bool:
     """Whether *node* is bound in a module's namespace (its top level, or an if/try)."""
     return node.parent is not None and isinstance(node.parent.scope(), nodes.Module)
@@ -267,6 +284,7 @@ class Worker:
     shared: bool | None = None
     shared_evidence: str = ""
     obj: nodes.NodeNG | None = None
+    top: nodes.NodeNG | None = None  # the module-level function or class it is in
 
 
 @dataclass

@@ -37,11 +37,37 @@ class WorkerSide:
             received = self._received(function)
             if not received:
                 continue
+            codes = [(function, received), *self._nested(function, received)]
+            for code, names in codes:
+                for call in own_nodes(code, nodes.Call):
+                    assert isinstance(call, nodes.Call)
+                    if call.scope() is not code and code is not function:
+                        continue
+                    worker = self._invocation(code, call, names, helpers)
+                    if worker is not None:
+                        found.append(worker)
+        return found
+
+    @staticmethod
+    def _nested(
+        function: nodes.FunctionDef, received: set[str]
+    ) -> list[tuple[nodes.FunctionDef, set[str]]]:
+        """Functions defined in *function* and called there with a received value:
+        ``method_call(cmd)`` after ``cmd = queue_in.get()``."""
+        found = []
+        for inner in function.body:
+            if not isinstance(inner, nodes.FunctionDef):
+                continue
+            params = positional_params(inner)
+            seeds = set()
             for call in own_nodes(function, nodes.Call):
                 assert isinstance(call, nodes.Call)
-                worker = self._invocation(function, call, received, helpers)
-                if worker is not None:
-                    found.append(worker)
+                if isinstance(call.func, nodes.Name) and call.func.name == inner.name:
+                    for param, arg in zip(params, call.args, strict=False):
+                        if names_in(arg) & received:
+                            seeds.add(param)
+            if seeds:
+                found.append((inner, tainted_names(inner, seeds)))
         return found
 
     @staticmethod
@@ -76,6 +102,7 @@ class WorkerSide:
         if lookup is None:
             return None
         worker = Worker(self.where(call), *self._unknown(holder, lookup), obj=lookup.args[0])
+        worker.top = _top_of(call)
         if holder is not function:
             worker.obj = self._helper_object(call, helpers[name or ""])
         self._reply(function, call, worker)
@@ -124,7 +151,7 @@ class WorkerSide:
                 return "raises", f"{self.where(test)}: raises when {bound} is None"
             if isinstance(last, (nodes.Continue, nodes.Return, nodes.Pass)):
                 return "skipped", f"{self.where(test)}: skips the name when {bound} is None"
-        return None, f"{at}: getattr(..., None) with no test of the result"
+        return "raises", f"{at}: getattr(..., None) called with no test of None: TypeError"
 
     def _reply(self, function: nodes.FunctionDef, call: nodes.Call, worker: Worker) -> None:
         parent = call.parent
@@ -195,3 +222,14 @@ class WorkerSide:
                 if name != result:
                     return True
         return False
+
+
+def _top_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The module-level function or class *node* is in."""
+    found = None
+    scope = node.scope()
+    while not isinstance(scope, nodes.Module) and scope.parent is not None:
+        if isinstance(scope, (nodes.FunctionDef, nodes.ClassDef)):
+            found = scope
+        scope = scope.parent.scope()
+    return found
