@@ -363,3 +363,40 @@ def test_the_real_engine_table_says_how_far_below_the_target_an_engine_is() -> N
     for engine in bench.ENGINES:
         assert (bench.CONFIGS / f"{engine.name}.toml").is_file(), engine.name
         assert engine.name not in {"vllm", "lmdeploy", "sglang", "openrlhf"}
+
+
+def test_a_dispatch_that_runs_the_name_itself_is_read_from_its_own_lookup(
+    tmp_path: Path,
+) -> None:
+    # nano-vllm's shape: ModelRunner.call writes the name for the other ranks and runs
+    # getattr(self, name, None)(*args) itself. The unrelated loop below skips unknown
+    # names; what call() does with one is its own business: None called, a TypeError.
+    folder = project(
+        tmp_path,
+        {
+            "runner.py": (
+                "class ModelRunner:\n"
+                "    def call(self, method_name, *args):\n"
+                "        self.shm.write(method_name, *args)\n"
+                "        method = getattr(self, method_name, None)\n"
+                "        return method(*args)\n\n"
+                "    def run(self, seqs):\n        return seqs\n\n"
+                "    def exit(self):\n        return True\n\n\n"
+                "def other_loop(obj, requests):\n"
+                "    while True:\n"
+                "        name = requests.get()\n"
+                "        fn = getattr(obj, name, None)\n"
+                "        if fn is None:\n            continue\n"
+                "        fn()\n\n\n"
+                "class LLMEngine:\n"
+                "    def step(self, seqs):\n"
+                '        self.model_runner.call("run", seqs)\n'
+                '        self.model_runner.call("exit")\n'
+            )
+        },
+    )
+    assert run_cli(folder, "init").returncode == 0
+    table = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))["tool"]["rpcsurface"]
+    assert table["dispatch"] == [{"method": "call", "waits": True, "unknown-name": "raises"}]
+    assert table["surface"][0]["handlers"] == ["runner.ModelRunner"]
+    assert table["surface"][0]["callers"] == ["runner.LLMEngine"]

@@ -251,15 +251,14 @@ class DispatchKeys:
 
     def worker_keys(self, group: Group, workers: list[Worker], waits: object) -> list[Choice]:
         remote = [s for s in group.senders if "getattr(" in s.reach and ".remote(" in s.reach]
+        for sender in group.senders:
+            # A dispatch that looks the name up itself says what a missing name does.
+            lookup = called_lookup(sender.function, tainted_names(sender.function, {sender.param}))
+            if lookup is not None:
+                value, evidence = self._unknown(sender.function, lookup)
+                if value is not None:
+                    return [Choice("unknown-name", value, evidence)]
         if not workers:
-            for sender in group.senders:
-                lookup = called_lookup(
-                    sender.function, tainted_names(sender.function, {sender.param})
-                )
-                if lookup is not None:
-                    value, evidence = self._unknown(sender.function, lookup)
-                    if value is not None:
-                        return [Choice("unknown-name", value, evidence)]
             if remote:
                 return [
                     Choice(
