@@ -400,3 +400,13 @@ def test_a_dispatch_that_runs_the_name_itself_is_read_from_its_own_lookup(
     assert table["dispatch"] == [{"method": "call", "waits": True, "unknown-name": "raises"}]
     assert table["surface"][0]["handlers"] == ["runner.ModelRunner"]
     assert table["surface"][0]["callers"] == ["runner.LLMEngine"]
+
+
+def test_a_pyproject_that_is_a_folder_is_a_clear_error(tmp_path: Path) -> None:
+    folder = _copy("init_vllm", tmp_path)
+    (folder / "pyproject.toml").unlink()
+    (folder / "pyproject.toml").mkdir()
+    refused = run_cli(folder, "init")
+    assert refused.returncode == 2
+    assert "pyproject.toml: can't be read" in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -99,7 +99,10 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if arguments.diff:
         out.write(diff(outcome))
         return EXIT_FINDINGS
-    _write(outcome.path, outcome.new)
+    try:
+        _write(outcome.path, outcome.new)
+    except OSError as error:
+        raise UsageError(f"{outcome.path}: can't be written: {error.strerror or error}") from None
     err.write(f"rpcsurface init: wrote the [tool.rpcsurface] table to {outcome.path}\n")
     return EXIT_CLEAN
 
@@ -118,7 +121,10 @@ def plan(folder: Path) -> Outcome:
     if not folder.is_dir():
         raise UsageError(f"{folder}: not a folder (expected the project's folder)")
     path = (folder / PYPROJECT).resolve()
-    old = path.read_bytes() if path.is_file() else b""
+    try:
+        old = path.read_bytes() if path.exists() else b""
+    except OSError as error:
+        raise UsageError(f"{path}: can't be read: {error.strerror or error}") from None
     try:
         document = tomllib.loads(old.decode("utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
