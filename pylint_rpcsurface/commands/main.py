@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from pylint_rpcsurface import __version__
-from pylint_rpcsurface.commands import check, explain, fix, report
+from pylint_rpcsurface.commands import check, explain, fix, init, report
 from pylint_rpcsurface.commands.projects import EXIT_ERROR, UsageError
 
 # The status a shell reports for a program that SIGPIPE ended (128 + signal 13), as
@@ -60,6 +60,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="command")
-    for command in (check, report, fix, explain):
+    for command in (check, report, fix, explain, init):
         command.add_parser(commands).set_defaults(run=command.run)
     return parser

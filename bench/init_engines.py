@@ -1,0 +1,237 @@
+"""`rpcsurface init` on released engines, compared with configurations written by hand.
+
+For each engine below, its wheel is fetched with ``pip download --no-deps --only-binary
+:all: NAME==VERSION`` into a cache folder outside the repository (``--cache``, by default
+``~/.cache/rpcsurface-init-engines``), and only its ``.py`` files are unpacked (as
+bench/engines.py does: nothing is installed or imported). Then, in the unpacked tree:
+
+1. ``rpcsurface init --diff`` proposes the table (the ``+`` lines of its diff);
+2. the analysis runs with the generated table and with the hand-written one,
+   ``bench/init_engines/<name>.toml``, and ``rpcsurface check --format json --no-cache``
+   with each.
+
+The table: **coverage**, the share of the hand configuration's RPC names whose every call
+site the generated surfaces also see; **config errors** of the generated table (``check``
+exiting 2); **extra findings**, those the generated table gives that the hand one doesn't.
+
+    python bench/init_engines.py                    # print the table
+    python bench/init_engines.py --out docs/init.md # rewrite the table in the page
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+HERE = Path(__file__).resolve().parent
+CONFIGS = HERE / "init_engines"
+BEGIN = "<!-- init-engines:begin (python bench/init_engines.py --out docs/init.md) -->"
+END = "<!-- init-engines:end -->"
+TARGET = 0.9
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str  # the distribution's name, and the hand configuration's file name
+    version: str
+    package: str  # the top-level import package
+
+
+ENGINES = (
+    Engine("nano-vllm-fork", "20260210", "nanovllm"),
+    Engine("nano-vllm-npu", "0.0.2", "nanovllmnpu"),
+    Engine("nano-vllm-voxcpm", "2.0.5", "nanovllm_voxcpm"),
+)
+
+
+@dataclass(frozen=True)
+class Result:
+    engine: Engine
+    files: int
+    hand_names: frozenset[str]
+    covered: frozenset[str]
+    init_status: int
+    config_error: str
+    extra: tuple[str, ...]
+    missing: tuple[str, ...]  # hand findings the generated table doesn't give
+
+
+def _script() -> list[str]:
+    script = Path(sys.executable).parent / "rpcsurface"
+    return (
+        [str(script)] if script.exists() else [sys.executable, "-m", "pylint_rpcsurface.commands"]
+    )
+
+
+def fetch(engine: Engine, cache: Path) -> Path:
+    """The unpacked tree of *engine*: the folder holding its package."""
+    folder = cache / engine.name
+    wheels = sorted(folder.glob("*.whl"))
+    if not wheels:
+        folder.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+        command += ["--only-binary", ":all:", "--dest", str(folder)]
+        subprocess.run([*command, f"{engine.name}=={engine.version}"], check=True)
+        wheels = sorted(folder.glob("*.whl"))
+    tree = folder / f"src-{engine.version}"
+    if not tree.is_dir():
+        extract_python(wheels[0], tree)
+    return tree
+
+
+def extract_python(wheel: Path, into: Path) -> int:
+    """Unpack only the ``.py`` files of *wheel* into *into*; refuse paths that leave it."""
+    count = 0
+    with zipfile.ZipFile(wheel) as archive:
+        for member in archive.infolist():
+            name = PurePosixPath(member.filename)
+            if member.is_dir() or name.suffix != ".py":
+                continue
+            if name.is_absolute() or ".." in name.parts:
+                raise ValueError(f"{wheel.name}: refusing to unpack {member.filename!r}")
+            target = into.joinpath(*name.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(member))
+            count += 1
+    return count
+
+
+def generated_table(tree: Path) -> tuple[int, str]:
+    """``rpcsurface init --diff`` in *tree* (no pyproject.toml): its status and table."""
+    (tree / "pyproject.toml").unlink(missing_ok=True)
+    done = subprocess.run(
+        [*_script(), "init", "--diff"], cwd=tree, capture_output=True, text=True, check=False
+    )
+    added = [
+        line[1:]
+        for line in done.stdout.splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    ]
+    return done.returncode, "\n".join(added) + "\n"
+
+
+def sites(tree: Path, table: str) -> tuple[dict[str, set[tuple[str, int]]], str]:
+    """Each RPC name the configured surfaces see, with its call sites; or the error."""
+    from pylint_rpcsurface.config import ConfigError, load_config  # noqa: PLC0415
+    from pylint_rpcsurface.engine import surface_facts  # noqa: PLC0415
+
+    (tree / "pyproject.toml").write_text(table, encoding="utf-8")
+    try:
+        facts = surface_facts(load_config(tree / "pyproject.toml"))
+    except ConfigError as error:
+        return {}, str(error)
+    if facts.config_errors:
+        return {}, "; ".join(str(e) for e in facts.config_errors)
+    seen: dict[str, set[tuple[str, int]]] = {}
+    for surface in facts.surfaces:
+        for site in surface.broadcasts:
+            if site.broadcast.rpc is not None:
+                where = (site.broadcast.call.path, site.broadcast.call.line)
+                seen.setdefault(site.broadcast.rpc, set()).add(where)
+    return seen, ""
+
+
+def findings(tree: Path, table: str) -> tuple[int, set[str], str]:
+    (tree / "pyproject.toml").write_text(table, encoding="utf-8")
+    done = subprocess.run(
+        [*_script(), "check", "--format", "json", "--no-cache"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout.strip() else []
+    keys = {f"{f['path']}:{f['line']}:{f['symbol']}" for f in found}
+    return done.returncode, keys, done.stderr.strip()
+
+
+def run_engine(engine: Engine, cache: Path) -> Result:
+    tree = fetch(engine, cache)
+    files = sum(1 for _ in tree.rglob("*.py"))
+    status, generated = generated_table(tree)
+    hand = (CONFIGS / f"{engine.name}.toml").read_text("utf-8")
+    hand_sites, hand_error = sites(tree, hand)
+    if hand_error:
+        raise SystemExit(f"{engine.name}: the hand configuration is wrong: {hand_error}")
+    generated_sites, error = sites(tree, generated)
+    covered = frozenset(
+        name for name, where in hand_sites.items() if where <= generated_sites.get(name, set())
+    )
+    _, hand_found, _ = findings(tree, hand)
+    code, generated_found, stderr = findings(tree, generated)
+    if code == 2:
+        error = error or stderr
+    (tree / "pyproject.toml").unlink(missing_ok=True)
+    return Result(
+        engine,
+        files,
+        frozenset(hand_sites),
+        covered,
+        status,
+        error,
+        tuple(sorted(generated_found - hand_found)),
+        tuple(sorted(hand_found - generated_found)),
+    )
+
+
+def render(results: list[Result]) -> str:
+    rows = [
+        "| Engine | .py files | init exit | Coverage of the hand RPC names | Config errors "
+        "| Extra findings | Hand findings not given |",
+        "| --- | ---: | ---: | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        share = len(r.covered) / len(r.hand_names) if r.hand_names else 1.0
+        mark = "" if share >= TARGET else f" (target {TARGET:.0%}: {TARGET - share:.0%} short)"
+        missing = sorted(r.hand_names - r.covered)
+        coverage = f"{share:.0%} ({len(r.covered)}/{len(r.hand_names)}){mark}"
+        if missing:
+            coverage += ", not seen: " + ", ".join(f"`{m}`" for m in missing)
+        extra = ", ".join(f"`{e}`" for e in r.extra) or "none"
+        lost = ", ".join(f"`{e}`" for e in r.missing) or "none"
+        rows.append(
+            f"| {r.engine.name} {r.engine.version} | {r.files} | {r.init_status} | {coverage} "
+            f"| {r.config_error.replace('|', '/') or 'none'} | {extra} | {lost} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def write_table(page: Path, table: str) -> None:
+    text = page.read_text("utf-8")
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    page.write_text(text[:start] + "\n\n" + table + "\n" + text[end:], encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--engines", help="comma-separated names (default: every engine)")
+    parser.add_argument("--out", type=Path, help="rewrite the table in this Markdown page")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path.home() / ".cache" / "rpcsurface-init-engines",
+        help="where the wheels are kept and unpacked (outside the repository)",
+    )
+    args = parser.parse_args(argv)
+    chosen = ENGINES
+    if args.engines:
+        chosen = tuple(e for e in ENGINES if e.name in set(args.engines.split(",")))
+    results = []
+    for engine in chosen:
+        result = run_engine(engine, args.cache)
+        print(f"{engine.name}: done", file=sys.stderr)
+        results.append(result)
+    table = render(results)
+    print(table)
+    if args.out is not None:
+        write_table(args.out, table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""What ``rpcsurface init`` reads: the dispatch surface of a project, found in its code.
+
+Nothing is imported: every fact comes from astroid's reading of the source under the roots.
+
+* **Senders.** A function or method whose parameter *p* reaches a send: an argument of a
+  queue, pipe or socket call (``put``, ``send``, ``enqueue`` ...), of ``getattr(x, p)
+  .remote(...)`` (a Ray actor), of a call to a run_method-shaped helper (a function whose
+  parameter is looked up with ``getattr`` and called), or of another sender. Confirmed by
+  its call sites: the string literals passed where *p* goes are mostly the method names of
+  one class, the handler.
+* **Waits.** From the sender's body: the receive (``get()``, ``recv()``, ``dequeue()``,
+  ``ray.get``) is unconditional (always), guarded by a keyword (``if wait_out:``) or by
+  its negation (``if non_block: return``).
+* **The worker side.** ``getattr(obj, name[, None])`` where *name* is received, or is the
+  parameter of a run_method-shaped helper: what happens to an unknown name (a skip or a
+  raise) and to the reply (sent only ``if out is not None``; on one queue with no request
+  id).
+* **Callers** are the classes (and module-level functions) whose code passes literal
+  names, as the roots of their hierarchies; a **registry** is a module-level constant whose
+  elements are mostly names the surface sends.
+
+Each fact carries its evidence (``file:line: what``). Where the evidence is ambiguous the
+candidates are kept and no value is chosen: :mod:`pylint_rpcsurface.commands.init` writes
+nothing for that key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.analysis.discovery.core import Discovery
+from pylint_rpcsurface.analysis.discovery.reading import (
+    Choice,
+    DispatchProposal,
+    Proposal,
+    SurfaceProposal,
+)
+from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.sources import SourceTree
+
+__all__ = [
+    "Choice",
+    "DispatchProposal",
+    "Proposal",
+    "SurfaceProposal",
+    "discover",
+]
+
+
+def discover(project: Path, roots: tuple[Path, ...]) -> Proposal:
+    """The proposal for the project in *project* whose modules live under *roots*."""
+    store = ModuleStore(SourceTree(roots))
+    with store.resolving_imports():
+        modules = []
+        for path in store.python_files():
+            if _is_test(
+                Path(path).relative_to(project)
+                if Path(path).is_relative_to(project)
+                else Path(path)
+            ):
+                continue
+            module = store.module(path)
+            if module is not None:
+                modules.append(module)
+        return Discovery(project, modules, ClassIndex(store)).run()
+
+
+# --------------------------------------------------------------------------
+# Small readers
+# --------------------------------------------------------------------------
+
+
+def _is_test(path: Path) -> bool:
+    """A test module: its callers and doubles are not the project's surface."""
+    name = path.name
+    return (
+        any(part in ("tests", "test") for part in path.parts[:-1])
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )

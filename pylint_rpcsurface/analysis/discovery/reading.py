@@ -1,0 +1,329 @@
+"""The small readers the discovery shares: names, assignments_in, taint, sends and receives,
+and the facts it works from (senders, call sites, worker sites, proposals)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeGuard
+
+from astroid import nodes
+
+# Calls that send their arguments to another process: queues, pipes, sockets, Ray.
+SEND_CALLS = frozenset(
+    {
+        "put",
+        "put_nowait",
+        "send",
+        "send_pyobj",
+        "send_json",
+        "send_multipart",
+        "send_bytes",
+        "send_string",
+        "sendall",
+        "enqueue",
+        "broadcast_object",
+        "broadcast_object_list",
+        "remote",
+        "call_remote",
+    }
+)
+# Calls that receive a reply.
+RECEIVE_CALLS = frozenset(
+    {
+        "recv",
+        "recv_pyobj",
+        "recv_json",
+        "recv_multipart",
+        "recv_bytes",
+        "recv_string",
+        "dequeue",
+        "get_nowait",
+    }
+)
+# A share of the literal names above this is "mostly".
+MOSTLY = 0.5
+# Literal names a sender needs at its call sites to be confirmed.
+MIN_NAMES = 2
+_STUB_RAISES = frozenset({"NotImplementedError"})
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One key: its value (None: not written) and the evidence, or the candidates."""
+
+    key: str
+    value: object
+    evidence: str
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.value is None and bool(self.candidates)
+
+
+@dataclass(frozen=True)
+class DispatchProposal:
+    method: str
+    evidence: str
+    keys: tuple[Choice, ...]  # in the order they are written
+
+
+@dataclass(frozen=True)
+class SurfaceProposal:
+    name: str
+    callers: tuple[tuple[str, str], ...]  # (dotted name, evidence)
+    handlers: tuple[tuple[str, str], ...]
+    base_handlers: tuple[tuple[str, str], ...] = ()
+    registry: Choice | None = None
+    refused: str | None = None  # why the surface can't be written
+    candidates: tuple[str, ...] = ()  # what competes, when refused
+
+
+@dataclass(frozen=True)
+class Proposal:
+    dispatch: tuple[DispatchProposal, ...]
+    surfaces: tuple[SurfaceProposal, ...]
+    notes: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------
+
+
+def where(node: nodes.NodeNG, project: Path) -> str:
+    path = node.root().file or "?"
+    try:
+        shown = Path(os.path.relpath(path, project)).as_posix()
+    except ValueError:
+        shown = path
+    return f"{shown}:{node.lineno or 1}"
+
+
+def call_name(call: nodes.Call) -> str | None:
+    func = call.func
+    if isinstance(func, nodes.Attribute):
+        return func.attrname
+    if isinstance(func, nodes.Name):
+        return func.name
+    return None
+
+
+def is_getattr(call: object) -> TypeGuard[nodes.Call]:
+    return (
+        isinstance(call, nodes.Call)
+        and isinstance(call.func, nodes.Name)
+        and call.func.name == "getattr"
+        and len(call.args) in (2, 3)
+        and not call.keywords
+    )
+
+
+def names_in(node: nodes.NodeNG) -> set[str]:
+    found = {n.name for n in node.nodes_of_class(nodes.Name)}
+    if isinstance(node, nodes.Name):
+        found.add(node.name)
+    return found
+
+
+def assigned_names(target: object) -> list[str]:
+    if isinstance(target, nodes.AssignName):
+        return [target.name]
+    if isinstance(target, (nodes.Tuple, nodes.List)):
+        return [name for element in target.elts for name in assigned_names(element)]
+    if isinstance(target, nodes.Starred):
+        return assigned_names(target.value)
+    return []
+
+
+def assignments_in(function: nodes.FunctionDef) -> list[tuple[list[str], nodes.NodeNG]]:
+    """Every ``targets = value`` in *function*, in source order."""
+    found: list[tuple[list[str], nodes.NodeNG]] = []
+    for node in function.nodes_of_class((nodes.Assign, nodes.AnnAssign, nodes.AugAssign)):
+        if node.scope() is not function or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, nodes.Assign) else [node.target]
+        names = [name for target in targets for name in assigned_names(target)]
+        if names:
+            found.append((names, node.value))
+    return sorted(found, key=lambda item: (item[1].lineno or 0, item[1].col_offset or 0))
+
+
+def tainted_names(function: nodes.FunctionDef, seeds: set[str]) -> set[str]:
+    """*seeds* and the locals of *function* bound from expressions of them."""
+    tainted = set(seeds)
+    assignments = assignments_in(function)
+    for _ in range(3):
+        before = len(tainted)
+        for names, value in assignments:
+            if names_in(value) & tainted:
+                tainted.update(names)
+        if len(tainted) == before:
+            break
+    return tainted
+
+
+def is_receive(call: nodes.Call) -> bool:
+    func = call.func
+    if not isinstance(func, nodes.Attribute):
+        return False
+    if func.attrname in RECEIVE_CALLS:
+        return True
+    if func.attrname == "get":
+        if isinstance(func.expr, nodes.Name) and func.expr.name == "ray":
+            return bool(call.args)  # ray.get(refs)
+        # queue.get(), queue.get(timeout=...), queue.get(True): not dict.get(key)
+        return not call.args or (
+            len(call.args) == 1
+            and isinstance(call.args[0], nodes.Const)
+            and isinstance(call.args[0].value, bool)
+        )
+    if func.attrname == "result":
+        return not call.args  # future.result()
+    return False
+
+
+def own_nodes(function: nodes.FunctionDef, kind: type[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
+    """The nodes of *kind* in *function*, lambdas and comprehensions included."""
+    for statement in function.body:
+        yield from statement.nodes_of_class(kind)
+
+
+def positional_params(function: nodes.FunctionDef) -> list[str]:
+    """Positional parameters, without self/cls of a method."""
+    arguments = function.args
+    names = [a.name for a in [*(arguments.posonlyargs or []), *(arguments.args or [])]]
+    if is_method(function) and not is_static(function) and names:
+        names = names[1:]
+    return names
+
+
+def called_lookup(function: nodes.FunctionDef, names: set[str]) -> nodes.Call | None:
+    """A ``getattr(obj, n)`` in *function*, *n* in *names*, whose result is called."""
+    bound: dict[str, nodes.Call] = {}
+    for targets, value in assignments_in(function):
+        if is_getattr(value) and isinstance(value.args[1], nodes.Name):  # noqa: SIM102
+            if value.args[1].name in names and len(targets) == 1:
+                bound[targets[0]] = value
+    for call in own_nodes(function, nodes.Call):
+        assert isinstance(call, nodes.Call)
+        func = call.func
+        if is_getattr(func) and isinstance(func.args[1], nodes.Name) and func.args[1].name in names:
+            return func
+        if isinstance(func, nodes.Name) and func.name in bound:
+            return bound[func.name]
+    return None
+
+
+def at_module_level(node: nodes.NodeNG) -> bool:
+    """Whether *node* is bound in a module's namespace (its top level, or an if/try)."""
+    return node.parent is not None and isinstance(node.parent.scope(), nodes.Module)
+
+
+def is_method(function: nodes.FunctionDef) -> bool:
+    return isinstance(function.parent, nodes.ClassDef)
+
+
+def is_static(function: nodes.FunctionDef) -> bool:
+    decorators = function.decorators.nodes if function.decorators else []
+    return any(isinstance(d, nodes.Name) and d.name == "staticmethod" for d in decorators)
+
+
+def is_stub(function: nodes.FunctionDef) -> bool:
+    """A body of a docstring, ``...``, ``pass`` or ``raise NotImplementedError``."""
+    for statement in function.body:
+        if isinstance(statement, nodes.Pass):
+            continue
+        if isinstance(statement, nodes.Expr) and isinstance(statement.value, nodes.Const):
+            continue
+        if isinstance(statement, nodes.Raise) and statement.exc is not None:
+            raised = statement.exc
+            name = raised.func if isinstance(raised, nodes.Call) else raised
+            if isinstance(name, nodes.Name) and name.name in _STUB_RAISES:
+                continue
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------
+# The discovery
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Sender:
+    """One definition whose parameter reaches a send."""
+
+    function: nodes.FunctionDef
+    param: str
+    index: int  # among the call's positional arguments
+    reach: str  # evidence of the send
+    forwards_only: bool  # reaches only other senders (a forwarding layer)
+
+
+@dataclass
+class Site:
+    call: nodes.Call
+    name: str
+    keyword: bool
+    owner: nodes.ClassDef | nodes.FunctionDef | None
+
+
+@dataclass
+class Worker:
+    """A place a received name is looked up and called."""
+
+    where: str
+    unknown: str | None  # "raises", "skipped" or None (not known)
+    unknown_evidence: str
+    drops_none: bool | None = None
+    drops_evidence: str = ""
+    shared: bool | None = None
+    shared_evidence: str = ""
+    obj: nodes.NodeNG | None = None
+    top: nodes.NodeNG | None = None  # the module-level function or class it is in
+
+
+@dataclass
+class Group:
+    """A dispatch method: its definitions and call sites."""
+
+    method: str
+    called_as: str
+    index: int
+    param: str
+    senders: list[Sender]
+    sites: list[Site] = field(default_factory=list)
+
+
+def flag_of(test: nodes.NodeNG, flags: set[str]) -> tuple[str, bool] | None:
+    """``flag`` -> (flag, True); ``not flag`` -> (flag, False); anything else None."""
+    if isinstance(test, nodes.Name) and test.name in flags:
+        return test.name, True
+    if (
+        isinstance(test, nodes.UnaryOp)
+        and test.op == "not"
+        and isinstance(test.operand, nodes.Name)
+        and test.operand.name in flags
+    ):
+        return test.operand.name, False
+    return None
+
+
+def annotation_of(arguments: nodes.Arguments, name: str) -> nodes.NodeNG | None:
+    for argument, annotation in zip(arguments.args or [], arguments.annotations, strict=False):
+        if argument.name == name:
+            return annotation
+    for argument, annotation in zip(
+        arguments.kwonlyargs, arguments.kwonlyargs_annotations, strict=False
+    ):
+        if argument.name == name:
+            return annotation
+    return None
+
+
+def count(number: int, thing: str) -> str:
+    return f"{number} {thing}" if number == 1 else f"{number} {thing}s"

@@ -1,0 +1,235 @@
+"""The worker side: where a received name is looked up and called, what happens to a
+name the object lacks, and to the reply."""
+
+from __future__ import annotations
+
+from astroid import nodes
+
+from pylint_rpcsurface.analysis.discovery.reading import (
+    SEND_CALLS,
+    Worker,
+    assignments_in,
+    call_name,
+    is_getattr,
+    is_receive,
+    names_in,
+    own_nodes,
+    positional_params,
+    tainted_names,
+)
+
+
+class WorkerSide:
+    """Mixed into the discovery: reads the worker loops."""
+
+    functions: list[nodes.FunctionDef]
+
+    def where(self, node: nodes.NodeNG) -> str:
+        raise NotImplementedError
+
+    # -- the worker side ----------------------------------------------------
+
+    def workers(
+        self, helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]]
+    ) -> list[Worker]:
+        found: list[Worker] = []
+        for function in self.functions:
+            received = self._received(function)
+            if not received:
+                continue
+            codes = [(function, received), *self._nested(function, received)]
+            for code, names in codes:
+                for call in own_nodes(code, nodes.Call):
+                    assert isinstance(call, nodes.Call)
+                    if call.scope() is not code and code is not function:
+                        continue
+                    worker = self._invocation(code, call, names, helpers)
+                    if worker is not None:
+                        found.append(worker)
+        return found
+
+    @staticmethod
+    def _nested(
+        function: nodes.FunctionDef, received: set[str]
+    ) -> list[tuple[nodes.FunctionDef, set[str]]]:
+        """Functions defined in *function* and called there with a received value:
+        ``method_call(cmd)`` after ``cmd = queue_in.get()``."""
+        found = []
+        for inner in function.body:
+            if not isinstance(inner, nodes.FunctionDef):
+                continue
+            params = positional_params(inner)
+            seeds = set()
+            for call in own_nodes(function, nodes.Call):
+                assert isinstance(call, nodes.Call)
+                if isinstance(call.func, nodes.Name) and call.func.name == inner.name:
+                    for param, arg in zip(params, call.args, strict=False):
+                        if names_in(arg) & received:
+                            seeds.add(param)
+            if seeds:
+                found.append((inner, tainted_names(inner, seeds)))
+        return found
+
+    @staticmethod
+    def _received(function: nodes.FunctionDef) -> set[str]:
+        seeds: set[str] = set()
+        for names, value in assignments_in(function):
+            if any(is_receive(c) for c in value.nodes_of_class(nodes.Call)) or (
+                isinstance(value, nodes.Call) and is_receive(value)
+            ):
+                seeds.update(names)
+        return tainted_names(function, seeds) if seeds else set()
+
+    def _invocation(
+        self,
+        function: nodes.FunctionDef,
+        call: nodes.Call,
+        received: set[str],
+        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+    ) -> Worker | None:
+        lookup: nodes.Call | None = None
+        holder: nodes.FunctionDef = function
+        name = call_name(call)
+        if is_getattr(call.func) and names_in(call.func.args[1]) & received:
+            lookup = call.func
+        elif isinstance(call.func, nodes.Name):
+            for targets, value in assignments_in(function):
+                if call.func.name in targets and is_getattr(value):  # noqa: SIM102
+                    if names_in(value.args[1]) & received:
+                        lookup = value
+        if lookup is None and name in helpers and any(names_in(a) & received for a in call.args):
+            holder, _, lookup = helpers[name]
+        if lookup is None:
+            return None
+        worker = Worker(self.where(call), *self._unknown(holder, lookup), obj=lookup.args[0])
+        worker.top = _top_of(call)
+        if holder is not function:
+            worker.obj = self._helper_object(call, helpers[name or ""])
+        self._reply(function, call, worker)
+        return worker
+
+    @staticmethod
+    def _helper_object(
+        call: nodes.Call, helper: tuple[nodes.FunctionDef, str, nodes.Call]
+    ) -> nodes.NodeNG | None:
+        function, _, lookup = helper
+        obj = lookup.args[0]
+        if isinstance(obj, nodes.Name):
+            params = positional_params(function)
+            if obj.name in params and params.index(obj.name) < len(call.args):
+                return call.args[params.index(obj.name)]
+        return None
+
+    def _unknown(self, function: nodes.FunctionDef, lookup: nodes.Call) -> tuple[str | None, str]:
+        at = self.where(lookup)
+        if len(lookup.args) == 2:
+            return "raises", f"{at}: getattr without a default raises AttributeError"
+        default = lookup.args[2]
+        if not (isinstance(default, nodes.Const) and default.value is None):
+            return None, f"{at}: getattr with a default other than None"
+        targets = [
+            names
+            for names, value in assignments_in(function)
+            if value is lookup and len(names) == 1
+        ]
+        if not targets:
+            return "raises", f"{at}: the None default is called: TypeError"
+        bound = targets[0][0]
+        for test in function.nodes_of_class(nodes.If):
+            condition = test.test
+            if not (
+                isinstance(condition, nodes.Compare)
+                and isinstance(condition.left, nodes.Name)
+                and condition.left.name == bound
+                and condition.ops[0][0] in ("is", "==")
+                and isinstance(condition.ops[0][1], nodes.Const)
+                and condition.ops[0][1].value is None
+            ):
+                continue
+            last = test.body[-1] if test.body else None
+            if isinstance(last, nodes.Raise):
+                return "raises", f"{self.where(test)}: raises when {bound} is None"
+            if isinstance(last, (nodes.Continue, nodes.Return, nodes.Pass)):
+                return "skipped", f"{self.where(test)}: skips the name when {bound} is None"
+        return "raises", f"{at}: getattr(..., None) called with no test of None: TypeError"
+
+    def _reply(self, function: nodes.FunctionDef, call: nodes.Call, worker: Worker) -> None:
+        parent = call.parent
+        result: str | None = None
+        sends: list[nodes.Call] = []
+        if isinstance(parent, nodes.Assign) and len(parent.targets) == 1:  # noqa: SIM102
+            if isinstance(parent.targets[0], nodes.AssignName):
+                result = parent.targets[0].name
+        for other in own_nodes(function, nodes.Call):
+            assert isinstance(other, nodes.Call)
+            if call_name(other) not in SEND_CALLS or not isinstance(other.func, nodes.Attribute):
+                continue
+            payload = [*other.args]
+            if (result is not None and any(result in names_in(arg) for arg in payload)) or any(
+                call in list(arg.nodes_of_class(nodes.Call)) for arg in payload
+            ):
+                sends.append(other)
+        if not sends:
+            return
+        guards = [self._guards(send, function) for send in sends]
+        none_guarded = [
+            result is not None and any(self._is_not_none(g, result) for g in gs) for gs in guards
+        ]
+        worker.drops_none = all(none_guarded)
+        where = self.where(sends[0])
+        worker.drops_evidence = (
+            f"{where}: the reply is sent only if {result} is not None"
+            if worker.drops_none
+            else f"{where}: the reply is sent whatever it is"
+        )
+        other_guard = any(
+            not (result is not None and self._is_not_none(g, result)) for gs in guards for g in gs
+        )
+        ids = any(self._carries_more(send, result) for send in sends)
+        worker.shared = not other_guard and not ids
+        worker.shared_evidence = (
+            f"{where}: every reply goes to {sends[0].func.as_string()}() with no request id"
+            if worker.shared
+            else f"{where}: the reply is conditional or carries more than the result"
+        )
+
+    @staticmethod
+    def _guards(node: nodes.NodeNG, function: nodes.FunctionDef) -> list[nodes.NodeNG]:
+        found = []
+        child, parent = node, node.parent
+        while parent is not None and parent is not function:
+            if isinstance(parent, nodes.If) and child is not parent.test:
+                found.append(parent.test)
+            child, parent = parent, parent.parent
+        return found
+
+    @staticmethod
+    def _is_not_none(test: nodes.NodeNG, name: str) -> bool:
+        return (
+            isinstance(test, nodes.Compare)
+            and isinstance(test.left, nodes.Name)
+            and test.left.name == name
+            and test.ops[0][0] in ("is not", "!=")
+            and isinstance(test.ops[0][1], nodes.Const)
+            and test.ops[0][1].value is None
+        )
+
+    @staticmethod
+    def _carries_more(send: nodes.Call, result: str | None) -> bool:
+        """Whether the reply carries a name besides the result (a request id, say)."""
+        for arg in send.args:
+            for name in names_in(arg):
+                if name != result:
+                    return True
+        return False
+
+
+def _top_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The module-level function or class *node* is in."""
+    found = None
+    scope = node.scope()
+    while not isinstance(scope, nodes.Module) and scope.parent is not None:
+        if isinstance(scope, (nodes.FunctionDef, nodes.ClassDef)):
+            found = scope
+        scope = scope.parent.scope()
+    return found
