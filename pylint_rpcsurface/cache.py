@@ -279,7 +279,7 @@ class FactCache:
         try:
             if not _secure_folder(self.folder, create=True):
                 return False
-            _write_atomically(self.folder / self.name, data)
+            write_atomically(self.folder / self.name, data)
         except OSError:
             return False
         _prune(self.folder)
@@ -400,7 +400,10 @@ def _read_entry(path: Path, identity: Mapping[str, object]) -> _Entry | None:
         return None  # malformed in any way: never a traceback
 
 
-def _write_atomically(target: Path, data: bytes) -> None:
+def write_atomically(target: Path, data: bytes) -> None:
+    """Replace *target* with *data*: a temporary file in its folder, then a rename, so
+    concurrent readers and writers (``-j``, pre-commit and the editor) never see a torn
+    file. The engine's memo is written the same way."""
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(handle, "wb") as stream:

@@ -18,16 +18,15 @@ nested too deeply, not JSON at all) is an empty memo: it costs speed, never an a
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pylint_rpcsurface import model
+from pylint_rpcsurface.cache import write_atomically
 from pylint_rpcsurface.sources import read_source
 
 __all__ = ["Memo"]
@@ -143,7 +142,7 @@ class Memo:
                 },
                 separators=(",", ":"),
             ).encode()
-            _write_atomically(self._file, data)
+            write_atomically(self._file, data)
         except (OSError, ValueError, TypeError, RecursionError):
             return
 
@@ -243,16 +242,3 @@ def _listed(raw: Any) -> list[Any]:
     if not isinstance(raw, list):
         raise ValueError("expected a list")
     return raw
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".memo-", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
