@@ -45,7 +45,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -57,7 +56,7 @@ from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import Analysis, Finding, Location
-from pylint_rpcsurface.sources import SourceTree, read_source, real
+from pylint_rpcsurface.sources import SourceTree, read_source, real, write_atomically
 
 CACHE_DIR_ENV = "RPCSURFACE_CACHE_DIR"
 NO_CACHE_ENV = "RPCSURFACE_NO_CACHE"
@@ -398,21 +397,6 @@ def _read_entry(path: Path, identity: Mapping[str, object]) -> _Entry | None:
         return _Entry.from_json(json.loads(data), identity)
     except (ValueError, TypeError, KeyError, RecursionError, MemoryError, OverflowError):
         return None  # malformed in any way: never a traceback
-
-
-def write_atomically(target: Path, data: bytes) -> None:
-    """Replace *target* with *data*: a temporary file in its folder, then a rename, so
-    concurrent readers and writers (``-j``, pre-commit and the editor) never see a torn
-    file. The engine's memo is written the same way."""
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def _prune(folder: Path) -> None:

@@ -15,6 +15,7 @@ import contextlib
 import io
 import os
 import stat
+import tempfile
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
@@ -271,3 +272,18 @@ def _walk_python_files(root: str) -> Iterator[str]:
         for name in files:
             if name.endswith(".py") and name[:-3].isidentifier():
                 yield os.path.join(folder, name)
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    """Replace *target* with *data*: a temporary file in its folder, then a rename, so
+    concurrent readers and writers (``-j``, pre-commit and the editor) never see a torn
+    file. The engine's memo is written the same way."""
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pylint_rpcsurface import model
-from pylint_rpcsurface.cache import write_atomically
-from pylint_rpcsurface.sources import read_source
+from pylint_rpcsurface.sources import read_source, write_atomically
 
 __all__ = ["Memo"]
 
