@@ -221,7 +221,9 @@ def _decode(raw: Any, depth: int) -> Any:
             return frozenset(_decode(item, depth + 1) for item in _listed(raw["frozenset"]))
         if set(raw) == {"dict"}:
             pairs = [_decode(pair, depth + 1) for pair in _listed(raw["dict"])]
-            return {key: value for key, value in pairs}
+            if not all(isinstance(pair, tuple) and len(pair) == 2 for pair in pairs):
+                raise ValueError("a dict of pairs")
+            return dict(pairs)
         if set(raw) == {"type", "fields"}:
             cls = _TYPES[raw["type"]]
             values = [_decode(v, depth + 1) for v in _listed(raw["fields"])]
