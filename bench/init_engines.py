@@ -24,9 +24,11 @@ import argparse
 import json
 import subprocess
 import sys
-import zipfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+
+# Run as `python bench/init_engines.py`: its folder is first on sys.path.
+from engines import extract_python  # the corpus script's unpacker: only .py files, no escape
 
 HERE = Path(__file__).resolve().parent
 CONFIGS = HERE / "init_engines"
@@ -82,23 +84,6 @@ def fetch(engine: Engine, cache: Path) -> Path:
     if not tree.is_dir():
         extract_python(wheels[0], tree)
     return tree
-
-
-def extract_python(wheel: Path, into: Path) -> int:
-    """Unpack only the ``.py`` files of *wheel* into *into*; refuse paths that leave it."""
-    count = 0
-    with zipfile.ZipFile(wheel) as archive:
-        for member in archive.infolist():
-            name = PurePosixPath(member.filename)
-            if member.is_dir() or name.suffix != ".py":
-                continue
-            if name.is_absolute() or ".." in name.parts:
-                raise ValueError(f"{wheel.name}: refusing to unpack {member.filename!r}")
-            target = into.joinpath(*name.parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(archive.read(member))
-            count += 1
-    return count
 
 
 def generated_table(tree: Path) -> tuple[int, str]:

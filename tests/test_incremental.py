@@ -335,3 +335,33 @@ def test_a_module_written_during_the_analysis_keeps_its_pieces_out_of_the_memo(
     analyse(config, memo=_memo(root))
     monkeypatch.undo()
     assert not (root / ".memo.json").exists()
+
+
+def test_a_stored_piece_whose_class_moved_starts_the_run_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memo's piece names where a class is; if that class is not there any more (the
+    module was written between the hash and astroid's read), the run starts again from
+    nothing, with the answer from nothing, never a traceback."""
+    version = Project(frozenset({"alpha"}), frozenset(), (), (("alpha", True),), ())
+    root = Path(os.path.realpath(tmp_path))
+    _write(root, render(version), 0)
+    config = load_config(root / "pyproject.toml")
+    expected = _answer(analyse(config))
+    analyse(config, memo=_memo(root))
+    stored = json.loads((root / ".memo.json").read_text(encoding="utf-8"))
+    # The callers' broadcasts are computed again, from the place the memo gives.
+    stored["facts"] = {k: v for k, v in stored["facts"].items() if '"broadcasts"' not in k}
+    (root / ".memo.json").write_text(json.dumps(stored), encoding="utf-8")
+    found = engine._Run.node  # noqa: SLF001
+    missing: list[object] = []
+
+    def not_there_the_first_time(run: object, ref: object) -> object:
+        if not missing:
+            missing.append(ref)
+            return None
+        return found(run, ref)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine._Run, "node", not_there_the_first_time)  # noqa: SLF001
+    assert _answer(analyse(config, memo=_memo(root))) == expected
+    assert missing  # the place was asked for, and was not there

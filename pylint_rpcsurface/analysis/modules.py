@@ -179,6 +179,9 @@ class ModuleStore:
     def digest(self, path: str) -> str:
         """The hash of *path*'s bytes (of the buffer, for an override), as :meth:`text`
         read them: two versions of a module never share one."""
+        known = self._digests.get(path)
+        if known is not None:
+            return known  # already a key, read before: skip resolving it (as text() does)
         path = self.tree.key(path)
         if path in self.overrides:
             if path not in self._digests:

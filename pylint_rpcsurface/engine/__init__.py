@@ -107,8 +107,22 @@ def surface_facts(
     """The facts :func:`analyse` derives its findings from, one per usable surface, and
     those findings (:func:`rules.findings`, with their pragma states).
 
-    ``report`` and ``fix`` read the facts directly (and uncached).
+    ``report`` and ``fix`` read the facts directly (and uncached). A piece from the memo
+    whose definition is no longer where it was (a module written while this run read
+    it) makes the run start again from nothing, once: it never ends in a traceback.
     """
+    try:
+        return _surface_facts(config, overrides, memo, prebuilt)
+    except LookupError:
+        return _surface_facts(config, overrides, Memo(None, ""), prebuilt)
+
+
+def _surface_facts(
+    config: Config,
+    overrides: Mapping[str, str] | None,
+    memo: Memo | None,
+    prebuilt: Mapping[str, nodes.Module] | None,
+) -> Facts:
     store = ModuleStore(
         SourceTree(config.source_roots), dict(overrides or {}), dict(prebuilt or {})
     )
@@ -180,7 +194,10 @@ class _Run:
     # -------------------------------------------------------------- the memo's keys
 
     def _key(self, kind: str, parts: Sequence[object], on: Iterable[str]) -> str:
-        return json.dumps([kind, *parts, self.dependencies.digest(on)], default=str)
+        # A memo that keeps nothing (--no-cache) needs no hash of the modules read: its
+        # pieces live for this run only, over one version of every module.
+        digest = self.dependencies.digest(on) if self.memo.keeps else ""
+        return json.dumps([kind, *parts, digest], default=str)
 
     def _modules_of(self, dotted: str) -> list[str]:
         """The module files a dotted name's prefixes name: what resolving it reads."""

@@ -87,6 +87,7 @@ class ProjectDependencies:
             self._by_word[name.rpartition(".")[2]].append(name)
         self._name_of = {path: name for name, path in self._path_of.items()}
         self._closures: dict[str, frozenset[str]] = {}
+        self._digests: dict[frozenset[str], str] = {}
 
     def direct(self, path: str) -> frozenset[str]:
         """The module files *path* may reach by one import or submodule access.
@@ -137,7 +138,14 @@ class ProjectDependencies:
         return self._closures[path]
 
     def digest(self, paths: Iterable[str]) -> str:
-        """One hash of the content of *paths* and everything they may reach."""
+        """One hash of the content of *paths* and everything they may reach (computed
+        once per set of paths: many pieces share their modules)."""
+        asked = frozenset(paths)
+        if asked not in self._digests:
+            self._digests[asked] = self._digest(asked)
+        return self._digests[asked]
+
+    def _digest(self, paths: frozenset[str]) -> str:
         reached: set[str] = set()
         for path in paths:
             reached |= self.closure(path)

@@ -85,6 +85,11 @@ class Memo:
         self.hits = 0
         self.misses = 0
 
+    @property
+    def keeps(self) -> bool:
+        """Whether pieces outlive this run (a memo with a file)."""
+        return self._file is not None
+
     def get(self, key: str, compute: Callable[[], Any]) -> Any:
         """The value stored under *key*, or *compute*'s (stored for the next run)."""
         if key in self._used:
