@@ -353,7 +353,7 @@ def test_a_stored_piece_whose_class_moved_starts_the_run_afresh(
     # The callers' broadcasts are computed again, from the place the memo gives.
     stored["facts"] = {k: v for k, v in stored["facts"].items() if '"broadcasts"' not in k}
     (root / ".memo.json").write_text(json.dumps(stored), encoding="utf-8")
-    found = engine._Run.node  # noqa: SLF001
+    found = engine._Run.node
     missing: list[object] = []
 
     def not_there_the_first_time(run: object, ref: object) -> object:
@@ -362,6 +362,6 @@ def test_a_stored_piece_whose_class_moved_starts_the_run_afresh(
             return None
         return found(run, ref)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine._Run, "node", not_there_the_first_time)  # noqa: SLF001
+    monkeypatch.setattr(engine._Run, "node", not_there_the_first_time)
     assert _answer(analyse(config, memo=_memo(root))) == expected
     assert missing  # the place was asked for, and was not there
