@@ -807,6 +807,34 @@ CASES: tuple[ReplyCase, ...] = (
         handlers="Runner, LazyRunner",
         texts=("its handler LazyRunner.load at c_several_handlers.py:{line:# lazy}",),
     ),
+    ReplyCase(
+        "SHARED-HANDLER-METHOD",
+        "rpc-waited-none-reply",
+        "two handler classes run one inherited method: the message names both",
+        """\
+        class Base:
+            def load(self):  # shared
+                self.loaded = True
+
+
+        class Runner(Base):
+            pass
+
+
+        class FastRunner(Base):
+            pass
+
+
+        class Core:
+            def run(self, mgr):
+                mgr.call_func("load", wait_out=True)  # [rpc-waited-none-reply]
+        """,
+        dispatch=DROPS,
+        handlers="Runner, FastRunner",
+        texts=(
+            "Base.load at c_shared_handler_method.py:{line:# shared} (for FastRunner and Runner)",
+        ),
+    ),
 )
 
 CASES_BY_ID = {case.id: case for case in CASES}

@@ -32,7 +32,7 @@ from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
 from pylint_rpcsurface.analysis.inference import location_of
-from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.analysis.modules import BuiltFromFile, ModuleStore
 from pylint_rpcsurface.analysis.pragmas import pragma_states
 from pylint_rpcsurface.analysis.registry import read_registry
 from pylint_rpcsurface.analysis.subclasses import (
@@ -85,14 +85,15 @@ def analyse(
     config: Config,
     overrides: Mapping[str, str] | None = None,
     memo: Memo | None = None,
-    prebuilt: Mapping[str, nodes.Module] | None = None,
+    prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
 ) -> Analysis:
     """Analyse the project *config* describes; *overrides* maps real paths to unsaved text.
 
     Each finding carries what its file's pylint pragmas say of it (``Finding.pragma``).
     With a *memo*, the pieces of facts whose modules are unchanged since an earlier run
     are taken from it (:mod:`.memo`); the findings are the same either way. *prebuilt*
-    maps an override's path to the module pylint built from that text, to reuse.
+    maps an override's path to the module pylint built from that text, or a saved file's
+    to the module pylint built from it (``BuiltFromFile``), to reuse.
     """
     facts = surface_facts(config, overrides, memo, prebuilt)
     return Analysis.of(facts.config_errors, facts.findings)
@@ -102,7 +103,7 @@ def surface_facts(
     config: Config,
     overrides: Mapping[str, str] | None = None,
     memo: Memo | None = None,
-    prebuilt: Mapping[str, nodes.Module] | None = None,
+    prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
 ) -> Facts:
     """The facts :func:`analyse` derives its findings from, one per usable surface, and
     those findings (:func:`rules.findings`, with their pragma states).
@@ -121,7 +122,7 @@ def _surface_facts(
     config: Config,
     overrides: Mapping[str, str] | None,
     memo: Memo | None,
-    prebuilt: Mapping[str, nodes.Module] | None,
+    prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None,
 ) -> Facts:
     store = ModuleStore(
         SourceTree(config.source_roots), dict(overrides or {}), dict(prebuilt or {})
@@ -312,19 +313,26 @@ class _Run:
     def handler_methods(
         self, rpcs: Iterable[str], classes: Sequence[_Resolved]
     ) -> list[HandlerMethod]:
-        refs = [c.ref for c in classes if c.ref is not None]
-        place = [(r.path, r.line, r.col) for r in refs]
-        on = [r.path for r in refs]
+        """The method each class runs for each name, one entry per distinct method.
+
+        One piece per name and class, so that an edit of a handler module recomputes only
+        the classes whose modules may read it (a subclass's edit leaves its base alone).
+        """
         transparent = partial(all_transparent, listed=self.config.transparent_decorators)
-        found: list[HandlerMethod] = []
+        merged: dict[tuple[str, Location], HandlerMethod] = {}
         for rpc in sorted(set(rpcs)):
+            for ref in dict.fromkeys(c.ref for c in classes if c.ref is not None):
 
-            def compute(rpc: str = rpc) -> tuple[HandlerMethod, ...]:
-                owners = [self._class(ref) for ref in refs]
-                return handler_methods([rpc], owners, self.index, transparent)
+                def compute(rpc: str = rpc, ref: _Ref = ref) -> tuple[HandlerMethod, ...]:
+                    return handler_methods([rpc], [self._class(ref)], self.index, transparent)
 
-            found.extend(self.memo.get(self._key("handler", (rpc, place), on), compute))
-        return found
+                key = self._key("handler", (rpc, ref.path, ref.line, ref.col), [ref.path])
+                for method in self.memo.get(key, compute):
+                    known = merged.get((method.rpc, method.at))
+                    users = {*method.classes, *(known.classes if known is not None else ())}
+                    # One method that several classes run is one entry, naming them all.
+                    merged[(method.rpc, method.at)] = replace(method, classes=tuple(sorted(users)))
+        return list(merged.values())
 
     # -------------------------------------------------------------- the surfaces
 
@@ -563,7 +571,7 @@ def analyse_recording_failed_imports(
     config: Config,
     overrides: Mapping[str, str] | None = None,
     memo: Memo | None = None,
-    prebuilt: Mapping[str, nodes.Module] | None = None,
+    prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
 ) -> tuple[Analysis, frozenset[str]]:
     """:func:`analyse`, and the names of the modules that astroid could not find on the
     search path meanwhile: a library installed later must change what the cache says
