@@ -28,6 +28,9 @@ _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 # room for those and still bounds what a file that never ends (a link to /dev/zero) or a
 # data dump named .py can cost: nothing bigger is read, hashed or parsed.
 MAX_SOURCE_BYTES = 10 * 1024 * 1024
+# The coarsest clock tick of a write's timestamps (a Linux jiffy, Windows): a file whose
+# mtime and ctime are older than a moment by more than this was written before it.
+TIMESTAMP_TICK_NS = 20_000_000
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO"),
@@ -160,6 +163,9 @@ class SourceTree:
         self._by_depth = sorted(self.roots, key=lambda r: r.count(os.sep), reverse=True)
         self._files: tuple[str, ...] | None = None
         self._module_files: dict[str, str] | None = None
+        # Each path's key, resolved once: a tree lives for one run, which sees one state
+        # of the links (resolving them is most of what finding a helper's file costs).
+        self._keys: dict[str, str] = {}
 
     def key(self, path: str | os.PathLike[str]) -> str:
         """The path the file at *path* is known by: in the project when *path* is under a
@@ -172,11 +178,15 @@ class SourceTree:
         above resolved, so that the roots' own links don't matter). Anything else: its
         real path.
         """
-        keys = path_keys(path)
-        resolved = next(keys)
-        if self._under_a_root(resolved):
-            return resolved
-        return next((key for key in keys if self._under_a_root(key)), resolved)
+        asked = os.fspath(path)
+        known = self._keys.get(asked)
+        if known is None:
+            keys = path_keys(asked)
+            known = next(keys)
+            if not self._under_a_root(known):
+                known = next((key for key in keys if self._under_a_root(key)), known)
+            self._keys[asked] = known
+        return known
 
     def _under_a_root(self, path: str) -> bool:
         return any(path.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
