@@ -453,12 +453,15 @@ def analyse_with_cache(
     *,
     use_cache: bool = True,
     prebuilt: Mapping[str, Any] | None = None,
+    failed_imports: Iterable[str] = (),
 ) -> Analysis:
     """The analysis of *config*'s project, from the cache when nothing changed.
 
-    The engine (and with it astroid) is imported only on a miss. *prebuilt* maps an
-    override's path to the astroid module pylint built from that text (see
-    ``engine.analyse``); it is typed loosely here, as this module never imports astroid.
+    The engine (and with it astroid) is imported only on a miss. *prebuilt* maps a path
+    to the astroid module pylint built from its text (see ``engine.analyse``); it is
+    typed loosely here, as this module never imports astroid. *failed_imports* are the
+    module names astroid failed to find while pylint built those modules, before the
+    analysis: what they did not find is part of what the entry depends on.
     """
     # Imported only on a miss: a cache hit must not pay for importing astroid.
     # pylint: disable=import-outside-toplevel
@@ -474,6 +477,7 @@ def analyse_with_cache(
     from pylint_rpcsurface import engine  # noqa: PLC0415
 
     memo = engine.Memo(cache.memo_file, cache.memo_identity(overrides), _locate)
+    memo.failed_imports.update(failed_imports)
     analysis, failed = engine.analyse_recording_failed_imports(config, overrides, memo, prebuilt)
     after = cache.fingerprint(overrides)
     read = {**memo.external_modules(), **engine.modules_astroid_has_read()}

@@ -17,15 +17,18 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from astroid import nodes
+from astroid import MANAGER, nodes
+from astroid.exceptions import AstroidImportError
 from pylint import interfaces
 from pylint.checkers import BaseChecker
 from pylint.typing import MessageDefinitionTuple, ModuleDescriptionDict
 
+from pylint_rpcsurface.analysis.modules import BuiltFromFile
 from pylint_rpcsurface.cache import (
     CACHE_DIR_ENV,
     NO_CACHE_ENV,
@@ -99,6 +102,33 @@ class RpcSurfaceChecker(BaseChecker):
         super().__init__(linter)
         self._finder: ConfigFinder | None = None
         self._analyses: dict[tuple[str, str, str], Analysis] = {}
+        # When the checkers were last opened, and the modules astroid held then: a module
+        # pylint lints that is not among them was built from its file after that moment.
+        self._opened_ns = 0
+        self._held_when_opened: frozenset[int] = frozenset()
+        # The module names astroid failed to find since then: pylint's build of a module
+        # the engine reuses may have looked them up before the engine could see it.
+        self._failed_imports: set[str] = set()
+
+    def open(self) -> None:
+        # pylint opens the checkers before it builds the modules of the run (once, or per
+        # file in each worker under -j); the analysis is kept, this is only a moment.
+        self._opened_ns = time.time_ns()
+        self._held_when_opened = frozenset(id(module) for module in MANAGER.astroid_cache.values())
+        self._stop_recording()
+        _failed_import_hooks().append(self._record_failed_import)
+
+    def close(self) -> None:
+        self._stop_recording()
+
+    def _record_failed_import(self, modname: str) -> nodes.Module:
+        self._failed_imports.add(modname)
+        raise AstroidImportError(f"{modname} was not found")  # the next hook may find it
+
+    def _stop_recording(self) -> None:
+        hooks = _failed_import_hooks()
+        # A bound method is a new object each time: removed by equality, every copy.
+        hooks[:] = [hook for hook in hooks if hook != self._record_failed_import]
 
     def visit_module(self, node: nodes.Module) -> None:
         if not node.file or not node.file.endswith((".py", ".pyi")):
@@ -200,8 +230,13 @@ class RpcSurfaceChecker(BaseChecker):
         # pylint builds a module from a string only for --from-stdin: that text, not the
         # saved file, is what the user is editing, so the analysis must see it.
         overrides: dict[str, str] = {}
-        prebuilt: dict[str, nodes.Module] = {}
+        prebuilt: dict[str, nodes.Module | BuiltFromFile] = {}
         buffer_digest = ""
+        built_in_this_run = self._opened_ns and id(module) not in self._held_when_opened
+        if module.file_bytes is None and module.file and built_in_this_run:
+            # Built by pylint from the file as it was after the checkers were opened: the
+            # engine uses it if the file was last written before that moment.
+            prebuilt[os.path.abspath(module.file)] = BuiltFromFile(module, self._opened_ns)
         if module.file_bytes is not None and module.file:
             text = (
                 module.file_bytes.decode("utf-8", errors="replace")
@@ -215,7 +250,11 @@ class RpcSurfaceChecker(BaseChecker):
         if key not in self._analyses:
             use_cache = not (self.linter.config.rpcsurface_no_cache or disabled_by_environment())
             self._analyses[key] = analyse_with_cache(
-                config, overrides, use_cache=use_cache, prebuilt=prebuilt
+                config,
+                overrides,
+                use_cache=use_cache,
+                prebuilt=prebuilt,
+                failed_imports=frozenset(self._failed_imports),
             )
         return self._analyses[key]
 
@@ -249,6 +288,11 @@ class RpcSurfaceChecker(BaseChecker):
                     args=args,
                     confidence=confidence,
                 )
+
+
+def _failed_import_hooks() -> list[Callable[[str], nodes.Module]]:
+    # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+    return MANAGER._failed_import_hooks  # pylint: disable=protected-access
 
 
 def _spans(module: nodes.Module) -> dict[_Span, nodes.NodeNG]:

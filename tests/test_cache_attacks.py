@@ -54,7 +54,11 @@ def _keys(tool: str, root: Path, *extra: str, env: dict[str, str] | None = None)
         messages, output = run.messages, run.stdout + run.stderr
     else:
         option = ("--rpcsurface-no-cache=y",) if "--no-cache" in extra else ()
-        pylint_run = run_pylint(root, *option, *FILES, env=env, timeout=120)
+        files: tuple[str, ...] = FILES
+        buffer = None
+        if tool == "stdin":  # the editor's run: app.py's saved text, as a buffer
+            files, buffer = ("--from-stdin", str(root / "app.py")), (root / "app.py").read_text()
+        pylint_run = run_pylint(root, *option, *files, stdin=buffer, env=env, timeout=120)
         assert pylint_run.stdout.lstrip().startswith("{"), pylint_run.stdout + pylint_run.stderr
         messages, output = pylint_run.messages, pylint_run.stdout + pylint_run.stderr
     assert "Traceback" not in output, output
@@ -159,10 +163,13 @@ ANSWERS = "class LibraryRunner:\n    def lib_step(self):\n        return 1\n"
 LACKS = "class LibraryRunner:\n    def other_step(self):\n        return 1\n"
 
 
-@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize("tool", [*TOOLS, "stdin"])
 def test_a_library_installed_later_is_seen(tmp_path: Path, tool: str) -> None:
     """First the library is missing (its base is unknown: nothing is judged), then it is
-    installed, in a folder already on the search path, without 'lib_step'."""
+    installed, in a folder already on the search path, without 'lib_step'.
+
+    pylint mode reuses the module pylint built of the linted file (or buffer), and pylint
+    looked the library up while building it, before the analysis: that look-up counts."""
     root, line = _library_project(tmp_path)
     site = tmp_path / "site"
     site.mkdir()

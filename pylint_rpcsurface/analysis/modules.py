@@ -26,6 +26,7 @@ from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
 
 from pylint_rpcsurface.sources import (
+    TIMESTAMP_TICK_NS,
     SourceTree,
     decode_source,
     read_source,
@@ -33,7 +34,7 @@ from pylint_rpcsurface.sources import (
     unreadable_reason,
 )
 
-__all__ = ["BuildFailure", "ModuleStore", "ProjectImportRefused"]
+__all__ = ["BuildFailure", "BuiltFromFile", "ModuleStore", "ProjectImportRefused"]
 
 
 class ProjectImportRefused(ImportError):
@@ -123,9 +124,10 @@ class ModuleStore:
 
     tree: SourceTree
     overrides: Mapping[str, str] = field(default_factory=dict)
-    # Modules pylint already built from an override's text (the stdin buffer it lints):
-    # used instead of building a second copy when pylint gave it our module name.
-    prebuilt: Mapping[str, nodes.Module] = field(default_factory=dict)
+    # Modules pylint already built: from an override's text (the stdin buffer it lints),
+    # or from a saved file (BuiltFromFile), used instead of building a second copy when
+    # it is certainly of the text this store reads (see _build).
+    prebuilt: Mapping[str, nodes.Module | BuiltFromFile] = field(default_factory=dict)
     _modules: dict[str, nodes.Module | None] = field(default_factory=dict)
     _failures: dict[str, BuildFailure] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)
@@ -207,6 +209,22 @@ class ModuleStore:
                 return True
         return False
 
+    def _built_from_text(self, built: BuiltFromFile, path: str) -> bool:
+        """Whether pylint's module of the saved file *path* was built from the bytes this
+        store read, and can stand for ours.
+
+        The file, as read here, was last written before pylint built the module by a
+        margin no timestamp's coarseness can cross: a write sets the inode's ctime, and
+        nothing sets it back, so no write came between pylint's read and this one."""
+        modname = self.tree.module_name(path)
+        self.text(path)
+        stat = self._stats.get(path)
+        if modname is None or stat is None:
+            return False
+        _, _, _, mtime_ns, ctime_ns = stat
+        settled = max(mtime_ns, ctime_ns) < built.read_after_ns - TIMESTAMP_TICK_NS
+        return settled and _reusable(built.module, modname, path)
+
     def module(self, path: str) -> nodes.Module | None:
         """The module built from *path*, or None when it can't be parsed (see failure())."""
         path = self.tree.key(path)
@@ -256,13 +274,17 @@ class ModuleStore:
             self._failures[path] = BuildFailure(path, None, refused)
             return None
         built = self.prebuilt.get(path)
-        if path in self.overrides and built is not None and _reusable(built, modname, path):
+        buffer = path in self.overrides
+        if buffer and isinstance(built, nodes.Module) and _reusable(built, modname, path):
             self.manager.astroid_cache[modname] = built
             return built
         undecodable = self.undecodable(path)
         if undecodable is not None:
             self._failures[path] = BuildFailure(path, 1, undecodable)
             return None
+        if not buffer and isinstance(built, BuiltFromFile) and self._built_from_text(built, path):
+            self.manager.astroid_cache[modname] = built.module
+            return built.module
         builder = AstroidBuilder(self.manager)
         self.digest(path)  # what it was before astroid read it, to compare after
         try:
@@ -374,6 +396,15 @@ class ModuleStore:
                 if {self.tree.key(folder) for folder in folders} == set(located):
                     continue  # the same namespace package
                 del cache[name]
+
+
+@dataclass(frozen=True)
+class BuiltFromFile:
+    """A module pylint built from the saved file it lints, after *read_after_ns* (the
+    moment its checkers were opened, with the module not yet in astroid's cache)."""
+
+    module: nodes.Module
+    read_after_ns: int
 
 
 def _reusable(module: nodes.Module, modname: str, path: str) -> bool:

@@ -1,0 +1,95 @@
+"""pylint mode reuses the module pylint built of the file it lints (issue 14, item 2).
+
+Each test runs real pylint on a tiny project with a ``sitecustomize`` audit hook: it
+counts how often the linted file's text is compiled (pylint's build, and the engine's
+unless it reuses pylint's module), or rewrites the file between pylint's read and the
+engine's, which must then not reuse a module of the old text.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from support import APP, APP_PLANTED, PLANTED_LINE, PYPROJECT, project, run_pylint
+
+_HOOK = """\
+import os
+import sys
+import traceback
+
+_MARK = os.environ.get("RPCSURFACE_TEST_MARK")
+_COUNT = os.environ.get("RPCSURFACE_TEST_COUNT_TO")
+_TARGET = os.environ.get("RPCSURFACE_TEST_REWRITE")
+_STATE = {"compiled": 0, "rewritten": False}
+
+
+def _ours_reading():
+    return any(frame.name == "read_source" for frame in traceback.extract_stack())
+
+
+def _hook(event, args):
+    if event == "compile" and _MARK:
+        source = args[0]
+        if isinstance(source, bytes):
+            source = source.decode("utf-8", "replace")
+        if isinstance(source, str) and _MARK in source:
+            _STATE["compiled"] += 1
+            if _COUNT:
+                with open(_COUNT, "w", encoding="utf-8") as stream:
+                    stream.write(str(_STATE["compiled"]))
+    elif event == "open" and _TARGET and not _STATE["rewritten"]:
+        if args[0] == _TARGET and _ours_reading():
+            _STATE["rewritten"] = True  # before the plugin's first read of the file
+            with open(os.environ["RPCSURFACE_TEST_REWRITE_TO"], encoding="utf-8") as s:
+                text = s.read()
+            with open(_TARGET, "w", encoding="utf-8") as stream:
+                stream.write(text)
+
+
+sys.addaudithook(_hook)
+"""
+
+MARK = "# the linted file"
+
+
+def _settled_project(tmp_path: Path, app: str) -> tuple[Path, dict[str, str]]:
+    root = project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": app + MARK + "\n"})
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(_HOOK, encoding="utf-8")
+    old = time.time_ns() - 3_600 * 10**9
+    os.utime(root / "app.py", ns=(old, old))
+    time.sleep(0.1)  # the ctime is older than the run by more than a clock tick
+    return root, {"PYTHONPATH": str(hooks), "RPCSURFACE_TEST_MARK": MARK}
+
+
+@pytest.mark.parametrize("cache", ["y", "n"])
+def test_the_linted_file_is_built_once(tmp_path: Path, cache: str) -> None:
+    """pylint builds app.py; the engine uses that module instead of a second copy."""
+    root, env = _settled_project(tmp_path, APP_PLANTED)
+    count = tmp_path / "compiled"
+    env["RPCSURFACE_TEST_COUNT_TO"] = str(count)
+    run = run_pylint(root, f"--rpcsurface-no-cache={cache}", "app.py", env=env, timeout=120)
+    found = {(m.symbol, m.path, m.line) for m in run.messages}
+    assert found == {("rpc-unanswered", "app.py", PLANTED_LINE)}, run.stdout + run.stderr
+    assert count.read_text(encoding="utf-8") == "1"
+
+
+def test_a_file_rewritten_after_pylint_built_it_is_read_again(tmp_path: Path) -> None:
+    """pylint built the planted version; the file is then rewritten (clean) just before
+    the plugin reads it. The analysis is of the text on disk, never of pylint's stale
+    module: no finding, as the clean text has none."""
+    root, env = _settled_project(tmp_path, APP_PLANTED)
+    clean = tmp_path / "clean.py"
+    clean.write_text(APP + MARK + "\n", encoding="utf-8")
+    env |= {
+        "RPCSURFACE_TEST_REWRITE": str(root / "app.py"),
+        "RPCSURFACE_TEST_REWRITE_TO": str(clean),
+    }
+    run = run_pylint(root, "--rpcsurface-no-cache=y", "app.py", env=env, timeout=120)
+    assert (root / "app.py").read_text(encoding="utf-8") == clean.read_text(encoding="utf-8")
+    assert "Traceback" not in run.stderr, run.stderr
+    assert [m.symbol for m in run.messages] == [], run.stdout + run.stderr
