@@ -18,6 +18,10 @@ Rules that keep it safe:
 * Fingerprints are taken before the analysis and again after it: an entry whose modules
   changed during the run, or were written within :data:`_TICK_NS` of its start (a write
   in the same timestamp tick could go unseen), is not stored.
+* A fingerprint reads only the modules it does not already know, under the first rule:
+  the one taken before the analysis keeps the hashes of the entry the lookup rejected,
+  the one taken after it keeps those taken before; a module whose stat differs, or that
+  was written within :data:`_RACY_NS` of when its hash was taken, is read again.
 * The stdin buffer is fingerprinted by its own hash and no stat, so it is never taken
   for the saved file, nor the saved file for it.
 * Module resolution is part of an entry: its name holds ``sys.path``, and it records, for
@@ -185,6 +189,9 @@ class FactCache:
         }
         digest = _hash(json.dumps(self._identity, sort_keys=True).encode())
         self.name = f"analysis-{digest[:32]}.json"
+        # The entry the last lookup read and rejected: its hashes spare a fingerprint
+        # reading the modules that did not change since (see fingerprint()).
+        self._previous: Snapshot | None = None
 
     @property
     def memo_file(self) -> Path | None:
@@ -209,25 +216,37 @@ class FactCache:
         files.update(real(path) for path in overrides)
         return sorted(files)
 
-    def fingerprint(self, overrides: Mapping[str, str]) -> Snapshot:
-        """Fingerprint every module now (before the analysis reads them, and after)."""
+    def fingerprint(self, overrides: Mapping[str, str], since: Snapshot | None = None) -> Snapshot:
+        """Fingerprint every module now (before the analysis reads them, and after).
+
+        A file's hash is reused, not read, when a known fingerprint of it is trusted as
+        :meth:`lookup` trusts an entry's: its full stat is the same now, and it had
+        settled :data:`_RACY_NS` before that fingerprint was taken (no call sets a ctime
+        back, and any write after that moment gives a newer one, however coarse the
+        clock). The known fingerprints are *since*'s, the snapshot taken before the
+        analysis, when given; else those of the entry the last :meth:`lookup` read and
+        rejected, if any. Any other file is read and hashed; a buffer always is.
+        """
         taken_ns = time.time_ns()
+        known = self._previous if since is None else since
         buffers = {real(path): text for path, text in overrides.items()}
         modules: dict[str, Fingerprint | None] = {}
         for path in self.modules(buffers):
             if path in buffers:
                 modules[path] = _fingerprint_buffer(buffers[path])
             else:
-                modules[path] = _fingerprint_file(path)
+                modules[path] = _known(path, known) or _fingerprint_file(path)
         return Snapshot(taken_ns, modules)
 
     def lookup(self, overrides: Mapping[str, str]) -> Analysis | None:
         """The cached analysis if every module and import is unchanged; None otherwise."""
+        self._previous = None
         if self.folder is None or not _secure_folder(self.folder, create=False):
             return None
         entry = _read_entry(self.folder / self.name, self._identity)
         if entry is None:
             return None  # missing, malformed, foreign or not ours: recompute and overwrite
+        self._previous = entry.snapshot
         buffers = {real(path): text for path, text in overrides.items()}
         if set(self.modules(buffers)) != set(entry.snapshot.modules):
             return None  # a module was added or removed
@@ -300,6 +319,18 @@ def _unchanged_during(before: Snapshot, after: Snapshot) -> bool:
     return all(
         fp is None or fp.stat is None or fp.settled_before(since) for fp in after.modules.values()
     )
+
+
+def _known(path: str, known: Snapshot | None) -> Fingerprint | None:
+    """*known*'s fingerprint of the file at *path* if it still holds without reading the
+    file: recorded from the file (not a buffer), settled :data:`_RACY_NS` before *known*
+    was taken, and the same full stat now. None otherwise: the file is to be read."""
+    if known is None:
+        return None
+    recorded = known.modules.get(path)
+    if recorded is None or not recorded.settled_before(known.taken_ns - _RACY_NS):
+        return None
+    return recorded if _stat(path) == recorded.stat else None
 
 
 def _unchanged(path: str, recorded: Fingerprint | None, buffer: str | None, taken_ns: int) -> bool:
@@ -479,7 +510,7 @@ def analyse_with_cache(
     memo = engine.Memo(cache.memo_file, cache.memo_identity(overrides), _locate)
     memo.failed_imports.update(failed_imports)
     analysis, failed = engine.analyse_recording_failed_imports(config, overrides, memo, prebuilt)
-    after = cache.fingerprint(overrides)
+    after = cache.fingerprint(overrides, since=before)
     read = {**memo.external_modules(), **engine.modules_astroid_has_read()}
     cache.save(before, after, analysis, read, failed | memo.failed_imports)
     return analysis
