@@ -11,9 +11,12 @@ The memo as a whole belongs to one identity: the configuration, the plugin's cod
 versions of Python, astroid and pylint, the search path, and the list of the project's
 files. Any difference starts from an empty memo.
 
-Values are the model's frozen dataclasses and plain data, written as JSON. Reading
-accepts only those types, and a file that is not exactly that (truncated, hand-edited,
-nested too deeply, not JSON at all) is an empty memo: it costs speed, never an answer.
+Values are the model's frozen dataclasses and plain data, written as JSON. A file whose
+top level is not exactly a memo (truncated, hand-edited, not JSON at all) is an empty
+memo; a stored piece is decoded only when a run asks for it, and one that is not exactly
+what the memo writes (a type it never writes, nested too deeply, an int out of range) is
+a miss for its key alone. Either costs speed, never an answer. A piece reused unchanged
+is written back as it was read, without decoding and encoding it again.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from pylint_rpcsurface import model
@@ -31,22 +35,31 @@ from pylint_rpcsurface.sources import read_source, write_atomically
 __all__ = ["Memo"]
 
 _FORMAT = 2  # 2: external modules by name, and the names looked up
-# The facts' types, by name: nothing else is ever built from a memo file.
-_TYPES: dict[str, type[Any]] = {
-    cls.__name__: cls
-    for cls in (
-        model.Location,
-        model.Broadcast,
-        model.Sent,
-        model.HelperStep,
-        model.Answers,
-        model.Returns,
-        model.Signature,
-        model.HandlerMethod,
-        model.RegistryElement,
-        model.Registry,
-    )
-}
+# The facts' types: nothing else is ever built from a memo file. Each with its fields'
+# names, taken once (dataclasses.fields per value was most of what encoding cost).
+_FACT_TYPES: tuple[type[Any], ...] = (
+    model.Location,
+    model.Broadcast,
+    model.Sent,
+    model.HelperStep,
+    model.Answers,
+    model.Returns,
+    model.Signature,
+    model.HandlerMethod,
+    model.RegistryElement,
+    model.Registry,
+)
+# By name (reading), each with its fields' names.
+_TYPES: Mapping[str, tuple[type[Any], tuple[str, ...]]] = MappingProxyType(
+    {cls.__name__: (cls, tuple(f.name for f in dataclasses.fields(cls))) for cls in _FACT_TYPES}
+)
+# By type (writing): its name and its fields' names.
+_WRITTEN: Mapping[type[Any], tuple[str, tuple[str, ...]]] = MappingProxyType(
+    {cls: (name, names) for name, (cls, names) in _TYPES.items()}
+)
+# What decoding a stored piece may raise: the piece is then a miss (_decode's errors,
+# and those of building a dataclass from stored fields or hashing what a frozenset holds).
+_UNREADABLE = (ValueError, TypeError, KeyError, RecursionError, MemoryError)
 _MAX_DEPTH = 64  # the deepest a fact nests is about 8
 
 
@@ -70,18 +83,23 @@ class Memo:
         # cache's): the stored pieces hold only while the names they read, or failed to
         # find, resolve as they did.
         self._locate = locate
-        self._old: dict[str, Any] = {}
+        # The stored pieces as read from the file, each decoded on first use (_stored);
+        # one that does not decode is dropped, and the key is a miss.
+        self._raw: dict[str, Any] = {}
+        self._decoded: dict[str, Any] = {}
         # Modules outside the project that computing the pieces read (installed libraries,
         # the standard library), by name, with their files' size and mtime: a change of
         # any, or a name that resolves elsewhere now, starts afresh.
         self._externals: dict[str, tuple[str, int, int]] = {}
         self._resolution: dict[str, str | None] = {}
         if file is not None:
-            self._old, self._externals, self._resolution = _read(file, identity, locate)
+            self._raw, self._externals, self._resolution = _read(file, identity, locate)
         # The module names astroid could not find while this run computed pieces (the
         # engine records them): a library installed later must start afresh.
         self.failed_imports: set[str] = set(self._resolution) - set(self._externals)
         self._used: dict[str, Any] = {}
+        # The keys of _used whose value is the stored piece: written back as it was read.
+        self._reused: set[str] = set()
         self.hits = 0
         self.misses = 0
 
@@ -90,13 +108,28 @@ class Memo:
         """Whether pieces outlive this run (a memo with a file)."""
         return self._file is not None
 
+    def _stored(self, key: str) -> tuple[bool, Any]:
+        """Whether a piece is stored under *key* that decodes, and its value."""
+        if key in self._decoded:
+            return True, self._decoded[key]
+        if key not in self._raw:
+            return False, None
+        try:
+            value = _decode(self._raw[key], 0)
+        except _UNREADABLE:
+            del self._raw[key]  # never returned, never written back
+            return False, None
+        self._decoded[key] = value
+        return True, value
+
     def get(self, key: str, compute: Callable[[], Any]) -> Any:
         """The value stored under *key*, or *compute*'s (stored for the next run)."""
         if key in self._used:
             return self._used[key]
-        if key in self._old:
+        found, value = self._stored(key)
+        if found:
             self.hits += 1
-            value = self._old[key]
+            self._reused.add(key)
         else:
             self.misses += 1
             value = compute()
@@ -105,15 +138,23 @@ class Memo:
 
     def put(self, key: str, value: Any) -> None:
         """Keep *value* under *key* for the next run (what :meth:`get` would compute)."""
-        if key not in self._old:
+        found, stored = self._stored(key)
+        if found and _same(stored, value):
+            self._reused.add(key)
+        else:
             self.misses += 1
+            self._reused.discard(key)
         self._used[key] = value
 
     def known(self, prefix: str) -> dict[str, Any]:
-        """The stored pieces whose key starts with *prefix*, by the rest of their key."""
-        return {
-            key[len(prefix) :]: value for key, value in self._old.items() if key.startswith(prefix)
-        }
+        """The stored pieces whose key starts with *prefix*, by the rest of their key
+        (those that decode)."""
+        found = {}
+        for key in [key for key in self._raw if key.startswith(prefix)]:
+            decodes, value = self._stored(key)
+            if decodes:
+                found[key[len(prefix) :]] = value
+        return found
 
     def external_modules(self) -> dict[str, str]:
         """The modules outside the project the stored pieces were computed from, by name."""
@@ -136,13 +177,18 @@ class Memo:
             for name in sorted({*recorded, *self.failed_imports} - set(resolution)):
                 resolution[name] = self._locate(name)
         try:
+            # A piece reused is written as it was read (it decoded to the value used).
+            facts = {
+                key: self._raw[key] if key in self._reused else _encode(value)
+                for key, value in self._used.items()
+            }
             data = json.dumps(
                 {
                     "format": _FORMAT,
                     "identity": self._identity,
                     "externals": sorted([name, *info] for name, info in recorded.items()),
                     "resolution": sorted([name, where] for name, where in resolution.items()),
-                    "facts": {key: _encode(value) for key, value in self._used.items()},
+                    "facts": facts,
                 },
                 separators=(",", ":"),
             ).encode()
@@ -151,14 +197,20 @@ class Memo:
             return
 
 
+def _same(stored: Any, value: Any) -> bool:
+    """Whether a value put is the one stored (a fact: plain data, frozen dataclasses)."""
+    return type(stored) is type(value) and bool(stored == value)
+
+
 _Externals = dict[str, tuple[str, int, int]]
 _Read = tuple[dict[str, Any], _Externals, dict[str, str | None]]
 
 
 def _read(file: Path, identity: str, locate: Callable[[str], str | None] | None) -> _Read:
-    """The pieces stored in *file* for *identity*, the external modules they read and the
-    names they looked up; nothing when the file is not a memo of this identity, an
-    external file changed, or a name resolves elsewhere now."""
+    """The pieces stored in *file* for *identity* (as read: each is decoded when used),
+    the external modules they read and the names they looked up; nothing when the file
+    is not a memo of this identity, an external file changed, or a name resolves
+    elsewhere now."""
     nothing: _Read = ({}, {}, {})
     try:
         data, _ = read_source(str(file))
@@ -188,7 +240,7 @@ def _read(file: Path, identity: str, locate: Callable[[str], str | None] | None)
         facts = raw.get("facts")
         if not isinstance(facts, dict):
             return nothing
-        return {str(key): _decode(value, 0) for key, value in facts.items()}, externals, resolution
+        return facts, externals, resolution
     except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError):
         return nothing
 
@@ -202,45 +254,48 @@ def _stat(path: str) -> tuple[int, int] | None:
 
 
 def _encode(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = [_encode(getattr(value, f.name)) for f in dataclasses.fields(value)]
-        return {"type": type(value).__name__, "fields": fields}
+    if value is None or isinstance(value, (str, int)):  # bool is an int
+        return value
+    written = _WRITTEN.get(type(value))
+    if written is not None:
+        name, names = written
+        return {"type": name, "fields": [_encode(getattr(value, field)) for field in names]}
     if isinstance(value, (tuple, list)):
         return [_encode(item) for item in value]
     if isinstance(value, frozenset):
         return {"frozenset": sorted(_encode(item) for item in value)}
     if isinstance(value, dict):
         return {"dict": [[_encode(k), _encode(v)] for k, v in value.items()]}
-    if value is None or isinstance(value, (str, int, bool)):
-        return value
     raise TypeError(f"not a fact: {type(value).__name__}")
 
 
 def _decode(raw: Any, depth: int) -> Any:
     if depth > _MAX_DEPTH:
         raise ValueError("nested too deeply")
+    if raw is None or isinstance(raw, (str, bool)):
+        return raw
+    if isinstance(raw, int):
+        if -(2**63) <= raw < 2**63:
+            return raw
+        raise ValueError("an int the memo never writes")
     if isinstance(raw, list):
         return tuple(_decode(item, depth + 1) for item in raw)
-    if isinstance(raw, dict):
-        if set(raw) == {"frozenset"}:
-            return frozenset(_decode(item, depth + 1) for item in _listed(raw["frozenset"]))
-        if set(raw) == {"dict"}:
+    if isinstance(raw, dict) and len(raw) <= 2:
+        if "fields" in raw and "type" in raw:
+            cls, names = _TYPES[raw["type"]]
+            values = _listed(raw["fields"])
+            if len(values) != len(names):
+                raise ValueError(f"the fields of {cls.__name__} differ")
+            # By position (faster than by name): the fields' order is __init__'s for these
+            # types; one that is not an __init__ positional makes it raise (a miss).
+            return cls(*[_decode(v, depth + 1) for v in values])
+        if "frozenset" in raw and len(raw) == 1:
+            return frozenset([_decode(item, depth + 1) for item in _listed(raw["frozenset"])])
+        if "dict" in raw and len(raw) == 1:
             pairs = [_decode(pair, depth + 1) for pair in _listed(raw["dict"])]
             if not all(isinstance(pair, tuple) and len(pair) == 2 for pair in pairs):
                 raise ValueError("a dict of pairs")
             return dict(pairs)
-        if set(raw) == {"type", "fields"}:
-            cls = _TYPES[raw["type"]]
-            values = [_decode(v, depth + 1) for v in _listed(raw["fields"])]
-            names = [f.name for f in dataclasses.fields(cls)]
-            if len(values) != len(names):
-                raise ValueError(f"the fields of {cls.__name__} differ")
-            return cls(**dict(zip(names, values, strict=True)))
-        raise ValueError("an object the memo never writes")
-    if raw is None or isinstance(raw, (str, bool)):
-        return raw
-    if isinstance(raw, int) and -(2**63) <= raw < 2**63:
-        return raw
     raise ValueError("a value the memo never writes")
 
 

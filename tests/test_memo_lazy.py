@@ -1,0 +1,300 @@
+"""The memo decodes a stored piece when a run asks for it, and writes back a piece it
+reused as it was read (``engine.memo``).
+
+A stored piece that does not decode (a type the memo never writes, nested too deeply,
+an int out of range, an unknown dataclass) is a miss for its key alone: the other pieces
+still hit, the answer is the one of ``--no-cache``, and the bad value is never returned
+nor written back. Unit tests on :class:`Memo` with a file, then the engine and the real
+``rpcsurface check`` on a small project.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import EDITOR_FILES, project, run_check
+
+from pylint_rpcsurface.config import load_config
+from pylint_rpcsurface.engine import Memo, analyse
+from pylint_rpcsurface.model import Analysis, Answers, Location, Registry, RegistryElement
+
+IDENTITY = "the test's identity"
+HERE = Location("core.py", 3, 4, 3, 9)
+# One piece of each shape the engine stores: a dataclass nesting others, a frozenset (as
+# the "direct " pieces are), plain tuples.
+PIECES: dict[str, Any] = {
+    "registry": Registry("registry.FAST", HERE, (RegistryElement("prefill", "'p'", HERE),)),
+    "answers": Answers(("runners.Fast",), frozenset({"b", "a"}), True, ()),
+    "direct core.py\0d1": frozenset({"runners.py", "registry.py"}),
+    "direct runners.py\0d2": frozenset({"base.py", "util.py"}),
+    "pragmas": (("rpc-unanswered", 3, None),),
+}
+# A stored value the memo never writes, each as JSON text: of a type it never writes, an
+# object it never writes, nested deeper than any fact, an int out of the 64-bit range, a
+# dataclass it does not build, a dataclass with a field too many.
+FORGED = {
+    "float": "1.5",
+    "object": '{"set":["a"]}',
+    "deep": "[" * 100 + "]" * 100,
+    "big int": str(2**70),
+    "unknown type": '{"type":"Popen","fields":["ls"]}',
+    "wrong fields": '{"type":"Location","fields":["a",1,2,3,4,5]}',
+}
+
+
+def _not_called() -> Any:
+    raise AssertionError("computed, though the piece is stored")
+
+
+def _saved(file: Path, pieces: dict[str, Any]) -> dict[str, Any]:
+    """Write *pieces* as a run that computed them does; the file's facts as JSON."""
+    memo = Memo(file, IDENTITY)
+    for key, value in pieces.items():
+        memo.get(key, lambda value=value: value)
+    memo.save()
+    facts: dict[str, Any] = json.loads(file.read_text(encoding="utf-8"))["facts"]
+    assert set(facts) == set(pieces)
+    return facts
+
+
+def _forge(file: Path, texts: dict[str, str]) -> None:
+    """Store each piece of *texts* (key to JSON text) as that text, the others unchanged."""
+    stored = json.loads(file.read_text(encoding="utf-8"))
+    for key, text in texts.items():
+        stored["facts"][key] = json.loads(text)
+    file.write_text(json.dumps(stored, separators=(",", ":")), encoding="utf-8")
+
+
+def _facts_text(file: Path) -> dict[str, str]:
+    """Each stored piece's JSON text, as the memo writes it."""
+    facts = json.loads(file.read_text(encoding="utf-8"))["facts"]
+    return {key: json.dumps(value, separators=(",", ":")) for key, value in facts.items()}
+
+
+# ---------------------------------------------------------------- Memo, with a file
+
+
+@pytest.mark.parametrize("shape", sorted(FORGED))
+def test_a_piece_that_does_not_decode_is_a_miss_for_its_key_only(
+    tmp_path: Path, shape: str
+) -> None:
+    file = tmp_path / "memo.json"
+    _saved(file, PIECES)
+    _forge(file, {"answers": FORGED[shape]})
+    memo = Memo(file, IDENTITY)
+    recomputed = Answers(("runners.Fast",), frozenset({"c"}), False, ())
+    assert memo.get("answers", lambda: recomputed) is recomputed
+    assert memo.get("registry", _not_called) == PIECES["registry"]
+    assert memo.get("pragmas", _not_called) == PIECES["pragmas"]
+    assert (memo.hits, memo.misses) == (2, 1)
+    assert memo.get("answers", _not_called) is recomputed  # once computed, kept
+
+
+@pytest.mark.parametrize("shape", sorted(FORGED))
+def test_known_drops_the_pieces_that_do_not_decode(tmp_path: Path, shape: str) -> None:
+    file = tmp_path / "memo.json"
+    _saved(file, PIECES)
+    _forge(file, {"direct core.py\0d1": FORGED[shape]})
+    memo = Memo(file, IDENTITY)
+    assert memo.known("direct ") == {"runners.py\0d2": PIECES["direct runners.py\0d2"]}
+    # The engine computes it again and puts it: a miss, so that the file is written.
+    memo.put("direct core.py\0d1", PIECES["direct core.py\0d1"])
+    memo.put("direct runners.py\0d2", PIECES["direct runners.py\0d2"])
+    assert (memo.hits, memo.misses) == (0, 1)
+
+
+def test_pieces_decode_to_what_was_stored(tmp_path: Path) -> None:
+    file = tmp_path / "memo.json"
+    _saved(file, PIECES)
+    memo = Memo(file, IDENTITY)
+    assert {key: memo.get(key, _not_called) for key in PIECES} == PIECES
+    assert memo.known("direct ") == {
+        key.removeprefix("direct "): value
+        for key, value in PIECES.items()
+        if key.startswith("direct ")
+    }
+
+
+def test_a_reused_piece_is_written_back_as_it_was_read(tmp_path: Path) -> None:
+    """Read as stored, not decoded and encoded again: a frozenset stored unsorted (the
+    memo sorts what it encodes) stays unsorted, byte for byte."""
+    file = tmp_path / "memo.json"
+    _saved(file, PIECES)
+    unsorted = {
+        "answers": '{"type":"Answers","fields":[["runners.Fast"],{"frozenset":["b","a"]},true,[]]}',
+        "direct runners.py\0d2": '{"frozenset":["util.py","base.py"]}',
+    }
+    _forge(file, unsorted)
+    before = _facts_text(file)
+    memo = Memo(file, IDENTITY)
+    assert memo.get("answers", _not_called) == PIECES["answers"]
+    known = memo.known("direct ")
+    memo.put("direct runners.py\0d2", known["runners.py\0d2"])
+    memo.get("registry", _not_called)
+    memo.get("new", lambda: ("computed", 1))  # a miss: the memo is written
+    memo.save()
+    after = _facts_text(file)
+    assert set(after) == {"answers", "direct runners.py\0d2", "registry", "new"}
+    for key in ("answers", "direct runners.py\0d2", "registry"):
+        assert after[key] == before[key], key
+    assert after["answers"] == unsorted["answers"]
+    assert after["new"] == '["computed",1]'
+
+
+@pytest.mark.parametrize("shape", sorted(FORGED))
+def test_a_piece_that_does_not_decode_is_not_written_back(tmp_path: Path, shape: str) -> None:
+    file = tmp_path / "memo.json"
+    stored = _saved(file, PIECES)
+    _forge(file, dict.fromkeys(("answers", "registry", "pragmas"), FORGED[shape]))
+    memo = Memo(file, IDENTITY)
+    memo.get("answers", lambda: PIECES["answers"])  # computed again
+    memo.get("registry", lambda: PIECES["registry"])
+    memo.known("direct ")  # the engine reads these first
+    memo.get("direct core.py\0d1", _not_called)
+    memo.save()
+    after = json.loads(file.read_text(encoding="utf-8"))["facts"]
+    # Not asked for: not kept (as any piece this run did not use); asked for: computed.
+    assert set(after) == {"answers", "registry", "direct core.py\0d1"}
+    assert after["answers"] == stored["answers"]
+    assert after["registry"] == stored["registry"]
+
+
+def test_a_piece_put_with_another_value_is_written_with_it(tmp_path: Path) -> None:
+    """A stored piece that decodes to something else than what the engine puts (a
+    "direct " piece that is not a frozenset: the engine ignores it and scans again)."""
+    file = tmp_path / "memo.json"
+    stored = _saved(file, PIECES)
+    _forge(file, {"direct core.py\0d1": '["runners.py"]'})
+    memo = Memo(file, IDENTITY)
+    assert memo.known("direct ")["core.py\0d1"] == ("runners.py",)
+    memo.put("direct core.py\0d1", PIECES["direct core.py\0d1"])
+    assert memo.misses == 1
+    memo.save()
+    after = json.loads(file.read_text(encoding="utf-8"))["facts"]
+    assert after == {"direct core.py\0d1": stored["direct core.py\0d1"]}
+
+
+def test_a_run_that_only_reuses_writes_nothing(tmp_path: Path) -> None:
+    file = tmp_path / "memo.json"
+    _saved(file, PIECES)
+    os.utime(file, ns=(1, 1))
+    memo = Memo(file, IDENTITY)
+    for key in PIECES:
+        memo.get(key, _not_called)
+    memo.save()
+    assert (memo.hits, memo.misses) == (len(PIECES), 0)
+    assert file.stat().st_mtime_ns == 1
+
+
+# ---------------------------------------------------------------- the engine
+
+
+def _editor_project(root: Path) -> Path:
+    """The editor's three modules; the caller imports the other two (its "direct "
+    piece lists both) and the registry lacks the one RPC (a finding)."""
+    files = {
+        **EDITOR_FILES,
+        "core.py": "import registry\nimport runners\n" + EDITOR_FILES["core.py"],
+        "registry.py": "FAST_RPCS = ()\n",
+    }
+    return project(Path(os.path.realpath(root)), files)
+
+
+def _answer(analysis: Analysis) -> tuple[object, ...]:
+    return (analysis.config_errors, analysis.all_findings())
+
+
+def _kind(key: str) -> str:
+    return "direct" if key.startswith("direct ") else str(json.loads(key)[0])
+
+
+@pytest.mark.parametrize("shape", sorted(FORGED))
+def test_the_engine_recomputes_only_the_forged_piece(tmp_path: Path, shape: str) -> None:
+    root = _editor_project(tmp_path / "proj")
+    config = load_config(root / "pyproject.toml")
+    expected = _answer(analyse(config))
+    file = tmp_path / "memo.json"
+    analyse(config, memo=Memo(file, IDENTITY))
+    stored = json.loads(file.read_text(encoding="utf-8"))["facts"]
+    forged = next(key for key in stored if _kind(key) == "answers")
+    _forge(file, {forged: FORGED[shape]})
+    memo = Memo(file, IDENTITY)
+    assert _answer(analyse(config, memo=memo)) == expected
+    gotten = [key for key in stored if _kind(key) != "direct"]
+    assert (memo.hits, memo.misses) == (len(gotten) - 1, 1)
+    assert json.loads(file.read_text(encoding="utf-8"))["facts"] == stored
+
+
+def test_every_stored_piece_is_written_as_the_memo_encodes_it(tmp_path: Path) -> None:
+    """What the engine stores decodes, and encodes back to the same JSON: the field
+    names the encoder keeps per dataclass are those the decoder builds from."""
+    root = _editor_project(tmp_path / "proj")
+    config = load_config(root / "pyproject.toml")
+    file = tmp_path / "memo.json"
+    analyse(config, memo=Memo(file, IDENTITY))
+    before = file.read_bytes()
+    text = before.decode()
+    for name in ("Broadcast", "Location", "HandlerMethod", "Answers", "Registry"):
+        assert f'"type":"{name}"' in text, name
+    # Every piece used again, each given as the run that computed it would: one miss.
+    memo = Memo(file, IDENTITY)
+    stored = json.loads(text)["facts"]
+    values = {key: memo.get(key, _not_called) for key in stored}
+    memo.get("new", lambda: 1)
+    memo.save()
+    again = Memo(file, IDENTITY)
+    fresh = Memo(tmp_path / "fresh.json", IDENTITY)
+    for key, value in values.items():
+        assert again.get(key, _not_called) == value
+        fresh.get(key, lambda value=value: value)
+    fresh.save()
+    encoded = json.loads((tmp_path / "fresh.json").read_text(encoding="utf-8"))["facts"]
+    assert encoded == stored
+
+
+# ---------------------------------------------------------------- rpcsurface check
+
+
+def _memo_file(cache_home: Path) -> Path:
+    (found,) = cache_home.glob("*/memo-*.json")
+    return found
+
+
+def _check(root: Path, *extra: str) -> list[object]:
+    run = run_check(root, "--format", "json", *extra, timeout=120)
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+    return sorted((m.symbol, m.path, m.line, m.text) for m in run.messages)
+
+
+@pytest.mark.parametrize("shape", ["float", "deep", "big int", "unknown type"])
+def test_check_with_a_forged_piece_answers_as_without_the_cache(
+    tmp_path: Path, cache_home: Path, shape: str
+) -> None:
+    """The real console script: a forged piece is computed again and stored as computed,
+    a reused piece (a "direct " one, stored unsorted) is written back byte for byte, and
+    the findings are those of ``--no-cache``."""
+    root = _editor_project(tmp_path / "proj")
+    expected = _check(root, "--no-cache")
+    assert expected, "the fixture plants a finding"
+    _check(root)  # the cold run writes the memo
+    memo_file = _memo_file(cache_home)
+    cold = json.loads(memo_file.read_text(encoding="utf-8"))["facts"]
+    forged = next(key for key in cold if _kind(key) == "answers")
+    direct = next(key for key in cold if _kind(key) == "direct" and len(cold[key]["frozenset"]) > 1)
+    unsorted = {"frozenset": sorted(cold[direct]["frozenset"], reverse=True)}
+    _forge(memo_file, {forged: FORGED[shape], direct: json.dumps(unsorted)})
+    for entry in cache_home.glob("*/analysis-*.json"):
+        entry.unlink()  # the run goes to the engine, and the engine to the memo
+    assert _check(root) == expected
+    after = json.loads(memo_file.read_text(encoding="utf-8"))["facts"]
+    assert set(after) == set(cold)
+    assert after[forged] == cold[forged]  # computed again, not the forged value
+    assert json.dumps(after[direct]) == json.dumps(unsorted)
+    assert {k: v for k, v in after.items() if k != direct} == {
+        k: v for k, v in cold.items() if k != direct
+    }
