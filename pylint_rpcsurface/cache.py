@@ -60,7 +60,7 @@ from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import Analysis, Finding, Location
-from pylint_rpcsurface.sources import SourceTree, read_source, real, write_atomically
+from pylint_rpcsurface.sources import KnownFile, SourceTree, read_source, real, write_atomically
 
 CACHE_DIR_ENV = "RPCSURFACE_CACHE_DIR"
 NO_CACHE_ENV = "RPCSURFACE_NO_CACHE"
@@ -309,6 +309,15 @@ class Snapshot:
     taken_ns: int
     modules: Mapping[str, Fingerprint | None]  # None: the file could not be read
 
+    def known_files(self) -> dict[str, KnownFile]:
+        """The saved files' hashes with the stat each was taken at, for the analysis
+        (buffers have no stat; the analysis has their text)."""
+        return {
+            path: KnownFile(*fp.stat, fp.sha256)
+            for path, fp in self.modules.items()
+            if fp is not None and fp.stat is not None and len(fp.stat) == 5
+        }
+
 
 def _unchanged_during(before: Snapshot, after: Snapshot) -> bool:
     """Whether no module changed between the two snapshots, and none was written so close
@@ -509,6 +518,7 @@ def analyse_with_cache(
 
     memo = engine.Memo(cache.memo_file, cache.memo_identity(overrides), _locate)
     memo.failed_imports.update(failed_imports)
+    memo.known_files.update(before.known_files())
     analysis, failed = engine.analyse_recording_failed_imports(config, overrides, memo, prebuilt)
     after = cache.fingerprint(overrides, since=before)
     read = {**memo.external_modules(), **engine.modules_astroid_has_read()}

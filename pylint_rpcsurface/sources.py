@@ -18,6 +18,7 @@ import stat
 import tempfile
 import tokenize
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 # Folders that never hold the project's own importable modules.
@@ -64,6 +65,31 @@ def unreadable_reason(path: str) -> str | None:
     except OSError:
         return None  # missing or unreachable: reading it fails as for any such file
     return _refusal(info)
+
+
+@dataclass(frozen=True)
+class KnownFile:
+    """A file's content hash, known from an earlier read, and the stat it had then.
+
+    The hash holds while the file's stat is exactly that: any write changes its ctime,
+    which nothing sets back, and a rename over it its inode (the cache trusts a stat only
+    once the file settled, see ``cache.py``)."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    device: int
+    sha256: str
+
+    def matches(self, info: os.stat_result) -> bool:
+        return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev) == (
+            self.size,
+            self.mtime_ns,
+            self.ctime_ns,
+            self.inode,
+            self.device,
+        )
 
 
 def read_source(path: str) -> tuple[bytes, os.stat_result]:
@@ -219,10 +245,12 @@ class SourceTree:
         for root in self._by_depth:
             if path == root or not path.startswith(root.rstrip(os.sep) + os.sep):
                 continue
-            rel = Path(os.path.relpath(path, root))
-            if rel.suffix not in (".py", ".pyi"):
+            # Plain string work: the paths are real (normalized), and this runs for
+            # every file of the tree on every run.
+            stem, dot, suffix = path[len(root.rstrip(os.sep)) + 1 :].rpartition(".")
+            if not dot or suffix not in ("py", "pyi"):
                 return None
-            parts = rel.with_suffix("").parts
+            parts = tuple(stem.split(os.sep))
             if parts and parts[-1] == "__init__":
                 parts = parts[:-1]
             return ".".join(parts) if _is_identifier_path(parts) else None
@@ -261,13 +289,29 @@ class SourceTree:
         """Every importable .py file under the roots, sorted; listed once per tree."""
         if self._files is None:
             found: set[str] = set()
+            folders: dict[str, str] = {}
             for root in self.roots:
-                found.update(self.key(path) for path in _walk_python_files(root))
+                for folder, name in _walk_python_files(root):
+                    found.add(self._walked_key(folder, name, folders))
             self._files = tuple(sorted(found))
         return self._files
 
+    def _walked_key(self, folder: str, name: str, folders: dict[str, str]) -> str:
+        """:meth:`key` of a file the walk found, resolving its folder once for all its
+        files: a file that is not a link is its real folder's, under its own name."""
+        path = os.path.join(folder, name)
+        if os.path.islink(path):
+            return self.key(path)
+        if folder not in folders:
+            folders[folder] = real(folder)
+        resolved = os.path.join(folders[folder], name)
+        if not self._under_a_root(resolved):
+            return self.key(path)  # a folder linked from outside: key() decides
+        self._keys[path] = resolved
+        return resolved
 
-def _walk_python_files(root: str) -> Iterator[str]:
+
+def _walk_python_files(root: str) -> Iterator[tuple[str, str]]:
     for folder, dirs, files in os.walk(root):
         # Hidden folders (.git, .venv, .tox), caches and virtualenvs hold no project code,
         # and folders whose names are not identifiers can't be packages.
@@ -281,7 +325,7 @@ def _walk_python_files(root: str) -> Iterator[str]:
         )
         for name in files:
             if name.endswith(".py") and name[:-3].isidentifier():
-                yield os.path.join(folder, name)
+                yield folder, name
 
 
 def write_atomically(target: Path, data: bytes) -> None:

@@ -298,3 +298,44 @@ def test_check_with_a_forged_piece_answers_as_without_the_cache(
     assert {k: v for k, v in after.items() if k != direct} == {
         k: v for k, v in cold.items() if k != direct
     }
+
+
+# A stored value that decodes, but is not of the shape its kind of piece has: a string, a
+# fact where plain data is kept (and plain data where a fact is), and a fact one of whose
+# fields holds a value of another type.
+MISSHAPEN = {
+    "a str": '"x"',
+    "a location": '{"type":"Location","fields":["core.py",1,0,null,null]}',
+    "a list of ints": "[1,2,3]",
+    "a location with a str line": '{"type":"Location","fields":["core.py","1",0,null,null]}',
+}
+KINDS = (
+    "resolve",
+    "registry",
+    "ancestors",
+    "module-callers",
+    "broadcasts",
+    "answers",
+    "handler",
+    "pragmas",
+    "words",
+    "direct",
+)
+
+
+@pytest.mark.parametrize("shape", sorted(MISSHAPEN))
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_piece_of_another_shape_is_computed_again(tmp_path: Path, kind: str, shape: str) -> None:
+    """Each kind of piece the engine stores, forged to a value that decodes but has
+    another shape: the answer is the one without the memo, never a traceback."""
+    root = _editor_project(tmp_path / "proj")
+    config = load_config(root / "pyproject.toml")
+    expected = _answer(analyse(config))
+    file = tmp_path / "memo.json"
+    analyse(config, memo=Memo(file, IDENTITY))
+    stored = json.loads(file.read_text(encoding="utf-8"))["facts"]
+    forged = next(key for key in stored if _kind(key) == kind)
+    _forge(file, {forged: MISSHAPEN[shape]})
+    memo = Memo(file, IDENTITY)
+    assert _answer(analyse(config, memo=memo)) == expected
+    assert memo.misses == 1

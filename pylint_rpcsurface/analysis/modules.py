@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from astroid.manager import AstroidManager
 
 from pylint_rpcsurface.sources import (
     TIMESTAMP_TICK_NS,
+    KnownFile,
     SourceTree,
     decode_source,
     read_source,
@@ -134,6 +136,11 @@ class ModuleStore:
     _digests: dict[str, str] = field(default_factory=dict)
     _stats: dict[str, tuple[int, ...]] = field(default_factory=dict)
     _undecodable: dict[str, str] = field(default_factory=dict)
+    # Content hashes known from an earlier read (the cache's fingerprints of this run):
+    # a file whose stat is still the one they were taken at is not read for its hash.
+    known: Mapping[str, KnownFile] = field(default_factory=dict)
+    # Set when a file read after its hash was taken from `known` holds other bytes.
+    _moved: bool = False
 
     def __post_init__(self) -> None:
         # Keyed as the tree knows each file: a link under the roots is the project's file.
@@ -154,7 +161,10 @@ class ModuleStore:
         if path not in self._texts:
             try:
                 data, info = read_source(path)
-                self._digests[path] = hashlib.sha256(data).hexdigest()
+                digest = hashlib.sha256(data).hexdigest()
+                if self._digests.get(path, digest) != digest:
+                    self._moved = True  # written since its known hash was taken
+                self._digests[path] = digest
                 self._stats[path] = _identity(info)
             except OSError as error:
                 data = b""
@@ -190,9 +200,25 @@ class ModuleStore:
                 text = self.overrides[path].encode("utf-8", "surrogatepass")
                 self._digests[path] = "buffer " + hashlib.sha256(text).hexdigest()
             return self._digests[path]
-        if path not in self._digests:
+        if path not in self._digests and not self._known_digest(path):
             self.text(path)
         return self._digests[path]
+
+    def _known_digest(self, path: str) -> bool:
+        """Take *path*'s hash from :attr:`known` if its stat is still the one it was taken
+        at (recorded, so that changed_since_read sees a later write); whether it was."""
+        known = self.known.get(path)
+        if known is None:
+            return False
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        if not stat.S_ISREG(info.st_mode) or not known.matches(info):
+            return False
+        self._digests[path] = known.sha256
+        self._stats[path] = _identity(info)
+        return True
 
     def changed_since_read(self) -> bool:
         """Whether a saved file this store read is no longer what it read: facts computed
@@ -200,6 +226,8 @@ class ModuleStore:
 
         A write changes the inode's ctime, which no one can set back (``touch -r`` sets
         only mtime and atime), so a stat tells without reading the file again."""
+        if self._moved:
+            return True
         for path, before in self._stats.items():
             try:
                 info = os.stat(path)
@@ -218,10 +246,10 @@ class ModuleStore:
         nothing sets it back, so no write came between pylint's read and this one."""
         modname = self.tree.module_name(path)
         self.text(path)
-        stat = self._stats.get(path)
-        if modname is None or stat is None:
+        identity = self._stats.get(path)
+        if modname is None or identity is None:
             return False
-        _, _, _, mtime_ns, ctime_ns = stat
+        _, _, _, mtime_ns, ctime_ns = identity
         settled = max(mtime_ns, ctime_ns) < built.read_after_ns - TIMESTAMP_TICK_NS
         return settled and _reusable(built.module, modname, path)
 

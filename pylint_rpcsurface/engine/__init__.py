@@ -47,7 +47,7 @@ from pylint_rpcsurface.analysis.subclasses import (
 )
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
 from pylint_rpcsurface.engine.dependencies import ProjectDependencies
-from pylint_rpcsurface.engine.memo import Memo
+from pylint_rpcsurface.engine.memo import Memo, conforms
 from pylint_rpcsurface.model import (
     Analysis,
     Answers,
@@ -149,7 +149,10 @@ def _surface_facts(
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None,
 ) -> Facts:
     store = ModuleStore(
-        SourceTree(config.source_roots), dict(overrides or {}), dict(prebuilt or {})
+        SourceTree(config.source_roots),
+        dict(overrides or {}),
+        dict(prebuilt or {}),
+        known=memo.known_files if memo is not None else {},
     )
     run = _Run(config, store, memo if memo is not None else Memo(None, ""))
     with store.resolving_imports():
@@ -209,7 +212,7 @@ class _Run:
         known = {
             key: frozenset(value)
             for key, value in memo.known("direct ").items()
-            if isinstance(value, frozenset)
+            if conforms(value, frozenset[str])
         }
         self.dependencies = ProjectDependencies(store.tree, store.text, store.digest, known)
         forms = {form.method: form for form in config.dispatch}
@@ -272,28 +275,30 @@ class _Run:
             )
 
         key = self._key("resolve", (is_callers, dotted), self._modules_of(dotted))
-        return _as_resolved(self.memo.get(key, lambda: _resolved_to_plain(compute())))
+        plain = self.memo.get(key, lambda: _resolved_to_plain(compute()), _ResolvedShape)
+        return _as_resolved(plain)
 
     def registry(self, dotted: str) -> Registry | str:
         modname = dotted.rpartition(".")[0]
 
-        def compute() -> Registry | str:
+        def compute() -> Registry | tuple[str, str]:
             located = self.index.resolve_module_attribute(dotted)
             if isinstance(located, str):
-                return located
+                return ("unresolved", located)  # tagged: no other piece is this shape
             module, attribute = located
-            return read_registry(module, attribute, dotted)
+            registry = read_registry(module, attribute, dotted)
+            return registry if isinstance(registry, Registry) else ("unresolved", registry)
 
         key = self._key("registry", (dotted,), self._modules_of(modname))
-        value = self.memo.get(key, compute)
-        return value if isinstance(value, (Registry, str)) else str(value)
+        value = self.memo.get(key, compute, Registry | tuple[str, str])
+        return value if isinstance(value, Registry) else str(value[1])
 
     def ancestors(self, ref: _Ref, configured: frozenset[str]) -> frozenset[str]:
         def compute() -> frozenset[str]:
             return configured_ancestors(self._class(ref), self.index, configured)
 
         key = self._key("ancestors", (ref.path, ref.line, ref.col, sorted(configured)), [ref.path])
-        return frozenset(self.memo.get(key, compute))
+        return frozenset(self.memo.get(key, compute, frozenset[str]))
 
     def module_callers(self, path: str, configured: frozenset[str]) -> ModuleCallers:
         def compute() -> ModuleCallers:
@@ -305,7 +310,7 @@ class _Run:
             return callers_in_module(module, self.index, configured)
 
         key = self._key("module-callers", (path, sorted(configured)), [path])
-        value = self.memo.get(key, lambda: _callers_to_plain(compute()))
+        value = self.memo.get(key, lambda: _callers_to_plain(compute()), _ModuleCallersShape)
         return _as_module_callers(value)
 
     def broadcasts(self, name: str, ref: _Ref) -> tuple[tuple[Broadcast, ...], bool]:
@@ -317,7 +322,7 @@ class _Run:
             return tuple(found), complete
 
         key = self._key("broadcasts", (name, ref.path, ref.line, ref.col), [ref.path])
-        found, complete = self.memo.get(key, compute)
+        found, complete = self.memo.get(key, compute, tuple[tuple[Broadcast, ...], bool])
         return tuple(found), bool(complete)
 
     def answers(self, classes: Sequence[_Resolved]) -> Answers:
@@ -329,7 +334,7 @@ class _Run:
         key = self._key(
             "answers", ([(r.path, r.line, r.col) for r in refs],), [r.path for r in refs]
         )
-        value = self.memo.get(key, compute)
+        value = self.memo.get(key, compute, Answers)
         if not isinstance(value, Answers):
             raise TypeError("not an Answers")
         return value
@@ -351,7 +356,7 @@ class _Run:
                     return handler_methods([rpc], [self._class(ref)], self.index, transparent)
 
                 key = self._key("handler", (rpc, ref.path, ref.line, ref.col), [ref.path])
-                for method in self.memo.get(key, compute):
+                for method in self.memo.get(key, compute, tuple[HandlerMethod, ...]):
                     known = merged.get((method.rpc, method.at))
                     users = {*method.classes, *(known.classes if known is not None else ())}
                     # One method that several classes run is one entry, naming them all.
@@ -442,7 +447,7 @@ class _Run:
         # A file that is not read (a FIFO, one over the size cap), or whose text can't be
         # decoded (so the search can't see its words), may name a caller too.
         unread = {p: r for p in files if (r := self.store.unreadable(p)) is not None}
-        undecodable = {p for p in files if p not in unread and self.store.undecodable(p)}
+        undecodable = {p for p in files if p not in unread and self._searched(p, words)[2]}
         searched: set[str] = set()
         while words - searched:
             # A file that didn't mention the words of earlier rounds can only match a new one.
@@ -452,7 +457,7 @@ class _Run:
                 p
                 for p in files
                 if p not in parsed
-                and (p in unread or p in undecodable or mentions(self.store.text(p), new))
+                and (p in unread or p in undecodable or self._searched(p, new)[1] & new)
             ]
             for path in batch:
                 parsed.add(path)
@@ -489,6 +494,25 @@ class _Run:
                 # module is not followed (as before the memo).
                 words.update([alias for alias, aliased in module.aliases if aliased in words])
         return _Family(found, tuple(sorted(unknown, key=lambda u: u.location)))
+
+    def _searched(self, path: str, words: set[str]) -> _Searched:
+        """What the word search knows of *path*'s text: the words asked of it, those of
+        them it holds as whole words, and why it can't be decoded (or None).
+
+        One piece per file version, grown as rounds ask new words: a file unchanged since
+        an earlier run that asked the same words is not read at all."""
+        key = json.dumps(["words", path, self.store.digest(path)])
+        stored = self.memo.get(key, lambda: self._search(path, frozenset(words)), _Searched)
+        searched = _as_searched(stored)
+        if not searched[0].issuperset(words):
+            searched = self._search(path, searched[0] | words)
+            self.memo.put(key, searched)
+        return searched
+
+    def _search(self, path: str, words: frozenset[str]) -> _Searched:
+        text = self.store.text(path)
+        held = frozenset(word for word in words if mentions(text, {word}))
+        return (words, held, self.store.undecodable(path))
 
     def _surface_facts(self, surface: _SurfaceRefs, family: _Family) -> SurfaceFacts:
         configured = surface.callers.keys()
@@ -560,7 +584,7 @@ class _Run:
 
             asked_plain = sorted((s, sorted(n)) for s, n in asked.items())
             key = json.dumps(["pragmas", path, asked_plain, self.store.digest(path)])
-            for symbol, line, state in self.memo.get(key, compute):
+            for symbol, line, state in self.memo.get(key, compute, _PragmaStates):
                 states[(path, symbol, line)] = state
         return [
             replace(f, pragma=states.get((f.location.path, f.symbol, f.location.line)))
@@ -620,6 +644,19 @@ def analyse_recording_failed_imports(
     return analysis, frozenset(failed)
 
 
+# The shapes of the pieces stored as plain data (Memo.get's expect): a stored piece of
+# any other shape is computed again.
+_ResolvedShape = tuple[tuple[str, int, int] | None, str, bool, str | None]
+_ModuleCallersShape = tuple[
+    bool,
+    tuple[tuple[str, str, int, int, frozenset[str]], ...],
+    tuple[tuple[str, str], ...],
+    tuple[tuple[str, Location, str], ...],
+    tuple[int | None, str] | None,
+]
+_PragmaStates = tuple[tuple[str, int, bool | None], ...]
+
+
 def _resolved_to_plain(value: _Resolved) -> tuple[object, ...]:
     ref = value.ref
     place = (ref.path, ref.line, ref.col) if ref is not None else None
@@ -656,6 +693,18 @@ def _as_module_callers(raw: Any) -> ModuleCallers:
             if isinstance(at, Location)
         ),
         failure,
+    )
+
+
+_Searched = tuple[frozenset[str], frozenset[str], str | None]
+
+
+def _as_searched(raw: Any) -> _Searched:
+    asked, held, undecodable = raw
+    return (
+        frozenset(str(word) for word in asked),
+        frozenset(str(word) for word in held),
+        None if undecodable is None else str(undecodable),
     )
 
 

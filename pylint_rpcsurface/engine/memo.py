@@ -24,13 +24,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import types
+import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from pylint_rpcsurface import model
-from pylint_rpcsurface.sources import read_source, write_atomically
+from pylint_rpcsurface.sources import KnownFile, read_source, write_atomically
 
 __all__ = ["Memo"]
 
@@ -56,6 +58,14 @@ _TYPES: Mapping[str, tuple[type[Any], tuple[str, ...]]] = MappingProxyType(
 # By type (writing): its name and its fields' names.
 _WRITTEN: Mapping[type[Any], tuple[str, tuple[str, ...]]] = MappingProxyType(
     {cls: (name, names) for name, (cls, names) in _TYPES.items()}
+)
+# Each fact type's fields with their declared types, resolved once: a stored field must
+# hold a value of its type (a str line would fail far from here, in a rule).
+_FIELD_TYPES: Mapping[type[Any], tuple[tuple[str, Any], ...]] = MappingProxyType(
+    {
+        cls: tuple((name, typing.get_type_hints(cls)[name]) for name in names)
+        for cls, names in _TYPES.values()
+    }
 )
 # What decoding a stored piece may raise: the piece is then a miss (_decode's errors,
 # and those of building a dataclass from stored fields or hashing what a frozenset holds).
@@ -97,6 +107,10 @@ class Memo:
         # The module names astroid could not find while this run computed pieces (the
         # engine records them): a library installed later must start afresh.
         self.failed_imports: set[str] = set(self._resolution) - set(self._externals)
+        # The content hashes of the project's files the caller already knows, by path
+        # (the cache's fingerprints of this run): the analysis reads no file for its hash
+        # alone while its stat is unchanged (ModuleStore.known).
+        self.known_files: dict[str, KnownFile] = {}
         self._used: dict[str, Any] = {}
         # The keys of _used whose value is the stored piece: written back as it was read.
         self._reused: set[str] = set()
@@ -122,11 +136,18 @@ class Memo:
         self._decoded[key] = value
         return True, value
 
-    def get(self, key: str, compute: Callable[[], Any]) -> Any:
-        """The value stored under *key*, or *compute*'s (stored for the next run)."""
+    def get(self, key: str, compute: Callable[[], Any], expect: Any = Any) -> Any:
+        """The value stored under *key*, or *compute*'s (stored for the next run).
+
+        *expect* is the type the piece's value has (``tuple[Broadcast, ...]``): a stored
+        value of another shape is a miss, never handed to the engine."""
         if key in self._used:
             return self._used[key]
         found, value = self._stored(key)
+        if found and not conforms(value, expect):
+            del self._raw[key]
+            del self._decoded[key]
+            found = False
         if found:
             self.hits += 1
             self._reused.add(key)
@@ -288,7 +309,10 @@ def _decode(raw: Any, depth: int) -> Any:
                 raise ValueError(f"the fields of {cls.__name__} differ")
             # By position (faster than by name): the fields' order is __init__'s for these
             # types; one that is not an __init__ positional makes it raise (a miss).
-            return cls(*[_decode(v, depth + 1) for v in values])
+            fact = cls(*[_decode(v, depth + 1) for v in values])
+            if not all(conforms(getattr(fact, n), t) for n, t in _FIELD_TYPES[cls]):
+                raise ValueError(f"a field of {cls.__name__} of another type")
+            return fact
         if "frozenset" in raw and len(raw) == 1:
             return frozenset([_decode(item, depth + 1) for item in _listed(raw["frozenset"])])
         if "dict" in raw and len(raw) == 1:
@@ -297,6 +321,33 @@ def _decode(raw: Any, depth: int) -> Any:
                 raise ValueError("a dict of pairs")
             return dict(pairs)
     raise ValueError("a value the memo never writes")
+
+
+def conforms(value: Any, expected: Any) -> bool:
+    """Whether *value* is of the type *expected*, as the facts' annotations write types:
+    ``str``, ``int``, ``bool``, ``None``, a fact type, ``X | Y``, ``tuple[X, ...]``,
+    ``tuple[X, Y]``, ``frozenset[X]``; ``Any`` takes anything. (An int is not a bool, nor
+    a bool an int: JSON tells them apart.)"""
+    if expected is Any:
+        return True
+    if expected is None or expected is types.NoneType:
+        return value is None
+    origin = typing.get_origin(expected)
+    if origin in (typing.Union, types.UnionType):
+        return any(conforms(value, option) for option in typing.get_args(expected))
+    if origin is tuple:
+        items = typing.get_args(expected)
+        if not isinstance(value, tuple):
+            return False
+        if len(items) == 2 and items[1] is Ellipsis:
+            return all(conforms(item, items[0]) for item in value)
+        return len(value) == len(items) and all(map(conforms, value, items))
+    if origin is frozenset:
+        (item,) = typing.get_args(expected)
+        return isinstance(value, frozenset) and all(conforms(v, item) for v in value)
+    if expected is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, expected)
 
 
 def _listed(raw: Any) -> list[Any]:

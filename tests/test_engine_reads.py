@@ -1,0 +1,114 @@
+"""What an analysis after a one-file edit reads, and what it leaves as it found it
+(issue 14): the editor loop pays for the edited module, not for the whole tree."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+from support import EDITOR_FILES, project
+
+from pylint_rpcsurface import cache, engine
+from pylint_rpcsurface.analysis import modules
+from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.config import load_config
+from pylint_rpcsurface.sources import KnownFile, SourceTree
+
+
+@pytest.fixture
+def editor_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    files = {**EDITOR_FILES, "unrelated.py": "VALUE = 0\n"}
+    root = project(tmp_path / "proj", files)
+    monkeypatch.setenv(cache.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    return Path(os.path.realpath(root))
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the analysis (its module store) reads from now on."""
+    seen: list[str] = []
+    original = modules.read_source
+
+    def counting(path: str) -> tuple[bytes, os.stat_result]:
+        seen.append(path)
+        return original(path)
+
+    monkeypatch.setattr(modules, "read_source", counting)
+    return seen
+
+
+def test_an_edit_reads_only_the_edited_module(
+    editor_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache's fingerprints give the analysis every unchanged file's hash, and the
+    word search's record of each file version is kept: only the edited file is read."""
+    config = load_config(editor_project / "pyproject.toml")
+    cache.analyse_with_cache(config, {})
+    (editor_project / "unrelated.py").write_text("VALUE = 1\n", encoding="utf-8")
+    reads = _reads(monkeypatch)
+    incremental = cache.analyse_with_cache(config, {})
+    assert reads == [str(editor_project / "unrelated.py")]
+    assert incremental == engine.analyse(config)
+
+
+def test_a_file_whose_known_hash_is_stale_is_not_kept(tmp_path: Path) -> None:
+    """A known hash whose stat still matches, but whose file holds other bytes when read
+    (written in the same clock tick): the store takes it, then sees the difference, and
+    says the run must not be kept."""
+    root = project(tmp_path / "proj", {"a.py": "A = 1\n"})
+    path = os.path.realpath(root / "a.py")
+    info = os.stat(path)
+    stale = KnownFile(
+        info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev, "0" * 64
+    )
+    store = ModuleStore(SourceTree((root,)), known={path: stale})
+    assert store.digest(path) == "0" * 64  # taken, not read
+    assert not store.changed_since_read()
+    store.text(path)
+    assert store.changed_since_read()
+
+
+def test_a_known_hash_with_another_stat_is_not_taken(tmp_path: Path) -> None:
+    root = project(tmp_path / "proj", {"a.py": "A = 1\n"})
+    path = os.path.realpath(root / "a.py")
+    info = os.stat(path)
+    other = KnownFile(
+        info.st_size, info.st_mtime_ns, info.st_ctime_ns + 1, info.st_ino, info.st_dev, "0" * 64
+    )
+    store = ModuleStore(SourceTree((root,)), known={path: other})
+    assert store.digest(path) == hashlib.sha256(b"A = 1\n").hexdigest()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_garbage_collector_is_left_as_it_was(
+    editor_project: Path, monkeypatch: pytest.MonkeyPatch, enabled: bool
+) -> None:
+    """Paused during the analysis, then as it was: after a run, and after one that
+    failed."""
+    config = load_config(editor_project / "pyproject.toml")
+    seen_during: list[bool] = []
+    original = engine._surface_facts  # pylint: disable=protected-access
+
+    def watching(*args: object) -> engine.Facts:
+        seen_during.append(gc.isenabled())
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "_surface_facts", watching)
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        engine.analyse(config)
+        assert gc.isenabled() is enabled
+        monkeypatch.setattr(engine, "_surface_facts", _fails)
+        with pytest.raises(RuntimeError):
+            engine.analyse(config)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen_during == [False]
+
+
+def _fails(*args: object) -> engine.Facts:
+    raise RuntimeError("an analysis that fails")
