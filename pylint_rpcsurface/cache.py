@@ -52,7 +52,6 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -481,6 +480,15 @@ def plugin_code_digest() -> str:
 
 
 def _version_of(distribution: str) -> str:
+    """The version of *distribution* (astroid, pylint): the running module's own when it
+    is imported (pylint always is, in pylint mode), else its installed metadata's, which
+    costs an import and a search of the path (the warm ``rpcsurface check`` imports
+    neither)."""
+    version = getattr(sys.modules.get(distribution), "__version__", None)
+    if isinstance(version, str):
+        return version
+    from importlib import metadata  # pylint: disable=import-outside-toplevel  # noqa: PLC0415
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

@@ -62,10 +62,7 @@ _WRITTEN: Mapping[type[Any], tuple[str, tuple[str, ...]]] = MappingProxyType(
 # Each fact type's fields with their declared types, resolved once: a stored field must
 # hold a value of its type (a str line would fail far from here, in a rule).
 _FIELD_TYPES: Mapping[type[Any], tuple[tuple[str, Any], ...]] = MappingProxyType(
-    {
-        cls: tuple((name, typing.get_type_hints(cls)[name]) for name in names)
-        for cls, names in _TYPES.values()
-    }
+    {cls: tuple(typing.get_type_hints(cls).items()) for cls in _FACT_TYPES}
 )
 # What decoding a stored piece may raise: the piece is then a miss (_decode's errors,
 # and those of building a dataclass from stored fields or hashing what a frozenset holds).
