@@ -126,9 +126,10 @@ class RpcSurfaceChecker(BaseChecker):
         raise AstroidImportError(f"{modname} was not found")  # the next hook may find it
 
     def _stop_recording(self) -> None:
+        # Any checker's recorder, not only this one's: a run that ended without close()
+        # (pylint crashed) must not leave one behind in a long-lived process.
         hooks = _failed_import_hooks()
-        # A bound method is a new object each time: removed by equality, every copy.
-        hooks[:] = [hook for hook in hooks if hook != self._record_failed_import]
+        hooks[:] = [hook for hook in hooks if not _is_recorder(hook)]
 
     def visit_module(self, node: nodes.Module) -> None:
         if not node.file or not node.file.endswith((".py", ".pyi")):
@@ -288,6 +289,11 @@ class RpcSurfaceChecker(BaseChecker):
                     args=args,
                     confidence=confidence,
                 )
+
+
+def _is_recorder(hook: Callable[[str], nodes.Module]) -> bool:
+    recorder = RpcSurfaceChecker._record_failed_import  # pylint: disable=protected-access
+    return getattr(hook, "__func__", None) is recorder
 
 
 def _failed_import_hooks() -> list[Callable[[str], nodes.Module]]:

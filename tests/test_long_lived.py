@@ -76,3 +76,24 @@ def test_the_registry_module_sees_a_caller_edited_between_runs(project: Path) ->
     assert lint("--clear-cache-post-run=y", "registry.py") == [
         ("rpc-listed-unwaited", "registry.py", 1)
     ]
+
+
+def test_no_run_leaves_a_hook_in_astroid(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checker records astroid's failed imports from open() to close(): after each
+    run astroid's hooks are as before, and a run that ended without close() (a crash)
+    leaves none behind the next one."""
+    from astroid import MANAGER  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    from pylint_rpcsurface import pylint_plugin  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    hooks = MANAGER._failed_import_hooks  # pylint: disable=protected-access
+    before = list(hooks)
+    lint("core.py")
+    lint("core.py")
+    assert hooks == before
+    monkeypatch.setattr(pylint_plugin.RpcSurfaceChecker, "close", lambda self: None)
+    lint("core.py")  # a run whose close() never came
+    assert len(hooks) == len(before) + 1
+    monkeypatch.undo()
+    lint("core.py")
+    assert hooks == before
