@@ -212,18 +212,27 @@ def _kind(key: str) -> str:
     return "direct" if key.startswith("direct ") else str(json.loads(key)[0])
 
 
-@pytest.mark.parametrize("shape", sorted(FORGED))
-def test_the_engine_recomputes_only_the_forged_piece(tmp_path: Path, shape: str) -> None:
+def _forged_run(tmp_path: Path, kind: str, text: str) -> tuple[Memo, dict[str, Any]]:
+    """A memo of the editor project whose first piece of *kind* is stored as *text*,
+    used by a run that must give the answer from nothing; that memo, and the pieces as
+    the first run stored them."""
     root = _editor_project(tmp_path / "proj")
     config = load_config(root / "pyproject.toml")
     expected = _answer(analyse(config))
     file = tmp_path / "memo.json"
     analyse(config, memo=Memo(file, IDENTITY))
-    stored = json.loads(file.read_text(encoding="utf-8"))["facts"]
-    forged = next(key for key in stored if _kind(key) == "answers")
-    _forge(file, {forged: FORGED[shape]})
+    stored: dict[str, Any] = json.loads(file.read_text(encoding="utf-8"))["facts"]
+    forged = next(key for key in stored if _kind(key) == kind)
+    _forge(file, {forged: text})
     memo = Memo(file, IDENTITY)
     assert _answer(analyse(config, memo=memo)) == expected
+    return memo, stored
+
+
+@pytest.mark.parametrize("shape", sorted(FORGED))
+def test_the_engine_recomputes_only_the_forged_piece(tmp_path: Path, shape: str) -> None:
+    memo, stored = _forged_run(tmp_path, "answers", FORGED[shape])
+    file = tmp_path / "memo.json"
     gotten = [key for key in stored if _kind(key) != "direct"]
     assert (memo.hits, memo.misses) == (len(gotten) - 1, 1)
     assert json.loads(file.read_text(encoding="utf-8"))["facts"] == stored
@@ -328,14 +337,5 @@ KINDS = (
 def test_a_piece_of_another_shape_is_computed_again(tmp_path: Path, kind: str, shape: str) -> None:
     """Each kind of piece the engine stores, forged to a value that decodes but has
     another shape: the answer is the one without the memo, never a traceback."""
-    root = _editor_project(tmp_path / "proj")
-    config = load_config(root / "pyproject.toml")
-    expected = _answer(analyse(config))
-    file = tmp_path / "memo.json"
-    analyse(config, memo=Memo(file, IDENTITY))
-    stored = json.loads(file.read_text(encoding="utf-8"))["facts"]
-    forged = next(key for key in stored if _kind(key) == kind)
-    _forge(file, {forged: MISSHAPEN[shape]})
-    memo = Memo(file, IDENTITY)
-    assert _answer(analyse(config, memo=memo)) == expected
+    memo, _ = _forged_run(tmp_path, kind, MISSHAPEN[shape])
     assert memo.misses == 1
