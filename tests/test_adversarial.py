@@ -757,6 +757,22 @@ def test_stdin_buffer_outside_the_project_is_silent(tmp_path: Path, case: Outsid
     assert inside.keys() == expected, describe_run(inside)
 
 
+def test_stdin_buffer_outside_every_project_is_not_judged(tmp_path: Path) -> None:
+    """A table that names a class that does not exist reports that on every module it
+    judges, whatever the module holds: a buffer under a path no table applies to gets
+    nothing (it is not judged), the same buffer under the project's file gets the error."""
+    broken = PYPROJECT.replace('"app.Core"', '"app.NoSuchCore"', 1)
+    assert broken != PYPROJECT
+    root = project(tmp_path / "proj", {"pyproject.toml": broken, "app.py": APP})
+    outside = root.parent / "outside" / "mod.py"
+    outside.parent.mkdir(parents=True)
+    run = run_pylint(root, "--from-stdin", str(outside), stdin=APP)
+    assert_no_crash(run)
+    assert run.messages == (), describe_run(run)
+    inside = run_pylint(root, "--from-stdin", "app.py", stdin=APP)
+    assert {m.symbol for m in inside.messages} == {"rpcsurface-config-error"}, describe_run(inside)
+
+
 def test_stdin_buffer_of_a_file_not_saved_yet(tmp_path: Path) -> None:
     """An editor's new file: pylint gets the buffer on stdin under a path that does not
     exist on disk yet. It is under the source root, so it is a module of the project and

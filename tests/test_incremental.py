@@ -277,9 +277,10 @@ NAMESPACE_LAYOUT = {
         "infer.engine.runner.Runner",
         "infer.engine.runner.RPCS",
     ),
-    # infer/ has no __init__.py: pylint names core.py "engine.core", the plugin
-    # "infer.engine.core", and a relative import resolves only under the latter.
-    "infer/engine/__init__.py": "",
+    # Neither infer/ nor infer/engine/ has an __init__.py: pylint names core.py "core"
+    # (from the folder it puts on the path), the plugin "infer.engine.core", and the
+    # relative import resolves only under the latter. Under pylint's name it would not
+    # resolve at all, and the call's name would be unknown, not the unanswered "ghost".
     "infer/engine/names.py": 'GHOST = "ghost"\n',
     "infer/engine/core.py": """\
         from .names import GHOST
