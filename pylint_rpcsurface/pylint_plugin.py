@@ -233,11 +233,16 @@ class RpcSurfaceChecker(BaseChecker):
         overrides: dict[str, str] = {}
         prebuilt: dict[str, nodes.Module | BuiltFromFile] = {}
         buffer_digest = ""
-        built_in_this_run = self._opened_ns and id(module) not in self._held_when_opened
-        if module.file_bytes is None and module.file and built_in_this_run:
-            # Built by pylint from the file as it was after the checkers were opened: the
-            # engine uses it if the file was last written before that moment.
-            prebuilt[os.path.abspath(module.file)] = BuiltFromFile(module, self._opened_ns)
+        if self._opened_ns:
+            # The modules pylint built in this run, from their files as they were after
+            # the checkers were opened: the engine uses one if its file was last written
+            # before that moment, and builds the others again.
+            for cached in list(MANAGER.astroid_cache.values()):
+                file = getattr(cached, "file", None)
+                if id(cached) in self._held_when_opened or not isinstance(file, str):
+                    continue
+                if isinstance(cached, nodes.Module) and cached.file_bytes is None:
+                    prebuilt[os.path.abspath(file)] = BuiltFromFile(cached, self._opened_ns)
         if module.file_bytes is not None and module.file:
             text = (
                 module.file_bytes.decode("utf-8", errors="replace")

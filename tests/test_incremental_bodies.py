@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-import astroid
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -631,17 +630,10 @@ def _check(scenario: Scenario, version: str, root: Path, scratch: Analysis) -> N
 def _analyse(
     config: Config, overrides: Mapping[str, str] | None = None, memo: Memo | None = None
 ) -> Analysis:
-    """:func:`analyse` with the project's modules out of astroid's cache first, as a new
-    process has it.
-
-    In one process, astroid keeps the modules an earlier analysis imported (here
-    names.py, helpers.py, replies.py: modules only imported, never built by the engine's
-    store) and a later analysis infers through their old text (see the report of this
-    file's branch): the answer from nothing must come from the files as they are."""
-    roots = tuple(os.path.join(root, "") for root in config.source_roots)
-    cache = astroid.MANAGER.astroid_cache
-    for name in [n for n, m in cache.items() if str(getattr(m, "file", "")).startswith(roots)]:
-        del cache[name]
+    """:func:`analyse` in this process, as an IDE's language server runs it: astroid's
+    module cache keeps the modules earlier analyses imported (names.py, helpers.py,
+    replies.py: only imported, never built by the engine's store), and the engine must
+    read them anew (see the last test of this file)."""
     return analyse(config, overrides, memo=memo)
 
 
@@ -810,15 +802,10 @@ def test_check_and_pylint_with_the_cache_after_an_edit_of_a_body(
         assert any(folder.rglob("*")), f"the cached {kind} runs wrote no cache"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: in one process, a module only imported (never built by the "
-    "store) is read from astroid's cache as an earlier analysis saw it",
-)
 def test_a_second_analysis_in_one_process_reads_an_imported_module_anew(tmp_path: Path) -> None:
     """What an IDE's long-lived process does (pylint's --clear-cache-post-run=n, its
-    default): analyse, save an edit of names.py, analyse again. _analyse() empties the
-    cache above because of this; without it the second analysis still sees 'alpha'."""
+    default): analyse, save an edit of names.py, analyse again. The second analysis
+    used to see names.py as the first read it ('alpha')."""
     scenario = BY_ID["1-helper-returns-the-name"]
     root = Path(os.path.realpath(tmp_path))
     _write(root, scenario.files("a"))

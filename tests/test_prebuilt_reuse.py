@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import APP, APP_PLANTED, PLANTED_LINE, PYPROJECT, project, run_pylint
+from support import APP, APP_PLANTED, PLANTED_LINE, PYPROJECT, marked_findings, project, run_pylint
 
 _HOOK = """\
 import os
@@ -93,3 +93,51 @@ def test_a_file_rewritten_after_pylint_built_it_is_read_again(tmp_path: Path) ->
     assert (root / "app.py").read_text(encoding="utf-8") == clean.read_text(encoding="utf-8")
     assert "Traceback" not in run.stderr, run.stderr
     assert [m.symbol for m in run.messages] == [], run.stdout + run.stderr
+
+
+# infer/ has no __init__.py: pylint names the modules from infer/worker and infer/engine
+# ("worker.runner"), and on its search path `from infer.worker.base import Runner` finds
+# nothing. Its build of runner.py infers that base (astroid's own transforms do) and
+# astroid caches the failure by node; the analysis reuses pylint's modules of this run.
+NAMESPACE = {
+    "pyproject.toml": """\
+[tool.rpcsurface]
+source-roots = ["."]
+
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = "wait_out"
+
+[[tool.rpcsurface.surface]]
+name = "s"
+callers = ["infer.engine.core.Core"]
+handlers = ["infer.worker.runner.FastRunner"]
+base-handlers = ["infer.worker.base.Runner"]
+""",
+    "infer/worker/__init__.py": "",
+    "infer/engine/__init__.py": "",
+    "infer/worker/base.py": "class Runner:\n    def step(self):\n        return 1\n",
+    "infer/worker/runner.py": (
+        "from infer.worker.base import Runner\n\n\n"
+        "class FastRunner(Runner):\n    def fast_step(self):\n        return 2\n"
+    ),
+    "infer/engine/core.py": """\
+class Core:
+    def run(self):
+        self.mgr.call_func("step", wait_out=True)
+        self.mgr.call_func("ghost", wait_out=True)  # [rpc-unanswered]
+""",
+}
+
+
+def test_what_pylint_inferred_while_building_a_reused_module_is_inferred_again(
+    tmp_path: Path,
+) -> None:
+    """The whole tree's run reuses every module pylint built; the base class pylint's
+    search path could not find must be found on the analysis's, or the handlers' names
+    are unknown and the unanswered 'ghost' goes unreported."""
+    root = project(tmp_path / "proj", NAMESPACE)
+    run = run_pylint(root, "--rpcsurface-no-cache=y", "--recursive=y", ".", timeout=120)
+    core = "infer/engine/core.py"
+    expected = {(symbol, core, line) for symbol, line in marked_findings(NAMESPACE[core])}
+    assert {(m.symbol, m.path, m.line) for m in run.messages} == expected, run.stdout + run.stderr

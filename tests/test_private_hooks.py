@@ -511,3 +511,38 @@ def test_a_classmethod_called_on_its_class_proxies_its_function_as_proxied() -> 
             "analysis/helper_calls.py, _unbound",
         )
         assert helper_calls._unbound(value) is wrapped
+
+
+INFERENCE_CACHE = "astroid.context._invalidate_cache"
+FORGET = "analysis/modules.py, _forget_inferences"
+
+
+def test_invalidate_cache_empties_the_cache_inference_answers_from() -> None:
+    """A result astroid cached for a node is what inference returns next time, until
+    ``_invalidate_cache()``: then it is inferred again."""
+    import astroid.context  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    invalidate = getattr(astroid.context, "_invalidate_cache", None)
+    shape(callable(invalidate), INFERENCE_CACHE, "a function of no argument", FORGET)
+    assert callable(invalidate)
+    module = AstroidBuilder(astroid.MANAGER).string_build(f"X = {VALUE}\nY = X\n", _probe_name())
+    name = module.body[1].value
+    context = astroid.context.InferenceContext()
+    first = next(name.infer(context=context))
+    planted = nodes.Const(VALUE + 1)
+    key = (name, context.lookupname, context.callcontext, context.boundnode)
+    context.inferred[key] = (planted,)  # what a stale earlier inference left
+    shape(
+        next(name.infer(context=astroid.context.InferenceContext())) is planted,
+        INFERENCE_CACHE,
+        "inference answering from the cache its contexts share",
+        FORGET,
+    )
+    invalidate()
+    again = next(name.infer(context=astroid.context.InferenceContext()))
+    shape(
+        isinstance(again, nodes.Const) and again.value == VALUE == first.value,
+        INFERENCE_CACHE,
+        "_invalidate_cache() emptying that cache",
+        FORGET,
+    )

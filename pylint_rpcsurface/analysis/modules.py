@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import astroid
+import astroid.context
 from astroid import nodes
 from astroid.builder import AstroidBuilder, build_namespace_package_module
+from astroid.inference_tip import clear_inference_tip_cache
 
 # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
 from astroid.interpreter._import.spec import ModuleSpec, ModuleType
@@ -362,7 +364,8 @@ class ModuleStore:
                 raise astroid.AstroidImportError(f"{modname} is not under the source roots")
             return module
 
-        self._evict_conflicting_modules()
+        self._evict_unverified_modules()
+        _forget_inferences()
         self._forget_look_ups()
         self._point_look_ups_at_the_roots()
         # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
@@ -406,24 +409,54 @@ class ModuleStore:
         for key in [key for key in found if key[0].partition(".")[0] in ours]:
             del found[key]
 
-    def _evict_conflicting_modules(self) -> None:
-        """Drop cached modules that carry one of our module names but another file.
+    def _evict_unverified_modules(self) -> None:
+        """Drop every cached module that carries one of our module names, but pylint's
+        modules of this run that are certainly of the bytes this store reads.
 
-        astroid's module cache lives as long as the process. An IDE's language server or
-        a test session may have cached another project's ``config`` or ``names``; a look-up
-        by name would then return it. Modules of this project keep their place.
+        astroid's module cache lives as long as the process (an IDE's language server, a
+        test session, ``fix`` planning again). A module there may be another project's
+        ``config`` or ``names``, or this project's as an earlier analysis read it: one
+        that is only imported, never built here, would answer from its old text. Each
+        dropped module is built again, from the file as it is, when inference imports
+        it. pylint's modules of this run (``BuiltFromFile``) stay when their file was last
+        written before pylint opened its checkers (:meth:`_built_from_text`); a whole
+        tree's run then builds nothing twice.
         """
         ours = self.tree.top_level_names()
         cache = self.manager.astroid_cache
         for name in [n for n in cache if n.partition(".")[0] in ours]:
             cached = cache[name]
-            located = self.tree.locate(name)
             cached_file = getattr(cached, "file", None)
-            if located and (cached_file is None or self.tree.key(cached_file) not in located):
+            if cached_file is None:
+                located = self.tree.locate(name)
                 folders = getattr(cached, "path", None) or ()
-                if {self.tree.key(folder) for folder in folders} == set(located):
-                    continue  # the same namespace package
+                if located and {self.tree.key(folder) for folder in folders} == set(located):
+                    continue  # a namespace package of the roots: it holds no text
                 del cache[name]
+                continue
+            path = self.tree.key(cached_file)
+            built = self.prebuilt.get(path)
+            if (
+                isinstance(built, BuiltFromFile)
+                and built.module is cached
+                and path not in self.overrides
+                and self._built_from_text(built, path)
+            ):
+                continue
+            del cache[name]
+
+
+def _forget_inferences() -> None:
+    """Empty astroid's inference caches, which outlive an analysis as its module cache does.
+
+    They hold results by node: pylint's build of a module the analysis reuses inferred
+    through it with pylint's search path (a base class pylint's path could not find is
+    cached as uninferable there), and an earlier analysis in the process inferred through
+    modules since rebuilt. Whatever is forgotten is inferred again when asked.
+    """
+    # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+    astroid.context._invalidate_cache()  # pylint: disable=protected-access
+    clear_inference_tip_cache()
 
 
 @dataclass(frozen=True)
