@@ -112,3 +112,21 @@ def test_the_garbage_collector_is_left_as_it_was(
 
 def _fails(*args: object) -> engine.Facts:
     raise RuntimeError("an analysis that fails")
+
+
+def test_objects_someone_else_froze_stay_frozen(editor_project: Path) -> None:
+    """The analysis counts what it allocated with the oldest objects (a freeze and an
+    unfreeze) only when nothing is frozen: unfreeze() would release another's."""
+    config = load_config(editor_project / "pyproject.toml")
+    assert gc.get_freeze_count() == 0
+    engine.analyse(config)
+    assert gc.get_freeze_count() == 0
+    probe: list[object] = [object()]  # tracked by the collector
+    gc.freeze()
+    try:
+        assert not any(found is probe for found in gc.get_objects())  # frozen
+        engine.analyse(config)
+        assert not any(found is probe for found in gc.get_objects())  # still frozen
+    finally:
+        gc.unfreeze()
+    assert any(found is probe for found in gc.get_objects())

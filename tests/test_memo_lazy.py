@@ -20,6 +20,7 @@ from support import EDITOR_FILES, project, run_check
 
 from pylint_rpcsurface.config import load_config
 from pylint_rpcsurface.engine import Memo, analyse
+from pylint_rpcsurface.engine.memo import checker
 from pylint_rpcsurface.model import Analysis, Answers, Location, Registry, RegistryElement
 
 IDENTITY = "the test's identity"
@@ -339,3 +340,38 @@ def test_a_piece_of_another_shape_is_computed_again(tmp_path: Path, kind: str, s
     another shape: the answer is the one without the memo, never a traceback."""
     memo, _ = _forged_run(tmp_path, kind, MISSHAPEN[shape])
     assert memo.misses == 1
+
+
+CHECKED = [
+    (1, int, True),
+    (True, int, False),  # JSON tells a bool from an int
+    (1, bool, False),
+    (None, int | None, True),
+    ("1", int | None, False),
+    (("a", "b"), tuple[str, ...], True),
+    (("a", 1), tuple[str, ...], False),
+    (("a", 1), tuple[str, int], True),
+    (("a",), tuple[str, int], False),
+    (frozenset({"a"}), frozenset[str], True),
+    (frozenset({1}), frozenset[str], False),
+    (["a"], tuple[str, ...], False),
+    (HERE, Location, True),
+    ("x", Location | None, False),
+]
+
+
+@pytest.mark.parametrize(("value", "hint", "holds"), CHECKED)
+def test_checker_tells_each_type_the_facts_use(value: object, hint: Any, holds: bool) -> None:
+    assert checker(hint)(value) is holds
+
+
+def test_a_fact_with_a_field_of_another_type_is_a_miss(tmp_path: Path) -> None:
+    """An Answers whose `complete` is 1 decodes as JSON, but is not one: a miss."""
+    file = tmp_path / "memo.json"
+    _saved(file, {"answers": PIECES["answers"]})
+    _forge(
+        file, {"answers": '{"type":"Answers","fields":[["runners.Fast"],{"frozenset":["a"]},1,[]]}'}
+    )
+    memo = Memo(file, IDENTITY)
+    assert memo.get("answers", lambda: "computed") == "computed"
+    assert (memo.hits, memo.misses) == (0, 1)

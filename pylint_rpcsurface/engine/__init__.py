@@ -138,6 +138,13 @@ def _no_cyclic_collection() -> Iterator[None]:
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:
+            # What the analysis allocated would be walked by the first collection after
+            # this (most of it alive in astroid's cache): counted with the oldest objects
+            # instead, without a walk. Only when nothing else is frozen, as unfreeze()
+            # releases every frozen object; the next full collection still frees cycles.
+            gc.freeze()
+            gc.unfreeze()
         if was_enabled:
             gc.enable()
 

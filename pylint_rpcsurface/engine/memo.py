@@ -59,11 +59,6 @@ _TYPES: Mapping[str, tuple[type[Any], tuple[str, ...]]] = MappingProxyType(
 _WRITTEN: Mapping[type[Any], tuple[str, tuple[str, ...]]] = MappingProxyType(
     {cls: (name, names) for name, (cls, names) in _TYPES.items()}
 )
-# Each fact type's fields with their declared types, resolved once: a stored field must
-# hold a value of its type (a str line would fail far from here, in a rule).
-_FIELD_TYPES: Mapping[type[Any], tuple[tuple[str, Any], ...]] = MappingProxyType(
-    {cls: tuple(typing.get_type_hints(cls).items()) for cls in _FACT_TYPES}
-)
 # What decoding a stored piece may raise: the piece is then a miss (_decode's errors,
 # and those of building a dataclass from stored fields or hashing what a frozenset holds).
 _UNREADABLE = (ValueError, TypeError, KeyError, RecursionError, MemoryError)
@@ -108,6 +103,7 @@ class Memo:
         # (the cache's fingerprints of this run): the analysis reads no file for its hash
         # alone while its stat is unchanged (ModuleStore.known).
         self.known_files: dict[str, KnownFile] = {}
+        self._checks: dict[Any, Check] = {}  # each expected shape's test, built once
         self._used: dict[str, Any] = {}
         # The keys of _used whose value is the stored piece: written back as it was read.
         self._reused: set[str] = set()
@@ -133,6 +129,11 @@ class Memo:
         self._decoded[key] = value
         return True, value
 
+    def _checker(self, expected: Any) -> Check:
+        if expected not in self._checks:
+            self._checks[expected] = checker(expected)
+        return self._checks[expected]
+
     def get(self, key: str, compute: Callable[[], Any], expect: Any = Any) -> Any:
         """The value stored under *key*, or *compute*'s (stored for the next run).
 
@@ -141,7 +142,7 @@ class Memo:
         if key in self._used:
             return self._used[key]
         found, value = self._stored(key)
-        if found and not conforms(value, expect):
+        if found and not self._checker(expect)(value):
             del self._raw[key]
             del self._decoded[key]
             found = False
@@ -307,7 +308,7 @@ def _decode(raw: Any, depth: int) -> Any:
             # By position (faster than by name): the fields' order is __init__'s for these
             # types; one that is not an __init__ positional makes it raise (a miss).
             fact = cls(*[_decode(v, depth + 1) for v in values])
-            if not all(conforms(getattr(fact, n), t) for n, t in _FIELD_TYPES[cls]):
+            if not all(check(getattr(fact, name)) for name, check in _FIELD_CHECKS[cls]):
                 raise ValueError(f"a field of {cls.__name__} of another type")
             return fact
         if "frozenset" in raw and len(raw) == 1:
@@ -320,34 +321,66 @@ def _decode(raw: Any, depth: int) -> Any:
     raise ValueError("a value the memo never writes")
 
 
+Check = Callable[[Any], bool]
+
+
 def conforms(value: Any, expected: Any) -> bool:
-    """Whether *value* is of the type *expected*, as the facts' annotations write types:
-    ``str``, ``int``, ``bool``, ``None``, a fact type, ``X | Y``, ``tuple[X, ...]``,
-    ``tuple[X, Y]``, ``frozenset[X]``; ``Any`` takes anything. (An int is not a bool, nor
-    a bool an int: JSON tells them apart.)"""
+    """Whether *value* is of the type *expected* (see :func:`checker`)."""
+    return checker(expected)(value)
+
+
+def checker(expected: Any) -> Check:
+    """A test of whether a value is of the type *expected*, as the facts' annotations
+    write types: ``str``, ``int``, ``bool``, ``None``, a fact type, ``X | Y``,
+    ``tuple[X, ...]``, ``tuple[X, Y]``, ``frozenset[X]``; ``Any`` takes anything. (An int
+    is not a bool, nor a bool an int: JSON tells them apart.) Built once per type, as
+    it runs for every field of every fact a run reads from the memo."""
     if expected is Any:
-        return True
+        return _anything
     if expected is None or expected is types.NoneType:
-        return value is None
+        return _is_none
     origin = typing.get_origin(expected)
+    arguments = typing.get_args(expected)
     if origin in (typing.Union, types.UnionType):
-        return any(conforms(value, option) for option in typing.get_args(expected))
+        options = tuple(checker(option) for option in arguments)
+        return lambda value: any(check(value) for check in options)
+    if origin is tuple and len(arguments) == 2 and arguments[1] is Ellipsis:
+        item = checker(arguments[0])
+        return lambda value: isinstance(value, tuple) and all(map(item, value))
     if origin is tuple:
-        items = typing.get_args(expected)
-        if not isinstance(value, tuple):
-            return False
-        if len(items) == 2 and items[1] is Ellipsis:
-            return all(conforms(item, items[0]) for item in value)
-        return len(value) == len(items) and all(map(conforms, value, items))
+        items = tuple(checker(argument) for argument in arguments)
+        return lambda value: (
+            isinstance(value, tuple)
+            and len(value) == len(items)
+            and all(check(item) for check, item in zip(items, value, strict=False))
+        )
     if origin is frozenset:
-        (item,) = typing.get_args(expected)
-        return isinstance(value, frozenset) and all(conforms(v, item) for v in value)
+        member = checker(arguments[0])
+        return lambda value: isinstance(value, frozenset) and all(map(member, value))
     if expected is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, expected)
+        return lambda value: isinstance(value, int) and not isinstance(value, bool)
+    return lambda value: isinstance(value, expected)
+
+
+def _anything(_: Any) -> bool:
+    return True
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
 
 
 def _listed(raw: Any) -> list[Any]:
     if not isinstance(raw, list):
         raise ValueError("expected a list")
     return raw
+
+
+# Each fact type's fields with a test of their declared types, built once: a stored
+# field must hold a value of its type (a str line would fail far from here, in a rule).
+_FIELD_CHECKS: Mapping[type[Any], tuple[tuple[str, Check], ...]] = MappingProxyType(
+    {
+        cls: tuple((name, checker(hint)) for name, hint in typing.get_type_hints(cls).items())
+        for cls in _FACT_TYPES
+    }
+)
