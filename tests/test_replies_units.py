@@ -272,3 +272,40 @@ def test_helper_walk_is_cycle_safe_and_depth_bounded(tmp_path: Path) -> None:
     assert names == [("a", 1), ("b", 2), ("c", 3)]
     assert [h.name for h, _ in reached_helpers(start, 2, calls)] == ["a", "b"]
     assert reached_helpers(start, 0, calls) == []
+
+
+METHOD_TYPES = """
+class A:
+    def plain(self): pass
+    def s(x): pass
+    s = staticmethod(s)
+    def c(cls): pass
+    c = classmethod(c)
+    if True:
+        def d(x): pass
+        d = staticmethod(d)
+    @staticmethod
+    def e(): pass
+    @classmethod
+    def f(cls): pass
+    def __new__(cls): pass
+    def __init_subclass__(cls): pass
+    def __class_getitem__(cls, item): pass
+    def g(self): pass
+    g = 3
+    class Inner:
+        def h(self): pass
+        h = staticmethod(h)
+def module_level(): pass
+"""
+
+
+def test_method_type_is_astroids_without_the_walk() -> None:
+    """The shortcut answers as astroid's FunctionDef.type for every kind of method,
+    reassigned at class level or not."""
+    from pylint_rpcsurface.analysis.handlers import _method_type  # noqa: PLC0415
+
+    functions = list(astroid.parse(METHOD_TYPES).nodes_of_class(nodes.FunctionDef))
+    assert len(functions) == 12  # every def above
+    assert {f.name: _method_type(f) for f in functions} == {f.name: f.type for f in functions}
+    assert {f.type for f in functions} == {"method", "staticmethod", "classmethod", "function"}

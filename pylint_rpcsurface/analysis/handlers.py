@@ -230,6 +230,30 @@ def _undecorated(method: nodes.FunctionDef) -> bool:
     )
 
 
+# The methods astroid takes for classmethods by their name alone.
+_IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+
+
+def _method_type(method: nodes.FunctionDef) -> str:
+    """astroid's ``method.type``, without its walk of the whole class body when nothing
+    can change the answer.
+
+    astroid looks for ``name = staticmethod(name)`` among the class's assignments for
+    every method it is asked about, which is most of the time of reading the signatures
+    of a class of hundreds of methods. Such an assignment binds the method's name in the
+    class's scope, so an undecorated method whose name the class binds only to functions
+    is a plain method."""
+    frame = method.parent.frame() if method.parent is not None else None
+    if (
+        method.decorators is None
+        and isinstance(frame, nodes.ClassDef)
+        and method.name not in _IMPLICIT_CLASSMETHODS
+        and all(isinstance(b, nodes.FunctionDef) for b in frame.locals.get(method.name, ()))
+    ):
+        return "method"
+    return str(method.type)
+
+
 def signature_of(method: nodes.FunctionDef, *, decorated_ok: bool = False) -> Signature | None:
     """How *method* binds the arguments a worker passes, or None when not certain.
 
@@ -244,7 +268,7 @@ def signature_of(method: nodes.FunctionDef, *, decorated_ok: bool = False) -> Si
     defaults = len(arguments.defaults or [])
     required = len(names) - defaults
     positional_only = len(arguments.posonlyargs or [])
-    if method.type != "staticmethod":
+    if _method_type(method) != "staticmethod":
         if not names:
             return None  # def m(*args): self comes from *args; too clever to judge
         names = names[1:]
