@@ -13,7 +13,16 @@ import time
 from pathlib import Path
 
 import pytest
-from support import APP, APP_PLANTED, PLANTED_LINE, PYPROJECT, marked_findings, project, run_pylint
+from support import (
+    APP,
+    APP_PLANTED,
+    PLANTED_LINE,
+    PYPROJECT,
+    fast_surface,
+    marked_findings,
+    project,
+    run_pylint,
+)
 
 _HOOK = """\
 import os
@@ -100,23 +109,17 @@ def test_a_file_rewritten_after_pylint_built_it_is_read_again(tmp_path: Path) ->
 # nothing. Its build of runner.py infers that base (astroid's own transforms do) and
 # astroid caches the failure by node; the analysis reuses pylint's modules of this run.
 NAMESPACE = {
-    "pyproject.toml": """\
-[tool.rpcsurface]
-source-roots = ["."]
-
-[[tool.rpcsurface.dispatch]]
-method = "call_func"
-waits = "wait_out"
-
-[[tool.rpcsurface.surface]]
-name = "s"
-callers = ["infer.engine.core.Core"]
-handlers = ["infer.worker.runner.FastRunner"]
-base-handlers = ["infer.worker.base.Runner"]
-""",
+    "pyproject.toml": fast_surface(
+        "infer.engine.core.Core",
+        "infer.worker.runner.FastRunner",
+        "infer.worker.base.Runner",
+        "infer.worker.base.FAST_RPCS",
+    ),
     "infer/worker/__init__.py": "",
     "infer/engine/__init__.py": "",
-    "infer/worker/base.py": "class Runner:\n    def step(self):\n        return 1\n",
+    "infer/worker/base.py": (
+        "FAST_RPCS = ()\n\n\nclass Runner:\n    def step(self):\n        return 1\n"
+    ),
     "infer/worker/runner.py": (
         "from infer.worker.base import Runner\n\n\n"
         "class FastRunner(Runner):\n    def fast_step(self):\n        return 2\n"
