@@ -785,6 +785,32 @@ CASES += (
 )
 
 CASES += (
+    # --- 2b. a method bound by assignment ------------------------------------------------
+    EngineCase(
+        "METHOD-BY-ASSIGNMENT",
+        2,
+        "a class attribute bound to a module-level function (send = _send_impl) is a method "
+        "the class runs: its broadcasts are the class's, and the helper it calls is followed",
+        CALL_FUNC,
+        _WORKER
+        + """
+
+        def _send_impl(self):
+            self.mgr.call_func("load", "/weights", wait_out=True)
+            self.mgr.call_func("lost", wait_out=True)  # [rpc-unanswered]
+
+
+        class Executor:
+            send = _send_impl
+            data = 3
+
+            def run(self):
+                return self.send()
+        """,
+    ),
+)
+
+CASES += (
     # --- 6. callers that are module-level functions --------------------------------------
     EngineCase(
         "FUNCTION-CALLERS",

@@ -24,13 +24,22 @@ Code = nodes.FunctionDef | nodes.Lambda
 
 
 def _code_of(binding: object) -> Code | None:
-    """The callable a class-body binding defines: a method, or ``name = lambda ...``."""
+    """The callable a class-body binding defines: a method, ``name = lambda ...``, or
+    ``name = function`` (a function defined elsewhere, bound as a method: ``self.name()``
+    runs it, so its calls are the class's)."""
     if isinstance(binding, nodes.FunctionDef):
         return binding
     if isinstance(binding, nodes.AssignName) and isinstance(binding.parent, nodes.Assign):
         value = binding.parent.value
-        if isinstance(value, nodes.Lambda) and len(binding.parent.targets) == 1:
+        if len(binding.parent.targets) != 1:
+            return None
+        if isinstance(value, nodes.Lambda):
             return value
+        if isinstance(value, (nodes.Name, nodes.Attribute)):
+            bound = infer_unique(value)
+            # A def, not a class or a builtin: calling it through the instance runs it.
+            if isinstance(bound, nodes.FunctionDef) and not isinstance(bound, bases.BoundMethod):
+                return bound
     return None
 
 
