@@ -206,6 +206,44 @@ def test_starred_bases_are_followed(tmp_path: Path) -> None:
     assert row["waitedBy"][0]["callers"] == ["sub.Sub"], row
 
 
+FACTORY_MODULE = "from app import Core\n\n\ndef make_base():\n    return Core\n"
+FACTORY_SUB = textwrap.dedent(
+    """\
+    from factory import make_base
+
+    Base = make_base()
+
+
+    class Sub(Base):
+        def go(self):
+            self.mgr.call_func("sub_rpc", wait_out=True)
+            self.mgr.call_func("nobody_answers", wait_out=True)
+    """
+)
+
+
+def test_a_base_made_by_a_factory_elsewhere_is_followed(tmp_path: Path) -> None:
+    """sub.py never names Core: its base comes from factory.make_base(), which returns
+    Core. The search follows the factory's name, so Sub is a caller (its 'sub_rpc' is
+    waited on, and its unanswered name reported), by check and by pylint."""
+    root = project(
+        tmp_path,
+        {
+            "pyproject.toml": PYPROJECT,
+            "app.py": ONLY_A_SUBCLASS_WAITS,
+            "factory.py": FACTORY_MODULE,
+            "sub.py": FACTORY_SUB,
+        },
+    )
+    assert "Core" not in FACTORY_SUB
+    expected = {("rpc-unanswered", "sub.py", line_of(FACTORY_SUB, "nobody_answers"))}
+    check = run_check(root, "--format", "json", "--no-cache")
+    assert {(m.symbol, m.path, m.line) for m in check.messages} == expected, check
+    run = run_pylint(root, "app.py", "sub.py", "factory.py")
+    assert_no_crash(run)
+    assert run.keys() == expected, describe_run(run)
+
+
 def test_a_starred_base_that_does_not_infer_makes_the_callers_unknown(tmp_path: Path) -> None:
     """``class Sub(*make_bases(Core))`` with make_bases unknown: Sub may derive from Core,
     or not. It is never taken for a non-subclass: 'sub_rpc' is not called unwaited, and

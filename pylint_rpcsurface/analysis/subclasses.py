@@ -159,11 +159,25 @@ def configured_ancestors(
 def _alias_pairs(module: nodes.Module) -> list[tuple[str, str]]:
     """The names this module binds to another name: ``import X as Y``, ``Y = X``,
     ``Y = a.X`` and ``Y = (X, ...)``, as (Y, X); the search keeps those whose X is one of
-    its words."""
+    its words.
+
+    A function that returns a name is its alias too (``def make_base(): return X``), and
+    a name bound to a call is the called name's (``Base = make_base()``): a class whose
+    base comes from such a factory is then searched for in the files that name the
+    factory, though they never name X."""
     pairs: list[tuple[str, str]] = []
-    for node in module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Assign)):
+    kinds = (nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.Return)
+    for node in module.nodes_of_class(kinds):
+        if isinstance(node, nodes.Return):
+            function = node.scope()
+            named = _named(node.value) if isinstance(node.value, nodes.NodeNG) else ""
+            if named and isinstance(function, nodes.FunctionDef):
+                pairs.append((function.name, named))
+            continue
         if isinstance(node, nodes.Assign):
             value = node.value
+            if isinstance(value, nodes.Call):
+                value = value.func  # Base = make_base(): an alias of what make_base gives
             # BASES = (X, ...): class C(*BASES) derives from X.
             values = value.elts if isinstance(value, (nodes.Tuple, nodes.List)) else [value]
             for element in values:
@@ -173,9 +187,10 @@ def _alias_pairs(module: nodes.Module) -> list[tuple[str, str]]:
                         (t.name, named) for t in node.targets if isinstance(t, nodes.AssignName)
                     )
             continue
-        for imported, alias in node.names:
-            if alias:
-                pairs.append((alias, imported.rsplit(".", 1)[-1]))
+        if isinstance(node, (nodes.Import, nodes.ImportFrom)):
+            for imported, alias in node.names:
+                if alias:
+                    pairs.append((alias, imported.rsplit(".", 1)[-1]))
     return pairs
 
 
