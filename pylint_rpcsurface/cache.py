@@ -59,7 +59,14 @@ from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import Analysis, Finding, Location
-from pylint_rpcsurface.sources import KnownFile, SourceTree, read_source, real, write_atomically
+from pylint_rpcsurface.sources import (
+    TIMESTAMP_TICK_NS,
+    KnownFile,
+    SourceTree,
+    read_source,
+    real,
+    write_atomically,
+)
 
 CACHE_DIR_ENV = "RPCSURFACE_CACHE_DIR"
 NO_CACHE_ENV = "RPCSURFACE_NO_CACHE"
@@ -67,7 +74,7 @@ OLD_CACHE_DIR = ".rpcsurface_cache"  # where 0.x kept entries, in the project: n
 _APP_FOLDER = "pylint-rpcsurface"
 _FORMAT = 3  # 3: full stat, module resolution, kept in the user's cache folder
 _RACY_NS = 2_000_000_000  # timestamps can be this coarse (FAT); newer files are hashed
-_TICK_NS = 20_000_000  # the coarsest clock tick of a write's ctime (Linux jiffy, Windows)
+_TICK_NS = TIMESTAMP_TICK_NS  # the coarsest clock tick of a write's ctime (sources.py)
 _MAX_ENTRY_BYTES = 256 * 1024 * 1024  # an entry bigger than this is not read
 _MAX_ENTRIES = 16  # per project folder; the oldest beyond it are removed
 _CONFIDENCES = frozenset({"HIGH", "CONTROL_FLOW", "INFERENCE", "INFERENCE_FAILURE", "UNDEFINED"})

@@ -230,39 +230,43 @@ class RpcSurfaceChecker(BaseChecker):
     def _analysis(self, config: Config, module: nodes.Module) -> Analysis:
         # pylint builds a module from a string only for --from-stdin: that text, not the
         # saved file, is what the user is editing, so the analysis must see it.
-        overrides: dict[str, str] = {}
-        prebuilt: dict[str, nodes.Module | BuiltFromFile] = {}
-        buffer_digest = ""
-        if self._opened_ns:
-            # The modules pylint built in this run, from their files as they were after
-            # the checkers were opened: the engine uses one if its file was last written
-            # before that moment, and builds the others again.
-            for cached in list(MANAGER.astroid_cache.values()):
-                file = getattr(cached, "file", None)
-                if id(cached) in self._held_when_opened or not isinstance(file, str):
-                    continue
-                if isinstance(cached, nodes.Module) and cached.file_bytes is None:
-                    prebuilt[os.path.abspath(file)] = BuiltFromFile(cached, self._opened_ns)
+        text: str | None = None
         if module.file_bytes is not None and module.file:
-            text = (
-                module.file_bytes.decode("utf-8", errors="replace")
-                if isinstance(module.file_bytes, bytes)
-                else str(module.file_bytes)
-            )
+            raw = module.file_bytes
+            text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
+        buffer_digest = "" if text is None else hashlib.sha256(text.encode()).hexdigest()
+        key = (str(config.path), config.digest, buffer_digest)
+        if key in self._analyses:
+            return self._analyses[key]  # every module of the run after the first
+        overrides: dict[str, str] = {}
+        prebuilt = self._built_in_this_run()
+        if text is not None and module.file:
             overrides[os.path.abspath(module.file)] = text  # the engine keys it
             prebuilt[os.path.abspath(module.file)] = module  # the engine builds no second copy
-            buffer_digest = hashlib.sha256(text.encode()).hexdigest()
-        key = (str(config.path), config.digest, buffer_digest)
-        if key not in self._analyses:
-            use_cache = not (self.linter.config.rpcsurface_no_cache or disabled_by_environment())
-            self._analyses[key] = analyse_with_cache(
-                config,
-                overrides,
-                use_cache=use_cache,
-                prebuilt=prebuilt,
-                failed_imports=frozenset(self._failed_imports),
-            )
+        use_cache = not (self.linter.config.rpcsurface_no_cache or disabled_by_environment())
+        self._analyses[key] = analyse_with_cache(
+            config,
+            overrides,
+            use_cache=use_cache,
+            prebuilt=prebuilt,
+            failed_imports=frozenset(self._failed_imports),
+        )
         return self._analyses[key]
+
+    def _built_in_this_run(self) -> dict[str, nodes.Module | BuiltFromFile]:
+        """The modules pylint built in this run, from their files as they were after the
+        checkers were opened, by path: the engine uses one if its file was last written
+        before that moment, and builds the others again."""
+        if not self._opened_ns:
+            return {}
+        return {
+            os.path.abspath(cached.file): BuiltFromFile(cached, self._opened_ns)
+            for cached in list(MANAGER.astroid_cache.values())
+            if isinstance(cached, nodes.Module)
+            and isinstance(cached.file, str)
+            and cached.file_bytes is None
+            and id(cached) not in self._held_when_opened
+        }
 
     def _report_config_error(self, module: nodes.Module, error: ConfigError) -> None:
         self.add_message(

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hypothesis import strategies as st
-from support import CONSOLE_SCRIPT, Reported, _reported, clean_environment
+from support import CONSOLE_SCRIPT, Reported, _reported, clean_environment, fast_surface
 
 from pylint_rpcsurface.commands.projects import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from pylint_rpcsurface.sources import MAX_SOURCE_BYTES
@@ -403,20 +403,7 @@ class OverCap:
 
 Content = str | bytes | Fifo | Link | Folder | OverCap
 
-PYPROJECT = """\
-[tool.rpcsurface]
-
-[[tool.rpcsurface.dispatch]]
-method = "call_func"
-waits = "wait_out"
-
-[[tool.rpcsurface.surface]]
-name = "fast"
-callers = ["core.Core"]
-handlers = ["handlers.FastRunner"]
-base-handlers = ["handlers.Runner"]
-registry = "handlers.RPCS"
-"""
+PYPROJECT = fast_surface("core.Core", "handlers.FastRunner", "handlers.Runner", "handlers.RPCS")
 
 # Every module starts with this line (a cookie may take its place) and ends with the
 # tail comment (where an encoding shape puts its non-ASCII text), so shapes move no line.

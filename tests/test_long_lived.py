@@ -97,3 +97,22 @@ def test_no_run_leaves_a_hook_in_astroid(project: Path, monkeypatch: pytest.Monk
     monkeypatch.undo()
     lint("core.py")
     assert hooks == before
+
+
+def test_the_modules_of_the_run_are_listed_once_per_analysis(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listing astroid's cache for the modules pylint built is work for the analysis, not
+    for every module pylint lints: a run over three modules does it once."""
+    from pylint_rpcsurface import pylint_plugin  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    listed: list[int] = []
+    original = pylint_plugin.RpcSurfaceChecker._built_in_this_run  # pylint: disable=protected-access
+
+    def counting(self: pylint_plugin.RpcSurfaceChecker) -> dict[str, object]:
+        listed.append(1)
+        return original(self)  # type: ignore[return-value]
+
+    monkeypatch.setattr(pylint_plugin.RpcSurfaceChecker, "_built_in_this_run", counting)
+    lint("--rpcsurface-no-cache=y", "core.py", "runners.py", "registry.py")
+    assert listed == [1]

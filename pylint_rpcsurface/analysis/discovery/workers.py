@@ -136,15 +136,7 @@ class WorkerSide:
             return "raises", f"{at}: the None default is called: TypeError"
         bound = targets[0][0]
         for test in function.nodes_of_class(nodes.If):
-            condition = test.test
-            if not (
-                isinstance(condition, nodes.Compare)
-                and isinstance(condition.left, nodes.Name)
-                and condition.left.name == bound
-                and condition.ops[0][0] in ("is", "==")
-                and isinstance(condition.ops[0][1], nodes.Const)
-                and condition.ops[0][1].value is None
-            ):
+            if not _compares_to_none(test.test, bound, ("is", "==")):
                 continue
             last = test.body[-1] if test.body else None
             if isinstance(last, nodes.Raise):
@@ -205,14 +197,7 @@ class WorkerSide:
 
     @staticmethod
     def _is_not_none(test: nodes.NodeNG, name: str) -> bool:
-        return (
-            isinstance(test, nodes.Compare)
-            and isinstance(test.left, nodes.Name)
-            and test.left.name == name
-            and test.ops[0][0] in ("is not", "!=")
-            and isinstance(test.ops[0][1], nodes.Const)
-            and test.ops[0][1].value is None
-        )
+        return _compares_to_none(test, name, ("is not", "!="))
 
     @staticmethod
     def _carries_more(send: nodes.Call, result: str | None) -> bool:
@@ -233,3 +218,15 @@ def _top_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
             found = scope
         scope = scope.parent.scope()
     return found
+
+
+def _compares_to_none(test: nodes.NodeNG, name: str, operators: tuple[str, ...]) -> bool:
+    """Whether *test* is ``name <op> None`` for one of *operators*."""
+    return (
+        isinstance(test, nodes.Compare)
+        and isinstance(test.left, nodes.Name)
+        and test.left.name == name
+        and test.ops[0][0] in operators
+        and isinstance(test.ops[0][1], nodes.Const)
+        and test.ops[0][1].value is None
+    )
