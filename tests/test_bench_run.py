@@ -4,7 +4,9 @@ anything: the runs here are tiny stand-ins, never pylint over a generated projec
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -392,3 +394,29 @@ def test_prepare_regenerates_a_project_left_edited_or_of_another_shape(
     assert again.path == first.path
     assert "generated" in capsys.readouterr().out
     assert (again.path / handler).read_text("utf-8").count("\n") >= 5300
+
+
+def test_bytecode_is_compiled_before_measuring_as_an_install_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A package with no .pyc (an editable install under PYTHONDONTWRITEBYTECODE=1) is
+    # compiled once; Python then finds a .pyc it loads for every module, and a second call
+    # has nothing left to do. A source edited afterwards is stale again.
+    package = tmp_path / "measured_pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("VALUE = 1\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "deep.py").write_text("def f():\n    return 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sources = sorted(package.rglob("*.py"))
+    assert run.compile_bytecode(("measured_pkg",)) == ["measured_pkg"]
+    for source in sources:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        assert cached.read_bytes()[:4] == importlib.util.MAGIC_NUMBER, source
+    assert run.compile_bytecode(("measured_pkg",)) == []
+    deep = package / "sub" / "deep.py"
+    deep.write_text("def f():\n    return 3  # edited\n")
+    os.utime(deep, (deep.stat().st_atime, deep.stat().st_mtime + 5))
+    assert run._needs_bytecode(package)
+    assert run.compile_bytecode(("measured_pkg",)) == ["measured_pkg"]
+    assert not run._needs_bytecode(package)
