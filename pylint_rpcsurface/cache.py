@@ -198,6 +198,8 @@ class FactCache:
         # The entry the last lookup read and rejected: its hashes spare a fingerprint
         # reading the modules that did not change since (see fingerprint()).
         self._previous: Snapshot | None = None
+        # modules() by the buffers' paths: the tree is listed once, and asked four times.
+        self._modules: dict[frozenset[str], list[str]] = {}
 
     @property
     def memo_file(self) -> Path | None:
@@ -218,9 +220,10 @@ class FactCache:
 
     def modules(self, overrides: Mapping[str, str]) -> list[str]:
         """Every module the analysis may read: the roots' files and the stdin buffer's."""
-        files = set(self.tree.python_files())
-        files.update(real(path) for path in overrides)
-        return sorted(files)
+        buffers = frozenset(real(path) for path in overrides)
+        if buffers not in self._modules:
+            self._modules[buffers] = sorted({*self.tree.python_files(), *buffers})
+        return list(self._modules[buffers])
 
     def fingerprint(self, overrides: Mapping[str, str], since: Snapshot | None = None) -> Snapshot:
         """Fingerprint every module now (before the analysis reads them, and after).
@@ -534,7 +537,9 @@ def analyse_with_cache(
     memo = engine.Memo(cache.memo_file, cache.memo_identity(overrides), _locate)
     memo.failed_imports.update(failed_imports)
     memo.known_files.update(before.known_files())
-    analysis, failed = engine.analyse_recording_failed_imports(config, overrides, memo, prebuilt)
+    analysis, failed = engine.analyse_recording_failed_imports(
+        config, overrides, memo, prebuilt, cache.tree
+    )
     after = cache.fingerprint(overrides, since=before)
     read = {**memo.external_modules(), **engine.modules_astroid_has_read()}
     cache.save(before, after, analysis, read, failed | memo.failed_imports)

@@ -291,16 +291,16 @@ class SourceTree:
             found: set[str] = set()
             folders: dict[str, str] = {}
             for root in self.roots:
-                for folder, name in _walk_python_files(root):
-                    found.add(self._walked_key(folder, name, folders))
+                for folder, name, is_link in _walk_python_files(root):
+                    found.add(self._walked_key(folder, name, is_link, folders))
             self._files = tuple(sorted(found))
         return self._files
 
-    def _walked_key(self, folder: str, name: str, folders: dict[str, str]) -> str:
+    def _walked_key(self, folder: str, name: str, is_link: bool, folders: dict[str, str]) -> str:
         """:meth:`key` of a file the walk found, resolving its folder once for all its
         files: a file that is not a link is its real folder's, under its own name."""
         path = os.path.join(folder, name)
-        if os.path.islink(path):
+        if is_link:
             return self.key(path)
         if folder not in folders:
             folders[folder] = real(folder)
@@ -311,21 +311,40 @@ class SourceTree:
         return resolved
 
 
-def _walk_python_files(root: str) -> Iterator[tuple[str, str]]:
-    for folder, dirs, files in os.walk(root):
-        # Hidden folders (.git, .venv, .tox), caches and virtualenvs hold no project code,
-        # and folders whose names are not identifiers can't be packages.
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if not d.startswith(".")
-            and d not in _SKIPPED_DIRS
-            and d.isidentifier()
-            and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))
-        )
-        for name in files:
-            if name.endswith(".py") and name[:-3].isidentifier():
-                yield folder, name
+def _walk_python_files(root: str) -> Iterator[tuple[str, str, bool]]:
+    """Each importable ``.py`` file under *root* as (its folder, its name, whether it is
+    a symbolic link), as ``os.walk`` lists them (links to folders are not entered, any
+    entry that is not a folder is a file); the directory entries tell links apart without
+    a system call per file."""
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except OSError:
+            continue  # as os.walk: a folder that can't be listed holds nothing
+        folders: list[str] = []
+        for entry in listed:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            name = entry.name
+            if is_dir:
+                # Hidden folders (.git, .venv, .tox), caches and virtualenvs hold no project
+                # code, and folders whose names are not identifiers can't be packages.
+                if (
+                    not entry.is_symlink()
+                    and not name.startswith(".")
+                    and name not in _SKIPPED_DIRS
+                    and name.isidentifier()
+                    and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+                ):
+                    folders.append(entry.path)
+            elif name.endswith(".py") and name[:-3].isidentifier():
+                yield folder, name, entry.is_symlink()
+        pending.extend(sorted(folders, reverse=True))
 
 
 def write_atomically(target: Path, data: bytes) -> None:

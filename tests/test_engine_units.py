@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,6 +71,42 @@ def test_the_scan_skips_virtualenvs_and_hidden_folders(tmp_path: Path) -> None:
         {"pkg/a.py": "", ".venv/lib/x.py": "", "env/pyvenv.cfg": "", "env/lib/y.py": ""},
     )
     assert SourceTree((tmp_path,)).python_files() == (real(tmp_path / "pkg/a.py"),)
+
+
+def test_the_scan_lists_what_os_walk_lists_and_enters_no_linked_folder(tmp_path: Path) -> None:
+    # The scan reads directory entries instead of os.walk plus a stat per file; it must
+    # list the same files: a folder linked into the tree is not entered (os.walk's rule),
+    # a linked file is the file it names, a FIFO named like a module is a file.
+    outside = tmp_path / "outside"
+    write(outside, {"lib/b.py": ""})
+    root = tmp_path / "root"
+    write(root, {"pkg/a.py": "", "pkg/sub/c.py": "", "pkg/bad-name/d.py": "", "top.py": ""})
+    (root / "linked").symlink_to(outside / "lib", target_is_directory=True)
+    (root / "pkg" / "alias.py").symlink_to(root / "pkg" / "a.py")
+    (root / "pkg" / "gone.py").symlink_to(root / "missing.py")
+    os.mkfifo(root / "pkg" / "pipe.py")
+    expected = {
+        real(root / "pkg/a.py"),  # and alias.py, the same file
+        real(root / "pkg/sub/c.py"),
+        real(root / "top.py"),
+        real(root / "pkg/gone.py"),  # a dangling link: by the path it names, under the root
+        real(root / "pkg/pipe.py"),
+    }
+    assert set(SourceTree((root,)).python_files()) == expected
+    walked = {
+        os.path.join(folder, name)
+        for folder, dirs, names in os.walk(root)
+        for name in names
+        if name.endswith(".py") and "bad-name" not in folder
+    }
+    assert {os.path.basename(p) for p in walked} == {
+        "a.py",
+        "alias.py",
+        "c.py",
+        "top.py",
+        "gone.py",
+        "pipe.py",
+    }
 
 
 def test_same_basename_in_two_folders_gives_two_identities(tmp_path: Path) -> None:

@@ -309,3 +309,41 @@ def test_method_type_is_astroids_without_the_walk() -> None:
     assert len(functions) == 12  # every def above
     assert {f.name: _method_type(f) for f in functions} == {f.name: f.type for f in functions}
     assert {f.type for f in functions} == {"method", "staticmethod", "classmethod", "function"}
+
+
+LITERAL_RECEIVERS = """\
+def helper(m):
+    m.call_func("ping")
+
+def start(m, flag, make):
+    out = []
+    out.append(m)                 # a list's method: not inferred
+    table = {"go": helper}
+    table.get("go")(m)            # calls what the dict holds: inferred
+    handlers = [helper]
+    handlers[0](m)                # the same, by subscript
+    text = f"{m}"
+    text.upper()                  # a str's method
+    either = []
+    if flag:
+        either = make()
+    either.send(m)                # bound to a call on one path: inferred
+"""
+
+
+def test_a_method_of_a_literal_is_skipped_but_what_the_literal_holds_is_followed(
+    tmp_path: Path,
+) -> None:
+    from pylint_rpcsurface.analysis.helper_calls import (  # noqa: PLC0415
+        _reaches_only_python_itself,
+    )
+
+    start = method(LITERAL_RECEIVERS, tmp_path, "start")
+    tree = SourceTree((tmp_path,))
+    calls = {call.as_string(): call for call in start.nodes_of_class(nodes.Call)}
+    skipped = {text for text, call in calls.items() if _reaches_only_python_itself(call, tree)}
+    assert {"out.append(m)", "text.upper()"} <= skipped
+    assert not skipped & {"table.get('go')(m)", "handlers[0](m)", "either.send(m)"}
+    # astroid gives no value for dict.get(); the subscript's helper is found.
+    helpers = [(helper.name, step.call.line) for helper, step in helper_calls(start, tree)]
+    assert helpers == [("helper", 10)]

@@ -11,7 +11,7 @@ their broadcasts as the caller's too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from astroid import bases, nodes
 
@@ -48,13 +48,24 @@ def statements_of(code: Code) -> list[nodes.NodeNG]:
     return list(code.body) if isinstance(code, nodes.FunctionDef) else [code.body]
 
 
+def calls_in(code: Code) -> list[nodes.Call]:
+    """Every call lexically inside *code* (see :func:`statements_of`), in source order:
+    what the dispatch calls, the helper calls and ``super()`` are looked for in."""
+    return [
+        call for statement in statements_of(code) for call in statement.nodes_of_class(nodes.Call)
+    ]
+
+
 def own_code(
-    order: list[nodes.ClassDef], supers: dict[int, list[nodes.Attribute]] | None = None
+    order: list[nodes.ClassDef],
+    supers: dict[int, list[nodes.Attribute]] | None = None,
+    calls: Callable[[Code], list[nodes.Call]] = calls_in,
 ) -> list[Code]:
     """The methods a class whose MRO is *order* runs as its own, in a stable order.
 
     *supers* keeps each method's ``super()...`` attributes between calls (by id): the
-    callers of one family share most of their methods."""
+    callers of one family share most of their methods. *calls* gives a code's calls
+    (:func:`calls_in`, or a cache of it)."""
     supers = {} if supers is None else supers
     reached: dict[int, Code] = {}
     pending: list[tuple[int, Code]] = []
@@ -73,20 +84,21 @@ def own_code(
             continue
         reached[id(code)] = code
         if id(code) not in supers:
-            supers[id(code)] = _super_attributes(code)
+            supers[id(code)] = _super_attributes(calls(code))
         pending.extend(_super_targets(supers[id(code)], position, order))
     return sorted(reached.values(), key=lambda c: (c.root().file or "", c.lineno or 0))
 
 
-def _super_attributes(code: Code) -> list[nodes.Attribute]:
-    """The ``super(...).name`` attributes in *code*."""
+def _super_attributes(calls: list[nodes.Call]) -> list[nodes.Attribute]:
+    """The ``super(...).name`` attributes of the code whose calls are *calls*: each is
+    the attribute whose object is a ``super(...)`` call."""
     return [
-        attribute
-        for statement in statements_of(code)
-        for attribute in statement.nodes_of_class(nodes.Attribute)
-        if isinstance(attribute.expr, nodes.Call)
-        and isinstance(attribute.expr.func, nodes.Name)
-        and attribute.expr.func.name == "super"
+        call.parent
+        for call in calls
+        if isinstance(call.func, nodes.Name)
+        and call.func.name == "super"
+        and isinstance(call.parent, nodes.Attribute)
+        and call.parent.expr is call
     ]
 
 
@@ -125,16 +137,17 @@ def _super_start(expr: nodes.NodeNG, position: int, order: list[nodes.ClassDef])
 
 
 def dispatch_calls(
-    code: Code, forms: dict[str, DispatchForm]
+    code: Code, forms: dict[str, DispatchForm], calls: list[nodes.Call] | None = None
 ) -> Iterator[tuple[nodes.Call, DispatchForm]]:
-    for statement in statements_of(code):
-        for call in statement.nodes_of_class(nodes.Call):
-            if isinstance(call.func, nodes.Attribute) and call.func.attrname in forms:
-                yield call, forms[call.func.attrname]
-            elif isinstance(call.func, nodes.Name) and call.func.name in forms:
-                form = forms[call.func.name]
-                if form.called_as == "function":
-                    yield call, form
+    """The calls in *code* that have a dispatch form's shape (*calls*: its
+    :func:`calls_in`, when already known)."""
+    for call in calls_in(code) if calls is None else calls:
+        if isinstance(call.func, nodes.Attribute) and call.func.attrname in forms:
+            yield call, forms[call.func.attrname]
+        elif isinstance(call.func, nodes.Name) and call.func.name in forms:
+            form = forms[call.func.name]
+            if form.called_as == "function":
+                yield call, form
 
 
 def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> Broadcast:

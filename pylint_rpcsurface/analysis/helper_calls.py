@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 from astroid import bases, nodes
 
-from pylint_rpcsurface.analysis.broadcasts import Code, statements_of
+from pylint_rpcsurface.analysis.broadcasts import Code, calls_in
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, location_of
 from pylint_rpcsurface.model import HelperStep
 from pylint_rpcsurface.sources import SourceTree
@@ -61,7 +61,47 @@ def _reaches_only_python_itself(call: nodes.Call, tree: SourceTree) -> bool:
     ``with open(...) as f``) of values that start from such names. Anything else is
     inferred.
     """
+    if _calls_a_method_of_a_literal(call):
+        return True
     return _only_python_itself(_root_name(call.func), tree, hops=3)
+
+
+# Values whose methods are the builtin types' own: ``out = []`` makes ``out.append(x)`` a
+# list's method, whatever the list holds.
+_LITERALS = (
+    nodes.List,
+    nodes.Tuple,
+    nodes.Set,
+    nodes.Dict,
+    nodes.Const,
+    nodes.JoinedStr,
+    nodes.ListComp,
+    nodes.SetComp,
+    nodes.DictComp,
+)
+
+
+def _calls_a_method_of_a_literal(call: nodes.Call) -> bool:
+    """Whether *call* is ``name.method(...)`` where every binding of ``name`` it may see is
+    a plain ``name = <literal>``: a builtin type's method, which never dispatches.
+
+    Only the method itself: ``name[0]()`` or ``name.get(k)()`` call what the literal
+    holds, which may be a helper, and are inferred."""
+    func = call.func
+    if not (isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name)):
+        return False
+    name = func.expr
+    try:
+        _, bindings = name.lookup(name.name)
+    except INFERENCE_ERRORS:
+        return False
+    return bool(bindings) and all(
+        isinstance(binding, nodes.AssignName)
+        and isinstance(binding.parent, nodes.Assign)
+        and binding.parent.targets == [binding]
+        and isinstance(binding.parent.value, _LITERALS)
+        for binding in bindings
+    )
 
 
 def _root_name(expression: nodes.NodeNG | None) -> nodes.Name | None:
@@ -120,23 +160,25 @@ def _assigned_value(target: nodes.AssignName) -> nodes.NodeNG | None:
     return None
 
 
-def helper_calls(code: Code, tree: SourceTree) -> Iterator[tuple[nodes.FunctionDef, HelperStep]]:
-    """The helpers *code* calls where astroid resolves the callee, in source order.
+def helper_calls(
+    code: Code, tree: SourceTree, calls: list[nodes.Call] | None = None
+) -> Iterator[tuple[nodes.FunctionDef, HelperStep]]:
+    """The helpers *code* calls where astroid resolves the callee, in source order
+    (*calls*: its :func:`.broadcasts.calls_in`, when already known).
 
     Calls that can only reach builtins or the standard library are not inferred (see
     :func:`_reaches_only_python_itself`).
     """
-    for statement in statements_of(code):
-        for call in statement.nodes_of_class(nodes.Call):
-            if _reaches_only_python_itself(call, tree):
-                continue
-            target = _callee(call)
-            if not isinstance(target, nodes.FunctionDef) or not _is_helper(target):
-                continue
-            at = location_of(call)
-            if at is None or location_of(target) is None:
-                continue  # a builtin or a function astroid made up
-            yield target, HelperStep(target.name, at)
+    for call in calls_in(code) if calls is None else calls:
+        if _reaches_only_python_itself(call, tree):
+            continue
+        target = _callee(call)
+        if not isinstance(target, nodes.FunctionDef) or not _is_helper(target):
+            continue
+        at = location_of(call)
+        if at is None or location_of(target) is None:
+            continue  # a builtin or a function astroid made up
+        yield target, HelperStep(target.name, at)
 
 
 Calls = Callable[[Code], list[tuple[nodes.FunctionDef, HelperStep]]]

@@ -69,7 +69,11 @@ def callers_in_module(
     configured = frozenset(configured)
     found: list[CallerClassFacts] = []
     open_classes: list[OpenClass] = []
-    for cls in module.nodes_of_class(nodes.ClassDef):
+    # One walk of the module for both: its classes, and the statements that make aliases.
+    read = list(module.nodes_of_class((nodes.ClassDef, *_ALIASING)))
+    for cls in read:
+        if not isinstance(cls, nodes.ClassDef):
+            continue
         if not can_run(cls):
             continue  # a TYPE_CHECKING stub, a dead branch, a replaced definition
         descends_from = configured_ancestors(cls, index, configured)
@@ -88,7 +92,8 @@ def callers_in_module(
         at = location_of(cls)
         if reason is not None and at is not None:
             open_classes.append(OpenClass(cls.name, at, reason))
-    return ModuleCallers(True, tuple(found), tuple(_alias_pairs(module)), tuple(open_classes))
+    aliasing = [node for node in read if isinstance(node, _ALIASING)]
+    return ModuleCallers(True, tuple(found), tuple(_alias_pairs(aliasing)), tuple(open_classes))
 
 
 def _why_it_may_be_a_caller(
@@ -156,18 +161,20 @@ def configured_ancestors(
     return frozenset(ancestors.intersection(configured))
 
 
-def _alias_pairs(module: nodes.Module) -> list[tuple[str, str]]:
-    """The names this module binds to another name: ``import X as Y``, ``Y = X``,
-    ``Y = a.X`` and ``Y = (X, ...)``, as (Y, X); the search keeps those whose X is one of
-    its words.
+_ALIASING = (nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.Return)
+
+
+def _alias_pairs(statements: Iterable[nodes.NodeNG]) -> list[tuple[str, str]]:
+    """The names a module's *statements* (its imports, assignments and returns) bind to
+    another name: ``import X as Y``, ``Y = X``, ``Y = a.X`` and ``Y = (X, ...)``, as
+    (Y, X); the search keeps those whose X is one of its words.
 
     A function that returns a name is its alias too (``def make_base(): return X``), and
     a name bound to a call is the called name's (``Base = make_base()``): a class whose
     base comes from such a factory is then searched for in the files that name the
     factory, though they never name X."""
     pairs: list[tuple[str, str]] = []
-    kinds = (nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.Return)
-    for node in module.nodes_of_class(kinds):
+    for node in statements:
         if isinstance(node, nodes.Return):
             function = node.scope()
             named = _named(node.value) if isinstance(node.value, nodes.NodeNG) else ""

@@ -24,6 +24,7 @@ from astroid import nodes
 from pylint_rpcsurface import rules
 from pylint_rpcsurface.analysis.broadcasts import (
     Code,
+    calls_in,
     dispatch_calls,
     not_a_named_rpc,
     own_code,
@@ -88,6 +89,7 @@ def analyse(
     overrides: Mapping[str, str] | None = None,
     memo: Memo | None = None,
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
+    tree: SourceTree | None = None,
 ) -> Analysis:
     """Analyse the project *config* describes; *overrides* maps real paths to unsaved text.
 
@@ -95,9 +97,11 @@ def analyse(
     With a *memo*, the pieces of facts whose modules are unchanged since an earlier run
     are taken from it (:mod:`.memo`); the findings are the same either way. *prebuilt*
     maps an override's path to the module pylint built from that text, or a saved file's
-    to the module pylint built from it (``BuiltFromFile``), to reuse.
+    to the module pylint built from it (``BuiltFromFile``), to reuse. *tree* is the
+    configuration's source tree as the caller already listed it (the cache's, which
+    fingerprinted the same files), so that one run walks the roots once.
     """
-    facts = surface_facts(config, overrides, memo, prebuilt)
+    facts = surface_facts(config, overrides, memo, prebuilt, tree)
     return Analysis.of(facts.config_errors, facts.findings)
 
 
@@ -106,6 +110,7 @@ def surface_facts(
     overrides: Mapping[str, str] | None = None,
     memo: Memo | None = None,
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
+    tree: SourceTree | None = None,
 ) -> Facts:
     """The facts :func:`analyse` derives its findings from, one per usable surface, and
     those findings (:func:`rules.findings`, with their pragma states).
@@ -114,11 +119,14 @@ def surface_facts(
     whose definition is no longer where it was (a module written while this run read
     it) makes the run start again from nothing, once: it never ends in a traceback.
     """
+    roots = SourceTree(config.source_roots).roots
+    if tree is None or tree.roots != roots:
+        tree = SourceTree(config.source_roots)
     with _no_cyclic_collection():
         try:
-            return _surface_facts(config, overrides, memo, prebuilt)
+            return _surface_facts(config, overrides, memo, prebuilt, tree)
         except LookupError:
-            return _surface_facts(config, overrides, Memo(None, ""), prebuilt)
+            return _surface_facts(config, overrides, Memo(None, ""), prebuilt, tree)
 
 
 @contextlib.contextmanager
@@ -154,9 +162,10 @@ def _surface_facts(
     overrides: Mapping[str, str] | None,
     memo: Memo | None,
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None,
+    tree: SourceTree,
 ) -> Facts:
     store = ModuleStore(
-        SourceTree(config.source_roots),
+        tree,
         dict(overrides or {}),
         dict(prebuilt or {}),
         known=memo.known_files if memo is not None else {},
@@ -225,6 +234,7 @@ class _Run:
         forms = {form.method: form for form in config.dispatch}
         self.collector = _BroadcastCollector(forms, self.index, config.helper_depth)
         self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
+        self._search_records: dict[str, _Searched] = {}
 
     # -------------------------------------------------------------- the memo's keys
 
@@ -508,12 +518,16 @@ class _Run:
 
         One piece per file version, grown as rounds ask new words: a file unchanged since
         an earlier run that asked the same words is not read at all."""
-        key = json.dumps(["words", path, self.store.digest(path)])
-        stored = self.memo.get(key, lambda: self._search(path, frozenset(words)), _Searched)
-        searched = _as_searched(stored)
+        searched = self._search_records.get(path)
+        if searched is None:
+            key = json.dumps(["words", path, self.store.digest(path)])
+            stored = self.memo.get(key, lambda: self._search(path, frozenset(words)), _Searched)
+            searched = _as_searched(stored)
         if not searched[0].issuperset(words):
             searched = self._search(path, searched[0] | words)
-            self.memo.put(key, searched)
+            self.memo.put(json.dumps(["words", path, self.store.digest(path)]), searched)
+        # Asked again in each round of the search: kept for the run, decoded once.
+        self._search_records[path] = searched
         return searched
 
     def _search(self, path: str, words: frozenset[str]) -> _Searched:
@@ -627,6 +641,7 @@ def analyse_recording_failed_imports(
     overrides: Mapping[str, str] | None = None,
     memo: Memo | None = None,
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
+    tree: SourceTree | None = None,
 ) -> tuple[Analysis, frozenset[str]]:
     """:func:`analyse`, and the names of the modules that astroid could not find on the
     search path meanwhile: a library installed later must change what the cache says
@@ -645,7 +660,7 @@ def analyse_recording_failed_imports(
     hooks = astroid.MANAGER._failed_import_hooks  # pylint: disable=protected-access
     hooks.append(record)
     try:
-        analysis = analyse(config, overrides, memo, prebuilt)
+        analysis = analyse(config, overrides, memo, prebuilt, tree)
     finally:
         hooks.remove(record)
     return analysis, frozenset(failed)
@@ -741,6 +756,8 @@ class _BroadcastCollector:
         self._direct: dict[int, list[Broadcast]] = {}
         self._calls: dict[int, list[tuple[nodes.FunctionDef, HelperStep]]] = {}
         self._supers: dict[int, list[nodes.Attribute]] = {}
+        # Each code's calls, walked once for its dispatch calls, helpers and super().
+        self._call_nodes: dict[int, list[nodes.Call]] = {}
 
     def of_caller(self, caller: nodes.ClassDef | nodes.FunctionDef) -> tuple[list[Broadcast], bool]:
         if isinstance(caller, nodes.FunctionDef):
@@ -748,7 +765,7 @@ class _BroadcastCollector:
             complete = True
         else:
             order, complete = self.index.linearize(caller)
-            codes = own_code(order, self._supers)
+            codes = own_code(order, self._supers, self._calls_in)
         own = frozenset(id(code) for code in codes)
         found: list[Broadcast] = []
         for code in codes:
@@ -762,7 +779,7 @@ class _BroadcastCollector:
             fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
             self._direct[id(code)] = [
                 read_broadcast(call, form, fallback)
-                for call, form in dispatch_calls(code, self.forms)
+                for call, form in dispatch_calls(code, self.forms, self._calls_in(code))
                 if not not_a_named_rpc(call, form)
             ]
         return self._direct[id(code)]
@@ -770,8 +787,14 @@ class _BroadcastCollector:
     def _helper_calls(self, code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
         """The helper calls of *code*, inferred once however many callers run it."""
         if id(code) not in self._calls:
-            self._calls[id(code)] = list(helper_calls(code, self.index.store.tree))
+            tree = self.index.store.tree
+            self._calls[id(code)] = list(helper_calls(code, tree, self._calls_in(code)))
         return self._calls[id(code)]
+
+    def _calls_in(self, code: Code) -> list[nodes.Call]:
+        if id(code) not in self._call_nodes:
+            self._call_nodes[id(code)] = calls_in(code)
+        return self._call_nodes[id(code)]
 
     @staticmethod
     def _via(broadcasts: list[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
