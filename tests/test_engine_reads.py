@@ -53,6 +53,30 @@ def test_an_edit_reads_only_the_edited_module(
     assert incremental == engine.analyse(config)
 
 
+def test_a_run_walks_the_roots_once(editor_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache lists the files it fingerprints, and the engine analyses that listing:
+    one walk of the roots per run, cold or after an edit."""
+    from pylint_rpcsurface import sources  # noqa: PLC0415
+
+    walks: list[str] = []
+    original = sources._walk_python_files
+
+    def counting(root: str) -> object:
+        walks.append(root)
+        return original(root)
+
+    monkeypatch.setattr(sources, "_walk_python_files", counting)
+    config = load_config(editor_project / "pyproject.toml")
+    roots = len(config.source_roots)
+    cold = cache.analyse_with_cache(config, {})
+    assert len(walks) == roots
+    (editor_project / "unrelated.py").write_text("VALUE = 2\n", encoding="utf-8")
+    walks.clear()
+    edited = cache.analyse_with_cache(config, {})
+    assert len(walks) == roots
+    assert cold == edited == engine.analyse(config)
+
+
 def test_a_file_whose_known_hash_is_stale_is_not_kept(tmp_path: Path) -> None:
     """A known hash whose stat still matches, but whose file holds other bytes when read
     (written in the same clock tick): the store takes it, then sees the difference, and
