@@ -278,7 +278,7 @@ class RpcSurfaceChecker(BaseChecker):
         )
 
     def _report(self, module: nodes.Module, findings: tuple[Finding, ...]) -> None:
-        spans = _spans(module)
+        spans = _spans(module, {finding.location.line for finding in findings})
         for finding in findings:
             args = safe_args(finding.args)  # pylint prints them as they are
             where = finding.location
@@ -310,17 +310,37 @@ def _failed_import_hooks() -> list[Callable[[str], nodes.Module]]:
     return MANAGER._failed_import_hooks  # pylint: disable=protected-access
 
 
-def _spans(module: nodes.Module) -> dict[_Span, nodes.NodeNG]:
-    """pylint's own nodes of this module by span, innermost last so it wins.
+def _spans(module: nodes.Module, lines: set[int]) -> dict[_Span, nodes.NodeNG]:
+    """pylint's own nodes of this module that start on one of *lines*, by span, innermost
+    last so it wins.
 
     The engine read the same text, so every finding's span is a node's span here; the
     message is attached to pylint's node so that pragmas and the enclosing object work.
+    Only the nodes whose lines hold one of *lines* are walked into (a 5k-line module has
+    some 50k nodes, a finding's line a few).
     """
     spans: dict[_Span, nodes.NodeNG] = {}
-    for node in module.nodes_of_class(nodes.NodeNG):
-        if node.lineno is not None and node.position is None:
+    pending: list[nodes.NodeNG] = [module]
+    while pending:
+        node = pending.pop()
+        if node.lineno is not None and node.position is None and node.lineno in lines:
             spans[(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)] = node
+        children = [child for child in node.get_children() if _may_hold(child, lines)]
+        pending.extend(reversed(children))  # depth first, in source order: inner wins
     return spans
+
+
+def _may_hold(node: nodes.NodeNG, lines: set[int]) -> bool:
+    """Whether *node* or a node inside it may start on one of *lines*: it starts before
+    one and ends after it (a decorated definition starts at its first decorator), or its
+    lines are unknown."""
+    first, last = node.lineno, node.end_lineno
+    if first is None or last is None:
+        return True
+    decorators = getattr(node, "decorators", None)
+    if isinstance(decorators, nodes.Decorators) and decorators.lineno is not None:
+        first = min(first, decorators.lineno)
+    return any(first <= line <= last for line in lines)
 
 
 def _expanded_package(

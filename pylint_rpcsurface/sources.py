@@ -289,26 +289,21 @@ class SourceTree:
         """Every importable .py file under the roots, sorted; listed once per tree."""
         if self._files is None:
             found: set[str] = set()
-            folders: dict[str, str] = {}
             for root in self.roots:
                 for folder, name, is_link in _walk_python_files(root):
-                    found.add(self._walked_key(folder, name, is_link, folders))
+                    found.add(self._walked_key(folder, name, is_link))
             self._files = tuple(sorted(found))
         return self._files
 
-    def _walked_key(self, folder: str, name: str, is_link: bool, folders: dict[str, str]) -> str:
-        """:meth:`key` of a file the walk found, resolving its folder once for all its
-        files: a file that is not a link is its real folder's, under its own name."""
+    def _walked_key(self, folder: str, name: str, is_link: bool) -> str:
+        """:meth:`key` of a file the walk found. The walk starts at a root's real path
+        and never enters a linked folder, so a file that is not a link is already known
+        by its real path: no link to resolve, no system call."""
         path = os.path.join(folder, name)
-        if is_link:
+        if is_link or not self._under_a_root(path):
             return self.key(path)
-        if folder not in folders:
-            folders[folder] = real(folder)
-        resolved = os.path.join(folders[folder], name)
-        if not self._under_a_root(resolved):
-            return self.key(path)  # a folder linked from outside: key() decides
-        self._keys[path] = resolved
-        return resolved
+        self._keys[path] = path
+        return path
 
 
 def _walk_python_files(root: str) -> Iterator[tuple[str, str, bool]]:

@@ -61,9 +61,14 @@ def _reaches_only_python_itself(call: nodes.Call, tree: SourceTree) -> bool:
     ``with open(...) as f``) of values that start from such names. Anything else is
     inferred.
     """
-    if _calls_a_method_of_a_literal(call):
+    root = _root_name(call.func)
+    bindings = _bindings(root)
+    if root is None or bindings is None:
+        return False
+    method_of_root = isinstance(call.func, nodes.Attribute) and call.func.expr is root
+    if method_of_root and _all_literals(bindings):
         return True
-    return _only_python_itself(_root_name(call.func), tree, hops=3)
+    return _all_python_itself(bindings, root.name, tree, hops=3)
 
 
 # Values whose methods are the builtin types' own: ``out = []`` makes ``out.append(x)`` a
@@ -81,20 +86,12 @@ _LITERALS = (
 )
 
 
-def _calls_a_method_of_a_literal(call: nodes.Call) -> bool:
-    """Whether *call* is ``name.method(...)`` where every binding of ``name`` it may see is
-    a plain ``name = <literal>``: a builtin type's method, which never dispatches.
+def _all_literals(bindings: list[nodes.NodeNG]) -> bool:
+    """Whether every binding of the name ``name.method(...)`` calls on is a plain ``name =
+    <literal>``: the method is then a builtin type's, which never dispatches.
 
-    Only the method itself: ``name[0]()`` or ``name.get(k)()`` call what the literal
+    Only for the method itself: ``name[0]()`` or ``name.get(k)()`` call what the literal
     holds, which may be a helper, and are inferred."""
-    func = call.func
-    if not (isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name)):
-        return False
-    name = func.expr
-    try:
-        _, bindings = name.lookup(name.name)
-    except INFERENCE_ERRORS:
-        return False
     return bool(bindings) and all(
         isinstance(binding, nodes.AssignName)
         and isinstance(binding.parent, nodes.Assign)
@@ -116,14 +113,28 @@ def _root_name(expression: nodes.NodeNG | None) -> nodes.Name | None:
     return expression if isinstance(expression, nodes.Name) else None
 
 
-def _only_python_itself(name: nodes.Name | None, tree: SourceTree, hops: int) -> bool:
-    if name is None or hops == 0:
-        return False
+def _bindings(name: nodes.Name | None) -> list[nodes.NodeNG] | None:
+    """What *name* may be bound to where it is used (astroid's look-up), or None."""
+    if name is None:
+        return None
     try:
         _, bindings = name.lookup(name.name)
     except INFERENCE_ERRORS:
+        return None
+    return list(bindings)
+
+
+def _only_python_itself(name: nodes.Name | None, tree: SourceTree, hops: int) -> bool:
+    bindings = _bindings(name) if hops else None
+    if name is None or bindings is None:
         return False
-    return all(_binds_python_itself(binding, name.name, tree, hops) for binding in bindings)
+    return _all_python_itself(bindings, name.name, tree, hops)
+
+
+def _all_python_itself(
+    bindings: list[nodes.NodeNG], name: str, tree: SourceTree, hops: int
+) -> bool:
+    return all(_binds_python_itself(binding, name, tree, hops) for binding in bindings)
 
 
 def _binds_python_itself(binding: nodes.NodeNG, name: str, tree: SourceTree, hops: int) -> bool:

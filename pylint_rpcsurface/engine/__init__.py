@@ -521,11 +521,14 @@ class _Run:
         searched = self._search_records.get(path)
         if searched is None:
             key = json.dumps(["words", path, self.store.digest(path)])
-            stored = self.memo.get(key, lambda: self._search(path, frozenset(words)), _Searched)
-            searched = _as_searched(stored)
+            stored = self.memo.get(
+                key, lambda: _as_record(self._search(path, frozenset(words))), _WordsRecord
+            )
+            searched = _from_record(stored)
         if not searched[0].issuperset(words):
             searched = self._search(path, searched[0] | words)
-            self.memo.put(json.dumps(["words", path, self.store.digest(path)]), searched)
+            key = json.dumps(["words", path, self.store.digest(path)])
+            self.memo.put(key, _as_record(searched))
         # Asked again in each round of the search: kept for the run, decoded once.
         self._search_records[path] = searched
         return searched
@@ -721,11 +724,22 @@ def _as_module_callers(raw: Any) -> ModuleCallers:
 _Searched = tuple[frozenset[str], frozenset[str], str | None]
 
 
-def _as_searched(raw: Any) -> _Searched:
+# How the memo keeps a word search's record: the words asked and held, each set as one
+# string, space-separated (they are identifiers: names of classes and their aliases), so
+# that reading a file's record decodes three strings, not two sets.
+_WordsRecord = tuple[str, str, str | None]
+
+
+def _as_record(searched: _Searched) -> _WordsRecord:
+    asked, held, undecodable = searched
+    return (" ".join(sorted(asked)), " ".join(sorted(held)), undecodable)
+
+
+def _from_record(raw: Any) -> _Searched:
     asked, held, undecodable = raw
     return (
-        frozenset(str(word) for word in asked),
-        frozenset(str(word) for word in held),
+        frozenset(str(asked).split()),
+        frozenset(str(held).split()),
         None if undecodable is None else str(undecodable),
     )
 
