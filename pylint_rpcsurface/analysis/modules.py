@@ -14,6 +14,7 @@ import hashlib
 import os
 import stat
 import sys
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,6 +144,11 @@ class ModuleStore:
     known: Mapping[str, KnownFile] = field(default_factory=dict)
     # Set when a file read after its hash was taken from `known` holds other bytes.
     _moved: bool = False
+    # When this analysis began resolving imports, and the modules astroid's cache held
+    # then (pylint's, checked): any other module there was built by astroid's imports
+    # during the analysis, and may stand for ours (see _built_by_astroid).
+    _began_ns: int = 0
+    _held_at_start: frozenset[int] = frozenset()
 
     def __post_init__(self) -> None:
         # Keyed as the tree knows each file: a link under the roots is the project's file.
@@ -255,6 +261,30 @@ class ModuleStore:
         settled = max(mtime_ns, ctime_ns) < built.read_after_ns - TIMESTAMP_TICK_NS
         return settled and _reusable(built.module, modname, path)
 
+    def _built_by_astroid(self, modname: str, path: str) -> nodes.Module | None:
+        """The module astroid built from the file *path* while this analysis ran, when an
+        import inference followed reached it first (a handler's base class, resolved
+        while its subclass's module was built): it is then not built a second time.
+
+        Only when the file, as this store reads it, was last written (mtime and ctime)
+        before the analysis began, by more than a clock tick: astroid read it after that
+        moment, so no write came between its read and this store's."""
+        cached = self.manager.astroid_cache.get(modname)
+        if not self._began_ns or not isinstance(cached, nodes.Module):
+            return None
+        if id(cached) in self._held_at_start or cached.file_bytes is not None:
+            return None  # pylint's (checked as BuiltFromFile), or built from a string
+        if not _reusable(cached, modname, path) or cached.name != modname:
+            return None
+        self.digest(path)  # its stat as read (or as its known hash was taken at)
+        identity = self._stats.get(path)
+        if identity is None:
+            return None
+        _, _, _, mtime_ns, ctime_ns = identity
+        if max(mtime_ns, ctime_ns) >= self._began_ns - TIMESTAMP_TICK_NS:
+            return None  # written too recently to tell which bytes astroid read
+        return cached
+
     def module(self, path: str) -> nodes.Module | None:
         """The module built from *path*, or None when it can't be parsed (see failure())."""
         path = self.tree.key(path)
@@ -315,6 +345,9 @@ class ModuleStore:
         if not buffer and isinstance(built, BuiltFromFile) and self._built_from_text(built, path):
             self.manager.astroid_cache[modname] = built.module
             return built.module
+        imported = None if buffer else self._built_by_astroid(modname, path)
+        if imported is not None:
+            return imported
         builder = AstroidBuilder(self.manager)
         self.digest(path)  # what it was before astroid read it, to compare after
         try:
@@ -368,6 +401,8 @@ class ModuleStore:
         _forget_inferences()
         self._forget_look_ups()
         self._point_look_ups_at_the_roots()
+        self._began_ns = time.time_ns()
+        self._held_at_start = frozenset(map(id, self.manager.astroid_cache.values()))
         # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
         hooks = self.manager._failed_import_hooks  # pylint: disable=protected-access
         guard = _NoProjectImports(self.tree.roots, self.tree.top_level_names())
@@ -382,6 +417,7 @@ class ModuleStore:
             with contextlib.suppress(ValueError):
                 sys.meta_path.remove(guard)
             self._forget_look_ups()
+            self._began_ns = 0
 
     def _point_look_ups_at_the_roots(self) -> None:
         """Record, for each module file under the roots, that its name is found there.
