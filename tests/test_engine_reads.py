@@ -154,3 +154,33 @@ def test_objects_someone_else_froze_stay_frozen(editor_project: Path) -> None:
     finally:
         gc.unfreeze()
     assert any(found is probe for found in gc.get_objects())
+
+
+def test_a_buffers_pieces_are_not_written_and_the_saved_files_stay(
+    editor_project: Path,
+) -> None:
+    """An editor's keystroke buffer is never sent twice: what depends on it is used and
+    not written, so the memo file stays as the saved files left it, and a run on the
+    saved files afterwards computes nothing (it found them all)."""
+    config = load_config(editor_project / "pyproject.toml")
+    core = editor_project / "core.py"
+    expected = engine.analyse(config)
+    assert cache.analyse_with_cache(config, {}) == expected
+    (memo_file,) = (editor_project.parent / "cache").glob("*/memo-*.json")
+    saved = memo_file.read_bytes()
+    buffer = core.read_text(encoding="utf-8") + "\nEDITED = 1\n"
+    edited = cache.analyse_with_cache(config, {str(core): buffer})
+    assert edited == engine.analyse(config, {str(core): buffer})
+    assert memo_file.read_bytes() == saved
+    misses: list[int] = []
+    original = engine.Memo.save
+
+    def counting(self: engine.Memo, *args: object, **kwargs: object) -> None:
+        misses.append(self.misses)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine.Memo, "save", counting)
+        assert cache.analyse_with_cache(config, {}) == expected
+    assert misses == [0]
+    assert memo_file.read_bytes() == saved

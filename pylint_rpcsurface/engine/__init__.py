@@ -235,14 +235,27 @@ class _Run:
         self.collector = _BroadcastCollector(forms, self.index, config.helper_depth)
         self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
         self._search_records: dict[str, _Searched] = {}
+        self.buffers = frozenset(store.overrides)  # the unsaved texts, by the store's keys
 
     # -------------------------------------------------------------- the memo's keys
 
     def _key(self, kind: str, parts: Sequence[object], on: Iterable[str]) -> str:
         # A memo that keeps nothing (--no-cache) needs no hash of the modules read: its
         # pieces live for this run only, over one version of every module.
-        digest = self.dependencies.digest(on) if self.memo.keeps else ""
-        return json.dumps([kind, *parts, digest], default=str)
+        if not self.memo.keeps:
+            return json.dumps([kind, *parts, ""], default=str)
+        on = list(on)
+        key = json.dumps([kind, *parts, self.dependencies.digest(on)], default=str)
+        if self.buffers and self.buffers & self.dependencies.reached(on):
+            self.memo.ephemeral.add(key)  # it reads an unsaved buffer: not written
+        return key
+
+    def _file_key(self, kind: str, path: str, *parts: object) -> str:
+        """The key of a piece of one file's version (its words, its pragmas)."""
+        key = json.dumps([kind, path, *parts, self.store.digest(path)])
+        if path in self.buffers:
+            self.memo.ephemeral.add(key)
+        return key
 
     def _modules_of(self, dotted: str) -> list[str]:
         """The module files a dotted name's prefixes name: what resolving it reads."""
@@ -520,15 +533,14 @@ class _Run:
         an earlier run that asked the same words is not read at all."""
         searched = self._search_records.get(path)
         if searched is None:
-            key = json.dumps(["words", path, self.store.digest(path)])
+            key = self._file_key("words", path)
             stored = self.memo.get(
                 key, lambda: _as_record(self._search(path, frozenset(words))), _WordsRecord
             )
             searched = _from_record(stored)
         if not searched[0].issuperset(words):
             searched = self._search(path, searched[0] | words)
-            key = json.dumps(["words", path, self.store.digest(path)])
-            self.memo.put(key, _as_record(searched))
+            self.memo.put(self._file_key("words", path), _as_record(searched))
         # Asked again in each round of the search: kept for the run, decoded once.
         self._search_records[path] = searched
         return searched
@@ -607,7 +619,7 @@ class _Run:
                 return tuple((s, n, state) for (s, n), state in sorted(by_line.items()))
 
             asked_plain = sorted((s, sorted(n)) for s, n in asked.items())
-            key = json.dumps(["pragmas", path, asked_plain, self.store.digest(path)])
+            key = self._file_key("pragmas", path, asked_plain)
             for symbol, line, state in self.memo.get(key, compute, _PragmaStates):
                 states[(path, symbol, line)] = state
         return [
@@ -619,6 +631,8 @@ class _Run:
         """Keep this run's pieces, unless a module changed while they were computed: a
         piece is stored only under the content it was computed from."""
         for key, reached in self.dependencies.scanned.items():
+            if key.partition("\0")[0] in self.buffers:
+                self.memo.ephemeral.add("direct " + key)
             self.memo.put("direct " + key, reached)
         if not self.store.changed_since_read():
             project = set(self.store.python_files())

@@ -145,12 +145,16 @@ class ProjectDependencies:
             self._digests[asked] = self._digest(asked)
         return self._digests[asked]
 
-    def _digest(self, paths: frozenset[str]) -> str:
-        reached: set[str] = set()
+    def reached(self, paths: Iterable[str]) -> frozenset[str]:
+        """*paths* and every module file they may reach, transitively."""
+        found: set[str] = set()
         for path in paths:
-            reached |= self.closure(path)
+            found |= self.closure(path)
+        return frozenset(found)
+
+    def _digest(self, paths: frozenset[str]) -> str:
         hasher = hashlib.sha256()
-        for path in sorted(reached):
+        for path in sorted(self.reached(paths)):
             hasher.update(f"{path}\0{self._digest_of(path)}\0".encode("utf-8", "surrogatepass"))
         return hasher.hexdigest()
 

@@ -109,6 +109,11 @@ class Memo:
         self._reused: set[str] = set()
         self.hits = 0
         self.misses = 0
+        # Pieces that depend on an unsaved buffer (an editor's, on stdin): used in this run
+        # but never written, as no later run sees that text again (the next keystroke
+        # sends another); a run whose only new pieces are these leaves the file as it was,
+        # with the saved files' pieces in it.
+        self.ephemeral: set[str] = set()
 
     @property
     def keeps(self) -> bool:
@@ -155,6 +160,11 @@ class Memo:
         self._used[key] = value
         return value
 
+    def _lasting_misses(self) -> bool:
+        """Whether this run computed a piece worth writing: one not kept as it was read,
+        that depends on no unsaved buffer."""
+        return any(key not in self._reused and key not in self.ephemeral for key in self._used)
+
     def put(self, key: str, value: Any) -> None:
         """Keep *value* under *key* for the next run (what :meth:`get` would compute)."""
         found, stored = self._stored(key)
@@ -183,7 +193,7 @@ class Memo:
         """Write this run's pieces, with the modules outside the project they read
         (*externals*, name to file, with those of the pieces reused) and the names they
         failed to find. Failing to write only costs speed."""
-        if self._file is None or not self.misses:
+        if self._file is None or not self._lasting_misses():
             return
         recorded = dict(self._externals)
         for name, path in (externals or {}).items():
@@ -200,6 +210,7 @@ class Memo:
             facts = {
                 key: self._raw[key] if key in self._reused else _encode(value)
                 for key, value in self._used.items()
+                if key not in self.ephemeral
             }
             data = json.dumps(
                 {
