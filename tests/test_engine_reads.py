@@ -6,8 +6,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -186,42 +184,3 @@ def test_a_buffers_pieces_are_not_written_and_the_saved_files_stay(
         assert cache.analyse_with_cache(config, {}) == expected
     assert misses == [0]
     assert memo_file.read_bytes() == saved
-
-
-EXIT_PROBE = """\
-import atexit, gc, sys
-freeze = gc.freeze
-calls = []
-
-
-def counting():
-    calls.append(1)
-    freeze()
-
-
-gc.freeze = counting  # what the analysis registers, and calls while it runs
-# Registered first, so it runs last at exit: after the analysis's handler.
-atexit.register(lambda: print("freezes at exit:", len(calls) - ran, gc.get_freeze_count() > 0))
-from pylint_rpcsurface import engine
-from pylint_rpcsurface.config import load_config
-config = load_config(sys.argv[1])
-engine.analyse(config)
-engine.analyse(config)
-print("frozen while running:", gc.get_freeze_count() > 0)
-ran = len(calls)
-"""
-
-
-def test_the_collection_at_exit_is_skipped_and_only_at_exit(editor_project: Path) -> None:
-    """An analysis registers one atexit handler, however many run in the process, that
-    freezes every object when the process ends (the last collection then walks none);
-    while the process lives, nothing is frozen."""
-    run = subprocess.run(
-        [sys.executable, "-c", EXIT_PROBE, str(editor_project / "pyproject.toml")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines() == ["frozen while running: False", "freezes at exit: 1 True"]

@@ -8,7 +8,6 @@ or the tree under ``-j`` gives every file the same findings.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import gc
 import json
@@ -156,24 +155,6 @@ def _no_cyclic_collection() -> Iterator[None]:
             gc.unfreeze()
         if was_enabled:
             gc.enable()
-        _no_collection_at_exit()
-
-
-def _no_collection_at_exit() -> None:
-    """Skip the collection Python makes of every object alive when the process ends.
-
-    At exit the interpreter empties its modules, which leaves astroid's trees (pylint's
-    and the analysis's, full of parent-child cycles) as garbage that one last collection
-    walks and frees: on the benchmark that is most of the ~100 ms a pylint process takes
-    to end, and it frees memory the system takes back anyway. ``gc.freeze()`` at exit
-    moves everything out of that collection's reach. It runs at exit only (an atexit
-    handler, registered once however many analyses a process runs), so a long-lived
-    process (an IDE's) collects as it always did while it lives; handlers registered
-    before it (logging's, concurrent.futures') still run after it, and every object
-    reachable only by reference counting is still freed as modules are emptied.
-    """
-    atexit.unregister(gc.freeze)  # once, however many analyses the process runs
-    atexit.register(gc.freeze)
 
 
 def _surface_facts(
