@@ -6,9 +6,19 @@ would carry no object."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
-from support import HANDLERS, PYPROJECT, line_of, project, run_pylint
+from support import (
+    HANDLERS,
+    ONLY_OUR_CHECKER,
+    PYPROJECT,
+    clean_environment,
+    line_of,
+    project,
+    run_pylint,
+)
 
 # A decorated method, a nested function, and a long module before them, so the finding's
 # lines are deep inside what the adapter walks.
@@ -54,3 +64,33 @@ def test_each_finding_is_on_the_node_of_its_enclosing_object(tmp_path: Path) -> 
             (line_of(APP, "missing_in_run"), "Core.run"),
             (line_of(APP, "missing_in_inner"), "Core.outer.inner"),
         }, args
+
+
+def test_a_report_pylint_writes_to_a_file_is_whole(tmp_path: Path) -> None:
+    """pylint closes (and flushes) the files of ``--output-format=json2:FILE,text`` when
+    its reporter is collected, at the latest by Python's last collection at exit:
+    nothing the analysis does may keep that collection from running."""
+    root = project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": APP})
+    report = tmp_path / "report.json"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pylint",
+            "--load-plugins=pylint_rpcsurface",
+            "--persistent=n",
+            "--score=n",
+            *ONLY_OUR_CHECKER,
+            f"--output-format=json2:{report},text",
+            "app.py",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=clean_environment(None),
+        check=False,
+    )
+    assert "rpc-unanswered" in run.stdout, run.stderr  # the text reporter's copy
+    symbols = [m["symbol"] for m in json.loads(report.read_text(encoding="utf-8"))["messages"]]
+    assert symbols.count("rpc-unanswered") == 2
