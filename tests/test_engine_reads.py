@@ -156,6 +156,19 @@ def test_objects_someone_else_froze_stay_frozen(editor_project: Path) -> None:
     assert any(found is probe for found in gc.get_objects())
 
 
+def _misses_of_each_save(patch: pytest.MonkeyPatch) -> list[int]:
+    """The memo's misses at each save from now on."""
+    misses: list[int] = []
+    original = engine.Memo.save
+
+    def counting(self: engine.Memo, *args: object, **kwargs: object) -> None:
+        misses.append(self.misses)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    patch.setattr(engine.Memo, "save", counting)
+    return misses
+
+
 def test_a_buffers_pieces_are_not_written_and_the_saved_files_stay(
     editor_project: Path,
 ) -> None:
@@ -172,15 +185,29 @@ def test_a_buffers_pieces_are_not_written_and_the_saved_files_stay(
     edited = cache.analyse_with_cache(config, {str(core): buffer})
     assert edited == engine.analyse(config, {str(core): buffer})
     assert memo_file.read_bytes() == saved
-    misses: list[int] = []
-    original = engine.Memo.save
-
-    def counting(self: engine.Memo, *args: object, **kwargs: object) -> None:
-        misses.append(self.misses)
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(engine.Memo, "save", counting)
+        misses = _misses_of_each_save(patch)
         assert cache.analyse_with_cache(config, {}) == expected
     assert misses == [0]
     assert memo_file.read_bytes() == saved
+
+
+def test_a_buffer_that_holds_the_saved_text_shares_the_files_pieces(
+    editor_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor sends the open file again, unchanged, after a save in another module:
+    that buffer is the saved version of its module, so the pieces that read it are the
+    file's (found, and kept for the next run on the saved files)."""
+    config = load_config(editor_project / "pyproject.toml")
+    core = editor_project / "core.py"
+    runners = editor_project / "runners.py"
+    cache.analyse_with_cache(config, {})
+    runners.write_text(runners.read_text(encoding="utf-8") + "\nEDITED = 1\n", "utf-8")
+    same = {str(core): core.read_text(encoding="utf-8")}
+    expected = engine.analyse(config, same), engine.analyse(config)
+    misses = _misses_of_each_save(monkeypatch)
+    assert (cache.analyse_with_cache(config, same), cache.analyse_with_cache(config, {})) == (
+        expected
+    )
+    assert misses[0] > 0  # the handler module's pieces
+    assert misses[1] == 0  # every piece found: the buffer run kept the caller's too

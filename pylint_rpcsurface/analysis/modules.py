@@ -206,11 +206,30 @@ class ModuleStore:
         if path in self.overrides:
             if path not in self._digests:
                 text = self.overrides[path].encode("utf-8", "surrogatepass")
-                self._digests[path] = "buffer " + hashlib.sha256(text).hexdigest()
+                sha256 = hashlib.sha256(text).hexdigest()
+                # A buffer that holds the saved file's bytes is that version of the module
+                # (an editor sends the open file again after a save elsewhere): its pieces
+                # are the file's. Any other buffer is a version no file has.
+                same = sha256 == self._saved_digest(path)
+                self._digests[path] = sha256 if same else "buffer " + sha256
             return self._digests[path]
         if path not in self._digests and not self._known_digest(path):
             self.text(path)
         return self._digests[path]
+
+    def unsaved(self, path: str) -> bool:
+        """Whether *path* is a buffer whose text is not what its saved file holds."""
+        return path in self.overrides and self.digest(path).startswith("buffer ")
+
+    def _saved_digest(self, path: str) -> str | None:
+        """The hash of the saved file's bytes at *path* (None if it can't be read)."""
+        if unreadable_reason(path) is not None:
+            return None
+        try:
+            data, _ = read_source(path)
+        except OSError:
+            return None
+        return hashlib.sha256(data).hexdigest()
 
     def _known_digest(self, path: str) -> bool:
         """Take *path*'s hash from :attr:`known` if its stat is still the one it was taken

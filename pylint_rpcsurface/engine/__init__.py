@@ -235,7 +235,9 @@ class _Run:
         self.collector = _BroadcastCollector(forms, self.index, config.helper_depth)
         self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
         self._search_records: dict[str, _Searched] = {}
-        self.buffers = frozenset(store.overrides)  # the unsaved texts, by the store's keys
+        # The buffers whose text no saved file holds, by the store's keys: what depends on
+        # them is never written to the memo (see Memo.ephemeral).
+        self.buffers = frozenset(path for path in store.overrides if store.unsaved(path))
 
     # -------------------------------------------------------------- the memo's keys
 
