@@ -92,6 +92,21 @@ def _relative(absolute: str, project: Path) -> str:
     return Path(absolute).as_posix()
 
 
+def pylint_argv(*args: str, only_ours: bool = True) -> list[str]:
+    """``python -m pylint`` with the plugin loaded, no stats kept, no score, and (with
+    *only_ours*) only our checker, then *args*."""
+    return [
+        sys.executable,
+        "-m",
+        "pylint",
+        "--load-plugins=pylint_rpcsurface",
+        "--persistent=n",
+        "--score=n",
+        *(ONLY_OUR_CHECKER if only_ours else ()),
+        *args,
+    ]
+
+
 def run_pylint(
     project: Path,
     *args: str,
@@ -106,17 +121,7 @@ def run_pylint(
     printed something that is not json2 (a crash), the test sees it in
     ``stdout``/``stderr`` and ``messages`` is empty.
     """
-    command = [
-        sys.executable,
-        "-m",
-        "pylint",
-        "--load-plugins=pylint_rpcsurface",
-        "--output-format=json2",
-        "--persistent=n",
-        "--score=n",
-        *(ONLY_OUR_CHECKER if only_ours else ()),
-        *args,
-    ]
+    command = pylint_argv("--output-format=json2", *args, only_ours=only_ours)
     environment = clean_environment(env)
     completed = subprocess.run(
         command,

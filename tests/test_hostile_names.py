@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import unicodedata
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from support import (
     fast_surface,
     marked_findings,
     project,
+    pylint_argv,
     run_check,
     run_cli,
     run_pylint,
@@ -159,18 +159,7 @@ def test_no_format_character_survives() -> None:
 def _pylint_text(root: Path) -> subprocess.CompletedProcess[str]:
     """pylint's own text output (the json2 that run_pylint reads escapes by itself)."""
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pylint",
-            "--load-plugins=pylint_rpcsurface",
-            "--persistent=n",
-            "--score=n",
-            "--disable=all",
-            "--enable=rpcsurface",
-            "--msg-template={path}:{line}:{column}: {symbol}: {msg}",
-            "app.py",
-        ],
+        pylint_argv("--msg-template={path}:{line}:{column}: {symbol}: {msg}", "app.py"),
         cwd=root,
         capture_output=True,
         text=True,

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from support import (
     HANDLERS,
-    ONLY_OUR_CHECKER,
     PYPROJECT,
     clean_environment,
     line_of,
     project,
+    pylint_argv,
     run_pylint,
 )
 
@@ -73,17 +72,7 @@ def test_a_report_pylint_writes_to_a_file_is_whole(tmp_path: Path) -> None:
     root = project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": APP})
     report = tmp_path / "report.json"
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pylint",
-            "--load-plugins=pylint_rpcsurface",
-            "--persistent=n",
-            "--score=n",
-            *ONLY_OUR_CHECKER,
-            f"--output-format=json2:{report},text",
-            "app.py",
-        ],
+        pylint_argv(f"--output-format=json2:{report},text", "app.py"),
         cwd=root,
         capture_output=True,
         text=True,
