@@ -65,6 +65,7 @@ from pylint_rpcsurface.sources import (
     SourceTree,
     read_source,
     real,
+    stat_identity,
     write_atomically,
 )
 
@@ -152,16 +153,12 @@ def _hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _stat_of(info: os.stat_result) -> tuple[int, ...]:
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
-
-
 def _fingerprint_file(path: str) -> Fingerprint | None:
     try:
         data, info = read_source(path)
     except OSError:
         return None
-    return Fingerprint(_stat_of(info), _hash(data))
+    return Fingerprint(stat_identity(info), _hash(data))
 
 
 def _fingerprint_buffer(text: str) -> Fingerprint:
@@ -370,7 +367,7 @@ def _unchanged(path: str, recorded: Fingerprint | None, buffer: str | None, take
 
 def _stat(path: str) -> tuple[int, ...] | None:
     try:
-        return _stat_of(os.stat(path))
+        return stat_identity(os.stat(path))
     except (OSError, ValueError):
         return None
 

@@ -67,6 +67,13 @@ def unreadable_reason(path: str) -> str | None:
     return _refusal(info)
 
 
+def stat_identity(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What changes whenever a file's content does, as (size, mtime, ctime, inode,
+    device): a write sets the ctime, which nothing sets back, and a rename over the file
+    gives another inode."""
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
 @dataclass(frozen=True)
 class KnownFile:
     """A file's content hash, known from an earlier read, and the stat it had then.
@@ -83,13 +90,8 @@ class KnownFile:
     sha256: str
 
     def matches(self, info: os.stat_result) -> bool:
-        return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev) == (
-            self.size,
-            self.mtime_ns,
-            self.ctime_ns,
-            self.inode,
-            self.device,
-        )
+        known = (self.size, self.mtime_ns, self.ctime_ns, self.inode, self.device)
+        return stat_identity(info) == known
 
 
 def read_source(path: str) -> tuple[bytes, os.stat_result]:

@@ -182,6 +182,13 @@ class Core:
         return helper(self.mgr)
 """
 
+
+def _sub_running(expression: str) -> str:
+    """sub.py: a subclass of base.Base whose run() returns *expression*."""
+    head = "from base import Base\n\n\nclass Sub(Base):\n    def run(self):\n"
+    return f"{head}        return {expression}\n"
+
+
 SCENARIOS = (
     Scenario(
         "1-helper-returns-the-name",
@@ -212,14 +219,7 @@ class Base(Core):
     def _send(self):
         return self.mgr.call_func("alpha", wait_out=True)  # the send
 """,
-            "sub.py": """\
-from base import Base
-
-
-class Sub(Base):
-    def run(self):
-        return self._send()
-""",
+            "sub.py": _sub_running("self._send()"),
         },
         b={"base.py": GHOSTED},
         expect_a=(),
@@ -291,14 +291,7 @@ def _send_impl(self):
 class Base(Core):
     send = lambda self: _send_impl(self)
 """,
-            "sub.py": """\
-from base import Base
-
-
-class Sub(Base):
-    def run(self):
-        return self.send()
-""",
+            "sub.py": _sub_running("self.send()"),
         },
         b={"base.py": GHOSTED},
         expect_a=(),

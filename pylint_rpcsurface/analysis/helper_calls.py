@@ -126,9 +126,11 @@ def _bindings(name: nodes.Name | None) -> list[nodes.NodeNG] | None:
 
 def _only_python_itself(name: nodes.Name | None, tree: SourceTree, hops: int) -> bool:
     bindings = _bindings(name) if hops else None
-    if name is None or bindings is None:
-        return False
-    return _all_python_itself(bindings, name.name, tree, hops)
+    return (
+        name is not None
+        and bindings is not None
+        and _all_python_itself(bindings, name.name, tree, hops)
+    )
 
 
 def _all_python_itself(

@@ -119,9 +119,8 @@ def surface_facts(
     whose definition is no longer where it was (a module written while this run read
     it) makes the run start again from nothing, once: it never ends in a traceback.
     """
-    roots = SourceTree(config.source_roots).roots
-    if tree is None or tree.roots != roots:
-        tree = SourceTree(config.source_roots)
+    if tree is None or tree.roots != tuple(real(root) for root in config.source_roots):
+        tree = SourceTree(config.source_roots)  # none given, or another configuration's
     with _no_cyclic_collection():
         try:
             return _surface_facts(config, overrides, memo, prebuilt, tree)
@@ -542,7 +541,7 @@ class _Run:
             searched = _from_record(stored)
         if not searched[0].issuperset(words):
             searched = self._search(path, searched[0] | words)
-            self.memo.put(self._file_key("words", path), _as_record(searched))
+            self.memo.put(self._file_key("words", path), _as_record(searched))  # grown
         # Asked again in each round of the search: kept for the run, decoded once.
         self._search_records[path] = searched
         return searched
