@@ -133,27 +133,14 @@ class Helper:
         return self.mgr.call_func("ghost", wait_out=True)  # the send
 """
 # Only blank lines and a comment: every statement stays as it was, one line lower.
-HELPER_SHIFTED = """\
-class Helper:
-    def unrelated(self):
-        # a comment and blank lines before the method with the call
-
-
-        return 1
-
-    def _send(self):
-        return self.mgr.call_func("ghost", wait_out=True)  # the send
-"""
+HELPER_SHIFTED = HELPER_MODULE.replace(
+    "        return 1\n",
+    "        # a comment and blank lines before the method with the call\n\n\n        return 1\n",
+)
 # A statement more, in the method before the one with the call.
-HELPER_GROWN = """\
-class Helper:
-    def unrelated(self):
-        value = 1
-        return value
-
-    def _send(self):
-        return self.mgr.call_func("ghost", wait_out=True)  # the send
-"""
+HELPER_GROWN = HELPER_MODULE.replace(
+    "        return 1\n", "        value = 1\n        return value\n"
+)
 MIXED_SUB = """\
 from base import Helper
 from core import Core
