@@ -51,7 +51,7 @@ import stat
 import sys
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -153,11 +153,13 @@ def _hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _fingerprint_file(path: str) -> Fingerprint | None:
+def _fingerprint_file(path: str, read: dict[str, bytes]) -> Fingerprint | None:
+    """The file's fingerprint; the bytes hashed go to *read*."""
     try:
         data, info = read_source(path)
     except OSError:
         return None
+    read[path] = data
     return Fingerprint(stat_identity(info), _hash(data))
 
 
@@ -237,12 +239,13 @@ class FactCache:
         known = self._previous if since is None else since
         buffers = {real(path): text for path, text in overrides.items()}
         modules: dict[str, Fingerprint | None] = {}
+        read: dict[str, bytes] = {}
         for path in self.modules(buffers):
             if path in buffers:
                 modules[path] = _fingerprint_buffer(buffers[path])
             else:
-                modules[path] = _known(path, known) or _fingerprint_file(path)
-        return Snapshot(taken_ns, modules)
+                modules[path] = _known(path, known) or _fingerprint_file(path, read)
+        return Snapshot(taken_ns, modules, read)
 
     def lookup(self, overrides: Mapping[str, str]) -> Analysis | None:
         """The cached analysis if every module and import is unchanged; None otherwise."""
@@ -314,12 +317,16 @@ class FactCache:
 class Snapshot:
     taken_ns: int
     modules: Mapping[str, Fingerprint | None]  # None: the file could not be read
+    # The bytes of the files this snapshot read (not those a known fingerprint gave), for
+    # the analysis of the same run: never stored, and no part of what is compared.
+    read: Mapping[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     def known_files(self) -> dict[str, KnownFile]:
-        """The saved files' hashes with the stat each was taken at, for the analysis
-        (buffers have no stat; the analysis has their text)."""
+        """The saved files' hashes with the stat each was taken at, and the bytes when
+        this snapshot read them, for the analysis (buffers have no stat; the analysis has
+        their text)."""
         return {
-            path: KnownFile(*fp.stat, fp.sha256)
+            path: KnownFile(*fp.stat, fp.sha256, self.read.get(path))
             for path, fp in self.modules.items()
             if fp is not None and fp.stat is not None and len(fp.stat) == 5
         }
@@ -361,7 +368,7 @@ def _unchanged(path: str, recorded: Fingerprint | None, buffer: str | None, take
         return False  # recorded from a buffer, now the saved file
     if recorded.settled_before(taken_ns - _RACY_NS) and _stat(path) == recorded.stat:
         return True
-    current = _fingerprint_file(path)
+    current = _fingerprint_file(path, {})
     return current is not None and current.sha256 == recorded.sha256
 
 

@@ -18,7 +18,7 @@ import stat
 import tempfile
 import tokenize
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # Folders that never hold the project's own importable modules.
@@ -88,10 +88,17 @@ class KnownFile:
     inode: int
     device: int
     sha256: str
+    # The bytes hashed, when the reader kept them (the cache's fingerprint of this run):
+    # the analysis then reads that version instead of the file a second time.
+    data: bytes | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def identity(self) -> tuple[int, int, int, int, int]:
+        """The stat the hash was taken at, as :func:`stat_identity` gives it."""
+        return (self.size, self.mtime_ns, self.ctime_ns, self.inode, self.device)
 
     def matches(self, info: os.stat_result) -> bool:
-        known = (self.size, self.mtime_ns, self.ctime_ns, self.inode, self.device)
-        return stat_identity(info) == known
+        return stat_identity(info) == self.identity
 
 
 def read_source(path: str) -> tuple[bytes, os.stat_result]:

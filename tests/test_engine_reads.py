@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,16 +28,20 @@ def editor_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return Path(os.path.realpath(root))
 
 
-def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The files the analysis (its module store) reads from now on."""
+def _reads(monkeypatch: pytest.MonkeyPatch, *readers: object) -> list[str]:
+    """The files the analysis (its module store), or each of *readers* (modules that
+    import ``read_source``), reads from now on."""
     seen: list[str] = []
-    original = modules.read_source
+    for reader in readers or (modules,):
+        original = reader.read_source  # type: ignore[attr-defined]
 
-    def counting(path: str) -> tuple[bytes, os.stat_result]:
-        seen.append(path)
-        return original(path)
+        def counting(
+            path: str, original: Callable[[str], tuple[bytes, os.stat_result]] = original
+        ) -> tuple[bytes, os.stat_result]:
+            seen.append(path)
+            return original(path)
 
-    monkeypatch.setattr(modules, "read_source", counting)
+        monkeypatch.setattr(reader, "read_source", counting)
     return seen
 
 
@@ -43,14 +49,33 @@ def test_an_edit_reads_only_the_edited_module(
     editor_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The cache's fingerprints give the analysis every unchanged file's hash, and the
-    word search's record of each file version is kept: only the edited file is read."""
+    word search's record of each file version is kept: only the edited file is read,
+    by the cache (the analysis takes the bytes its fingerprint read)."""
+    hour_ago = time.time_ns() - 3_600 * 10**9
+    for path in editor_project.glob("*.py"):
+        os.utime(path, ns=(hour_ago, hour_ago))
+    time.sleep(cache._RACY_NS / 1e9 + 0.1)  # settled: the cache trusts their stat
     config = load_config(editor_project / "pyproject.toml")
     cache.analyse_with_cache(config, {})
-    (editor_project / "unrelated.py").write_text("VALUE = 1\n", encoding="utf-8")
-    reads = _reads(monkeypatch)
+    edited = editor_project / "unrelated.py"
+    edited.write_text("VALUE = 1\n", encoding="utf-8")
+    by_analysis = _reads(monkeypatch)
+    by_cache = _reads(monkeypatch, cache)
     incremental = cache.analyse_with_cache(config, {})
-    assert reads == [str(editor_project / "unrelated.py")]
+    assert (set(by_cache), by_analysis) == ({str(edited)}, [])
     assert incremental == engine.analyse(config)
+
+
+def test_a_cold_run_reads_each_file_once(
+    editor_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no entry, the cache's fingerprint before the analysis reads every file, and
+    the analysis takes the bytes it hashed instead of reading and hashing them again."""
+    config = load_config(editor_project / "pyproject.toml")
+    reads = _reads(monkeypatch)
+    cold = cache.analyse_with_cache(config, {})
+    assert reads == []
+    assert cold == engine.analyse(config)
 
 
 def test_a_run_walks_the_roots_once(editor_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -211,3 +236,31 @@ def test_a_buffer_that_holds_the_saved_text_shares_the_files_pieces(
     )
     assert misses[0] > 0  # the handler module's pieces
     assert misses[1] == 0  # every piece found: the buffer run kept the caller's too
+
+
+def test_each_file_is_searched_for_each_word_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The subclass search asks each round's new words (a subclass found, then its own
+    subclasses) of every file not yet parsed; a file's record already says which earlier
+    words it holds, so no word is looked for twice in one file."""
+    files = {
+        **EDITOR_FILES,
+        "child.py": "from core import Core\n\n\nclass Child(Core):\n    pass\n",
+        "grandchild.py": "from child import Child\n\n\nclass Grandchild(Child):\n    pass\n",
+        "unrelated.py": "VALUE = 0\n",
+    }
+    root = project(tmp_path / "proj", files)
+    asked: list[tuple[int, str]] = []
+    original = engine.words_held
+
+    def counting(text: str, words: frozenset[str]) -> frozenset[str]:
+        asked.extend((id(text), word) for word in words)
+        return original(text, words)
+
+    monkeypatch.setattr(engine, "words_held", counting)
+    config = load_config(root / "pyproject.toml")
+    (surface,) = engine.surface_facts(config).surfaces
+    assert surface.callers == ("child.Child", "core.Core", "grandchild.Grandchild")
+    assert {word for _, word in asked} == {"Core", "Child", "Grandchild"}  # three rounds
+    assert len(asked) == len(set(asked))

@@ -165,16 +165,29 @@ class ModuleStore:
         if path in self.overrides:
             return self.overrides[path]
         if path not in self._texts:
-            try:
-                data, info = read_source(path)
-                digest = hashlib.sha256(data).hexdigest()
-                if self._digests.get(path, digest) != digest:
-                    self._moved = True  # written since its known hash was taken
-                self._digests[path] = digest
-                self._stats[path] = stat_identity(info)
-            except OSError as error:
-                data = b""
-                self._digests[path] = f"not read: {error}"
+            known = self.known.get(path)
+            if (
+                known is not None
+                and known.data is not None
+                and self._digests.get(path, known.sha256) == known.sha256
+            ):
+                # The version this run's fingerprint read (its hash, if taken already, came
+                # from it too): not read and hashed again. Its stat is the one recorded, so
+                # changed_since_read sees a later write.
+                data = known.data
+                self._digests[path] = known.sha256
+                self._stats[path] = known.identity
+            else:
+                try:
+                    data, info = read_source(path)
+                    digest = hashlib.sha256(data).hexdigest()
+                    if self._digests.get(path, digest) != digest:
+                        self._moved = True  # written since its known hash was taken
+                    self._digests[path] = digest
+                    self._stats[path] = stat_identity(info)
+                except OSError as error:
+                    data = b""
+                    self._digests[path] = f"not read: {error}"
             # Decoded as Python decodes a module; when it can't be, the text is a guess
             # and undecodable() says so.
             self._texts[path], problem = decode_source(data)

@@ -44,7 +44,7 @@ from pylint_rpcsurface.analysis.subclasses import (
     OpenClass,
     callers_in_module,
     configured_ancestors,
-    mentions,
+    words_held,
 )
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
 from pylint_rpcsurface.engine.dependencies import ProjectDependencies
@@ -540,7 +540,11 @@ class _Run:
             )
             searched = _from_record(stored)
         if not searched[0].issuperset(words):
-            searched = self._search(path, searched[0] | words)
+            # Only the new words are looked for: the record already says which earlier
+            # ones the text holds.
+            asked, held, undecodable = searched
+            grown = self._search(path, frozenset(words) - asked)
+            searched = (asked | grown[0], held | grown[1], undecodable)
             self.memo.put(self._file_key("words", path), _as_record(searched))  # grown
         # Asked again in each round of the search: kept for the run, decoded once.
         self._search_records[path] = searched
@@ -548,8 +552,7 @@ class _Run:
 
     def _search(self, path: str, words: frozenset[str]) -> _Searched:
         text = self.store.text(path)
-        held = frozenset(word for word in words if mentions(text, {word}))
-        return (words, held, self.store.undecodable(path))
+        return (words, words_held(text, words), self.store.undecodable(path))
 
     def _surface_facts(self, surface: _SurfaceRefs, family: _Family) -> SurfaceFacts:
         configured = surface.callers.keys()
