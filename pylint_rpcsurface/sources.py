@@ -201,6 +201,9 @@ class SourceTree:
         # Each path's key, resolved once: a tree lives for one run, which sees one state
         # of the links (resolving them is most of what finding a helper's file costs).
         self._keys: dict[str, str] = {}
+        # What each module name names, looked up once for the same reason: the helper
+        # filter asks it of every standard-library import a call starts from.
+        self._located: dict[str, tuple[str, ...]] = {}
 
     def key(self, path: str | os.PathLike[str]) -> str:
         """The path the file at *path* is known by: in the project when *path* is under a
@@ -268,6 +271,12 @@ class SourceTree:
     def locate(self, modname: str) -> tuple[str, ...]:
         """What *modname* names under the roots: one file, or the folders of a namespace
         package (several roots may each hold a part of it), or nothing."""
+        located = self._located.get(modname)
+        if located is None:
+            located = self._located[modname] = self._locate(modname)
+        return located
+
+    def _locate(self, modname: str) -> tuple[str, ...]:
         parts = modname.split(".")
         if not _is_identifier_path(tuple(parts)):
             return ()

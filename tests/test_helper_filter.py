@@ -88,3 +88,119 @@ def test_a_project_module_shadowing_the_standard_library_is_inferred(
         "collections.py": {"OrderedDict"},
     }[shadow]
     assert {call for call in shadowed if decided[call]} == set()
+
+
+# Shapes where a name's look-up does not end where a first glance says: the two
+# shortcuts in front of astroid's look-up (a parameter and nothing else; bound in no
+# scope at all) must decide every call as the look-up itself does.
+SHORTCUTS = """\
+import logging
+import helpers_mod
+
+open_alias = open
+
+
+class Shadow:
+    open = helpers_mod.warm_up  # a class-level name a builtin's
+    opened = open("z")  # in the class body: the class-level name
+
+    def method(self, handle=open("x")):  # a default: looked up in the class
+        return self.step(handle)
+
+    def uses(self):
+        return open("y")  # methods do not see class-level names: the builtin
+
+
+def uses_param(self, logging):
+    logging.info("x")  # the parameter, not the import
+    self.step()
+
+
+def rebound(self):
+    self = logging.getLogger()  # rebound: the look-up gives the assignment
+    self.info("x")
+
+
+def default_from_outside(logger=logging.getLogger()):
+    logger.info("x")
+
+
+def nested(self):
+    def inner(self=self.make()):  # inner's default: the outer self
+        return self.run()
+
+    return inner
+
+
+def nested_logger():
+    log = logging.getLogger()
+
+    def inner(log=log.info("x")):  # inner's default: the outer log, a stdlib value
+        return log
+
+    return inner
+
+
+def comprehension(self, items):
+    return [self.step(item) for item in items]
+
+
+def builtins_only(items):
+    return sorted(len(item) for item in items), abs(-1)
+
+
+def shadowed_builtin():
+    len = helpers_mod.warm_up
+    return len([1])
+
+
+def declared_global():
+    global sorted
+    sorted = helpers_mod.warm_up
+
+
+def module_dunder():
+    return __name__.upper()
+
+
+def undefined():
+    return nowhere.go()
+
+
+def lambdas():
+    return (lambda self: self.step())(None), (lambda: sorted([]))()
+"""
+
+
+def test_the_shortcuts_decide_as_the_look_up_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pylint_rpcsurface.analysis import helper_calls  # noqa: PLC0415
+
+    (tmp_path / "helpers_mod.py").write_text("def warm_up(core):\n    pass\n")
+    tree = SourceTree((tmp_path,))
+    module = astroid.parse(SHORTCUTS, module_name="app")
+    calls = list(module.nodes_of_class(nodes.Call))
+    taken = {"parameter": 0, "no scope": 0}
+    only_a_parameter = helper_calls._only_a_parameter
+    bound_in_no_scope = helper_calls._bound_in_no_scope
+
+    def counting_parameter(name: nodes.Name) -> bool:
+        found = only_a_parameter(name)
+        taken["parameter"] += found
+        return found
+
+    def counting_no_scope(name: nodes.Name) -> bool:
+        found = bound_in_no_scope(name)
+        taken["no scope"] += found
+        return found
+
+    monkeypatch.setattr(helper_calls, "_only_a_parameter", counting_parameter)
+    monkeypatch.setattr(helper_calls, "_bound_in_no_scope", counting_no_scope)
+    with_shortcuts = [_reaches_only_python_itself(call, tree) for call in calls]
+    monkeypatch.setattr(helper_calls, "_only_a_parameter", lambda name: False)
+    monkeypatch.setattr(helper_calls, "_bound_in_no_scope", lambda name: False)
+    by_look_up = [_reaches_only_python_itself(call, tree) for call in calls]
+    assert with_shortcuts == by_look_up
+    assert taken["parameter"] >= 5 and taken["no scope"] >= 3  # both taken, often
+    assert True in by_look_up and False in by_look_up

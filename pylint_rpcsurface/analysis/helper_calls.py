@@ -62,8 +62,12 @@ def _reaches_only_python_itself(call: nodes.Call, tree: SourceTree) -> bool:
     inferred.
     """
     root = _root_name(call.func)
+    if root is None or _only_a_parameter(root):
+        return False
+    if _bound_in_no_scope(root):
+        return True  # a builtin, or unbound: the look-up would end in builtins
     bindings = _bindings(root)
-    if root is None or bindings is None:
+    if bindings is None:
         return False
     method_of_root = isinstance(call.func, nodes.Attribute) and call.func.expr is root
     if method_of_root and _all_literals(bindings):
@@ -111,6 +115,58 @@ def _root_name(expression: nodes.NodeNG | None) -> nodes.Name | None:
         else:
             expression = expression.value
     return expression if isinstance(expression, nodes.Name) else None
+
+
+def _only_a_parameter(name: nodes.Name) -> bool:
+    """Whether *name*, used in the body of its own function or lambda, is bound there by
+    a parameter and nothing else (``self`` in ``self.step()``, most of the calls read).
+
+    astroid's look-up would then give that parameter alone, which starts from no import
+    (so the answer is "infer it"): the look-up, the costliest part of the filter, is
+    skipped. A name outside the body (in a default value or a decorator: Python looks
+    those up around the function, whatever astroid does today), a dunder (a method's
+    ``__class__``) and a name bound any other way too are left to the look-up.
+    """
+    if name.name.startswith("__"):
+        return False
+    scope = name.scope()
+    if not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        return False
+    bindings = scope.locals.get(name.name)
+    if (
+        bindings is None
+        or len(bindings) != 1
+        or not isinstance(bindings[0].parent, nodes.Arguments)
+    ):
+        return False
+    body = scope.body if isinstance(scope.body, list) else [scope.body]
+    node: nodes.NodeNG = name
+    while node.parent is not scope:
+        if node.parent is None:
+            return False
+        node = node.parent
+    return any(node is statement for statement in body)
+
+
+def _bound_in_no_scope(name: nodes.Name) -> bool:
+    """Whether no scope around *name*, its own and every one enclosing it up to the
+    module (a class's included), binds it: astroid's look-up then ends in the builtins
+    module (``len``, ``range``, or a name bound nowhere), and is skipped.
+
+    Dunder names are left to the look-up: a module answers ``__name__`` and a method
+    ``__class__`` itself.
+    """
+    if name.name.startswith("__"):
+        return False
+    scope: nodes.NodeNG | None = name.scope()
+    while scope is not None:
+        if name.name in getattr(scope, "locals", {name.name: ()}):
+            return False
+        parent = scope.parent
+        if parent is None:
+            return isinstance(scope, nodes.Module)
+        scope = parent.scope()
+    return False
 
 
 def _bindings(name: nodes.Name | None) -> list[nodes.NodeNG] | None:
