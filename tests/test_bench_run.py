@@ -148,11 +148,13 @@ def test_growth_is_judged_by_the_exponent_of_the_overhead(site: object) -> None:
 def test_table_marks_unmet_targets_and_missing_cli(site: object) -> None:
     met = pair(site, 400, 10.5, 10)
     unmet = pair(site, 400, 13.2, 10)
+    just_over = pair(site, 400, 11.012, 10)  # 1.1012: shown as 1.10, over by 0.1%
     absent = run.Pair("check", met.site, None, BASE, 2.0)
-    rows = run.table([met, unmet, absent], None)
+    rows = run.table([met, unmet, just_over, absent], None)
     assert rows[2].endswith("| 1.05 | ≤ 1.1 | yes |")
     assert rows[3].endswith("| 1.32 | ≤ 1.1 | **no** (by 20%) |")
-    assert run.NO_CLI in rows[4]
+    assert rows[4].endswith("| 1.10 | ≤ 1.1 | **no** (by 0.1%) |")
+    assert run.NO_CLI in rows[5]
 
 
 def test_growth_by_check_takes_the_check_run_itself_as_the_overhead(site: object) -> None:

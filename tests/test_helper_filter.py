@@ -202,5 +202,6 @@ def test_the_shortcuts_decide_as_the_look_up_does(
     monkeypatch.setattr(helper_calls, "_bound_in_no_scope", lambda name: False)
     by_look_up = [_reaches_only_python_itself(call, tree) for call in calls]
     assert with_shortcuts == by_look_up
-    assert taken["parameter"] >= 5 and taken["no scope"] >= 3  # both taken, often
-    assert True in by_look_up and False in by_look_up
+    assert taken["parameter"] >= 5  # both shortcuts are taken, often
+    assert taken["no scope"] >= 3
+    assert set(by_look_up) == {True, False}
