@@ -28,7 +28,7 @@ from pylint import interfaces
 from pylint.checkers import BaseChecker
 from pylint.typing import MessageDefinitionTuple, ModuleDescriptionDict
 
-from pylint_rpcsurface.analysis.modules import BuiltFromFile
+from pylint_rpcsurface.analysis.modules import BuiltFromFile, release_modules
 from pylint_rpcsurface.cache import (
     CACHE_DIR_ENV,
     NO_CACHE_ENV,
@@ -109,6 +109,10 @@ class RpcSurfaceChecker(BaseChecker):
         # The module names astroid failed to find since then: pylint's build of a module
         # the engine reuses may have looked them up before the engine could see it.
         self._failed_imports: set[str] = set()
+        # The modules pylint lints in this run (by id), and the source roots analysed:
+        # what close() keeps of astroid's cache, and where it drops the rest.
+        self._linted: set[int] = set()
+        self._analysed_roots: set[str] = set()
 
     def open(self) -> None:
         # pylint opens the checkers before it builds the modules of the run (once, or per
@@ -120,6 +124,13 @@ class RpcSurfaceChecker(BaseChecker):
 
     def close(self) -> None:
         self._stop_recording()
+        # Once per run in pylint's own process (under -j a worker closes after each file,
+        # and its next file may need the modules): the modules the analyses built for
+        # themselves are dropped, the ones pylint linted or held before the run kept.
+        if self._analysed_roots and self.linter.config.jobs == 1:
+            release_modules(self._analysed_roots, self._held_when_opened | self._linted)
+        self._analysed_roots.clear()
+        self._linted.clear()
 
     def _record_failed_import(self, modname: str) -> nodes.Module:
         self._failed_imports.add(modname)
@@ -132,6 +143,7 @@ class RpcSurfaceChecker(BaseChecker):
         hooks[:] = [hook for hook in hooks if not _is_recorder(hook)]
 
     def visit_module(self, node: nodes.Module) -> None:
+        self._linted.add(id(node))
         if not node.file or not node.file.endswith((".py", ".pyi")):
             return
         try:
@@ -244,6 +256,7 @@ class RpcSurfaceChecker(BaseChecker):
             overrides[os.path.abspath(module.file)] = text  # the engine keys it
             prebuilt[os.path.abspath(module.file)] = module  # the engine builds no second copy
         use_cache = not (self.linter.config.rpcsurface_no_cache or disabled_by_environment())
+        self._analysed_roots.update(real(root) for root in config.source_roots)
         self._analyses[key] = analyse_with_cache(
             config,
             overrides,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import textwrap
+import time
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from io import StringIO
@@ -17,6 +18,8 @@ from pathlib import Path
 import pytest
 from pylint.lint import Run
 from support import EDITOR_CORE, EDITOR_FILES, EDITOR_RUNNERS
+
+from pylint_rpcsurface.sources import TIMESTAMP_TICK_NS
 
 
 @pytest.fixture
@@ -116,3 +119,41 @@ def test_the_modules_of_the_run_are_listed_once_per_analysis(
     monkeypatch.setattr(pylint_plugin.RpcSurfaceChecker, "_built_in_this_run", counting)
     lint("--rpcsurface-no-cache=y", "core.py", "runners.py", "registry.py")
     assert listed == [1]
+
+
+def _project_modules(root: Path) -> set[str]:
+    """The files of *root* whose modules astroid's cache holds now."""
+    from astroid import MANAGER  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    held = {getattr(module, "file", None) for module in MANAGER.astroid_cache.values()}
+    return {Path(f).name for f in held if isinstance(f, str) and Path(f).parent == root}
+
+
+def test_a_run_drops_the_modules_its_analysis_built(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The analysis builds the handler and registry modules that pylint never lints;
+    once pylint is done (close()) they leave astroid's cache, and the look-up cache that
+    would keep their trees alive is empty. The module pylint linted stays, and the next
+    run answers as the first."""
+    from astroid import nodes  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    from pylint_rpcsurface import pylint_plugin  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    root = project.resolve()
+    # Written before the run by more than a clock tick, so the analysis reuses the module
+    # pylint built of core.py instead of building its own (which would take its place).
+    time.sleep(3 * TIMESTAMP_TICK_NS / 1e9)
+    assert lint("--rpcsurface-no-cache=y", "core.py") == []
+    assert _project_modules(root) == {"core.py"}
+    assert nodes.Name.lookup.cache_info().currsize == 0
+    # A -j worker closes after each file: what it built stays for its next file.
+    original = pylint_plugin.RpcSurfaceChecker.close
+
+    def as_a_worker(self: pylint_plugin.RpcSurfaceChecker) -> None:
+        self.linter.config.jobs = 2
+        original(self)
+
+    monkeypatch.setattr(pylint_plugin.RpcSurfaceChecker, "close", as_a_worker)
+    assert lint("--rpcsurface-no-cache=y", "core.py") == []
+    assert {"core.py", "runners.py", "registry.py"} <= _project_modules(root)

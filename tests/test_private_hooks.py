@@ -11,7 +11,9 @@ hooks, each marked in the package with a comment that points here:
 * ``AstroidManager._mod_file_cache``, seeded and pruned (analysis/modules.py);
 * ``AstroidManager._failed_import_hooks``, appended to and removed from (analysis/modules.py);
 * ``astroid.interpreter._import.spec``'s ModuleSpec and ModuleType (analysis/modules.py);
-* ``bases.UnboundMethod._proxied`` (analysis/helper_calls.py).
+* ``bases.UnboundMethod._proxied`` (analysis/helper_calls.py);
+* the ``lru_cache`` of ``LookupMixIn.lookup`` (reached as ``nodes.Name.lookup``) and of
+  ``ClassDef._metaclass_lookup_attribute``, emptied (analysis/modules.py).
 """
 
 from __future__ import annotations
@@ -546,3 +548,37 @@ def test_invalidate_cache_empties_the_cache_inference_answers_from() -> None:
         "_invalidate_cache() emptying that cache",
         FORGET,
     )
+
+
+RELEASE = "analysis/modules.py, release_modules"
+
+
+def test_the_look_up_caches_hold_nodes_until_cleared() -> None:
+    """astroid keeps the answers of a name's look-up, and of a class's metaclass
+    attribute look-up, in ``lru_cache``s keyed by node: they hold the trees of modules
+    dropped from astroid's cache until ``cache_clear()`` empties them."""
+    module = AstroidBuilder(astroid.MANAGER).string_build(
+        "class Meta(type):\n    pass\n\n\nclass C(metaclass=Meta):\n    pass\n\n\nX = C\n",
+        _probe_name(),
+    )
+    caches = {
+        "LookupMixIn.lookup": nodes.Name.lookup,
+        "ClassDef._metaclass_lookup_attribute": nodes.ClassDef._metaclass_lookup_attribute,  # pylint: disable=protected-access
+    }
+    for hook, cache in caches.items():
+        shape(
+            callable(getattr(cache, "cache_clear", None))
+            and callable(getattr(cache, "cache_info", None)),
+            hook,
+            "a functools.lru_cache (cache_info() and cache_clear())",
+            RELEASE,
+        )
+        cache.cache_clear()
+    module.body[2].value.lookup("C")
+    classdef = module.body[1]
+    with pytest.raises(astroid.AttributeInferenceError):
+        classdef.getattr("flavour")  # looked for in the metaclass too, through the cache
+    for hook, cache in caches.items():
+        shape(cache.cache_info().currsize > 0, hook, "an entry kept per call", RELEASE)
+        cache.cache_clear()
+        shape(cache.cache_info().currsize == 0, hook, "cache_clear() emptying it", RELEASE)

@@ -15,7 +15,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -511,6 +511,38 @@ class ModuleStore:
             ):
                 continue
             del cache[name]
+
+
+def release_modules(roots: Iterable[str], keep: Container[int]) -> int:
+    """Drop from astroid's cache every module of a file under *roots* not in *keep* (by
+    id), and astroid's caches that hold nodes: the modules an analysis built for itself,
+    once pylint needs no module any more; how many were dropped.
+
+    A module in astroid's cache lives until the process ends, and Python's collections
+    at exit then walk its tree once more for every one they make: dropped at the end of
+    the run, the handler modules of a cold run are garbage when those collections begin
+    (about 50 ms less to end, on the benchmark). Only what nothing can still use goes:
+    the caller keeps the modules pylint linted and those held before the run. The look-up
+    caches are astroid's own ``lru_cache``s, keyed by node (a kept module's entries are
+    computed again when asked).
+    """
+    prefixes = tuple(root.rstrip(os.sep) + os.sep for root in roots)
+    cache = astroid.MANAGER.astroid_cache
+    dropped = [
+        name
+        for name, module in list(cache.items())
+        if id(module) not in keep
+        and isinstance(file := getattr(module, "file", None), str)
+        and real(file).startswith(prefixes)
+    ]
+    for name in dropped:
+        del cache[name]
+    if dropped:
+        _forget_inferences()
+        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+        nodes.Name.lookup.cache_clear()
+        nodes.ClassDef._metaclass_lookup_attribute.cache_clear()  # pylint: disable=protected-access
+    return len(dropped)
 
 
 def _forget_inferences() -> None:
