@@ -264,3 +264,25 @@ def test_each_file_is_searched_for_each_word_once(
     assert surface.callers == ("child.Child", "core.Core", "grandchild.Grandchild")
     assert {word for _, word in asked} == {"Core", "Child", "Grandchild"}  # three rounds
     assert len(asked) == len(set(asked))
+
+
+def test_a_lone_literal_registry_is_read_without_its_module(
+    editor_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registry module holds one literal no other statement names: the analysis
+    reads that statement alone and never builds the module (which pylint reports on
+    from its own build, when it lints it)."""
+    built: list[str] = []
+    original = ModuleStore._build  # pylint: disable=protected-access
+
+    def recording(self: ModuleStore, path: str) -> object:
+        built.append(os.path.basename(path))
+        return original(self, path)
+
+    monkeypatch.setattr(ModuleStore, "_build", recording)
+    config = load_config(editor_project / "pyproject.toml")
+    (surface,) = engine.surface_facts(config).surfaces
+    assert surface.registry is not None
+    assert [e.value for e in surface.registry.elements] == ["prefill"]
+    assert "registry.py" not in built
+    assert "runners.py" in built  # the handlers' module is built as before

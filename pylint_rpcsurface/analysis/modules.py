@@ -324,6 +324,12 @@ class ModuleStore:
             self._modules[path] = self._build(path)
         return self._modules[path]
 
+    def has_module(self, path: str) -> bool:
+        """Whether a module of *path* is at hand without a build: built already, or
+        pylint's (a buffer's, or a file's pylint built in this run)."""
+        path = self.tree.key(path)
+        return self._modules.get(path) is not None or path in self.prebuilt
+
     def python_files(self) -> tuple[str, ...]:
         """The tree's files, and the unsaved buffers under the roots that are not saved yet
         (an editor's new file): the analysis must see the text being edited."""

@@ -9,9 +9,13 @@ only for what the syntax does not show, reporting such elements at the assignmen
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Sequence
 
+import astroid
 from astroid import nodes, objects
+from astroid.builder import AstroidBuilder
 
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.model import Location, Registry, RegistryElement
@@ -74,6 +78,71 @@ def read_registry(module: nodes.Module, attribute: str, qualname: str) -> Regist
     except _Refused as refusal:
         return Registry(qualname, target_at, (), f"can't be evaluated statically: {refusal}")
     return Registry(qualname, target_at, tuple(elements))
+
+
+def read_registry_alone(
+    text: str, path: str, modname: str, attribute: str, qualname: str
+) -> Registry | None:
+    """:func:`read_registry` on the registry's own statement, built alone, when nothing
+    else in the module can bear on it; None otherwise (then the module is built whole).
+
+    That holds when the registry is assigned at the top level a tuple, list or set of
+    string literals, its name is written nowhere else in the module (no other binding, no
+    change in place, no use), and no ``import *`` could bind it. The other statements
+    then cannot change what :func:`read_registry` finds, and building them (a dataclass
+    there makes astroid build the standard library's ``dataclasses``) is most of the cost
+    of reading the registry. The statement keeps its lines and columns, and the module
+    its name and path, so astroid's transforms by module name apply as to the whole.
+    """
+    if len(re.findall(rf"(?<!\w){re.escape(attribute)}(?!\w)", text)) != 1:
+        return None
+    try:
+        tree = ast.parse(text, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if any(
+        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+        for node in ast.walk(tree)
+    ):
+        return None
+    statement = next((s for s in tree.body if _assigns_literal(s, attribute)), None)
+    if statement is None or statement.col_offset != 0 or statement.end_lineno is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    kept = range(statement.lineno - 1, statement.end_lineno)
+    alone = "".join(line if number in kept else "\n" for number, line in enumerate(lines))
+    cache = astroid.MANAGER.astroid_cache
+    held = cache.get(modname)
+    try:
+        module = AstroidBuilder(astroid.MANAGER).string_build(alone, modname, path)
+    except (astroid.AstroidBuildingError, RecursionError, ValueError):
+        return None
+    finally:
+        # Never the module of that name for anyone else: it is a part of one. (astroid
+        # keeps the first module built under a name: one held before stays.)
+        if held is None:
+            cache.pop(modname, None)
+        else:
+            cache[modname] = held
+    return read_registry(module, attribute, qualname)
+
+
+def _assigns_literal(statement: ast.stmt, attribute: str) -> bool:
+    """Whether *statement* is ``attribute = <tuple, list or set of str literals>``."""
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+        value: ast.expr | None = statement.value
+    elif isinstance(statement, ast.AnnAssign):
+        targets, value = [statement.target], statement.value
+    else:
+        return False
+    return (
+        len(targets) == 1
+        and isinstance(targets[0], ast.Name)
+        and targets[0].id == attribute
+        and isinstance(value, (ast.Tuple, ast.List, ast.Set))
+        and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts)
+    )
 
 
 def _assigned_value(

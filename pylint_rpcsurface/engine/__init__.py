@@ -37,7 +37,7 @@ from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helper
 from pylint_rpcsurface.analysis.inference import location_of
 from pylint_rpcsurface.analysis.modules import BuiltFromFile, ModuleStore
 from pylint_rpcsurface.analysis.pragmas import pragma_states
-from pylint_rpcsurface.analysis.registry import read_registry
+from pylint_rpcsurface.analysis.registry import read_registry, read_registry_alone
 from pylint_rpcsurface.analysis.subclasses import (
     CallerClassFacts,
     ModuleCallers,
@@ -313,6 +313,9 @@ class _Run:
         modname = dotted.rpartition(".")[0]
 
         def compute() -> Registry | tuple[str, str]:
+            alone = self._registry_alone(dotted)
+            if alone is not None:
+                return alone
             located = self.index.resolve_module_attribute(dotted)
             if isinstance(located, str):
                 return ("unresolved", located)  # tagged: no other piece is this shape
@@ -323,6 +326,22 @@ class _Run:
         key = self._key("registry", (dotted,), self._modules_of(modname))
         value = self.memo.get(key, compute, Registry | tuple[str, str])
         return value if isinstance(value, Registry) else str(value[1])
+
+    def _registry_alone(self, dotted: str) -> Registry | None:
+        """The registry read from its own statement (:func:`read_registry_alone`), when
+        its module is one readable file, not at hand already (pylint's module, or one
+        built), and nothing else in it bears on the registry."""
+        modname, _, attribute = dotted.rpartition(".")
+        located = self.store.tree.locate(modname)
+        if len(located) != 1 or not located[0].endswith(".py") or os.path.isdir(located[0]):
+            return None
+        path = located[0]
+        if self.store.has_module(path):
+            return None  # reading it whole costs no build
+        name = self.store.tree.module_name(path)  # the name a whole build would give it
+        if name is None or self.store.unreadable(path) or self.store.undecodable(path):
+            return None
+        return read_registry_alone(self.store.text(path), path, name, attribute, dotted)
 
     def ancestors(self, ref: _Ref, configured: frozenset[str]) -> frozenset[str]:
         def compute() -> frozenset[str]:
