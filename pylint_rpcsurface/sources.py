@@ -17,6 +17,7 @@ import os
 import stat
 import tempfile
 import tokenize
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,13 @@ def unreadable_reason(path: str) -> str | None:
     except OSError:
         return None  # missing or unreachable: reading it fails as for any such file
     return _refusal(info)
+
+
+def as_identifiers(text: str) -> str:
+    """*text* with its names as Python reads them, NFKC-normalized (``Core`` written in
+    fullwidth letters names ``Core``), for the searches of names in source text; ASCII
+    text as it is."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
 def stat_identity(info: os.stat_result) -> tuple[int, int, int, int, int]:

@@ -393,3 +393,56 @@ def test_a_longer_chain_names_its_first_steps_and_its_last() -> None:
     first = [f"h{n}() at app.py:{n + 10}" for n in range(MAX_STEPS_SHOWN - 1)]
     last = f"h{steps - 1}() at app.py:{steps - 1 + 10}"
     assert text == f"Core via {', '.join(first)}, 2 more helper calls, then {last}"
+
+
+# "Core" in fullwidth letters: Python reads identifiers NFKC-normalized, so this is Core.
+FULLWIDTH_CORE = "\uff23\uff4f\uff52\uff45"
+
+
+def _fullwidth_project(tmp_path: Path) -> Path:
+    from support import EDITOR_FILES  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    child = (
+        f"from {FULLWIDTH_CORE.lower()} import {FULLWIDTH_CORE}\n\n\n"  # from core import Core
+        f"class Child({FULLWIDTH_CORE}):\n"
+        "    def extra(self):\n"
+        '        return self.mgr.call_func("nowhere", wait_out=True)\n'
+    )
+    return project(tmp_path / "proj", {**EDITOR_FILES, "child.py": child})
+
+
+def test_a_subclass_naming_its_base_in_fullwidth_letters_is_found(tmp_path: Path) -> None:
+    """The subclass search looks for the base's name in the files' text; Python reads
+    the fullwidth spelling as that name, and so does the search."""
+    from pylint_rpcsurface import engine  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+    from pylint_rpcsurface.config import load_config  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    assert unicodedata.normalize("NFKC", FULLWIDTH_CORE) == "Core"
+    root = _fullwidth_project(tmp_path)
+    (surface,) = engine.surface_facts(load_config(root / "pyproject.toml")).surfaces
+    assert "child.Child" in surface.callers
+    assert ("rpc-unanswered", "child.py", 6) in marked_findings_of(root)
+
+
+def marked_findings_of(root: Path) -> set[tuple[str, str, int]]:
+    run = run_check(root, "--format", "json", "--no-cache", timeout=120)
+    return {(m.symbol, m.path, m.line) for m in run.messages}
+
+
+def _messages(root: Path, *extra: str) -> set[tuple[str, str, int, str]]:
+    run = run_check(root, "--format", "json", *extra, timeout=120)
+    return {(m.symbol, m.path, m.line, m.text) for m in run.messages}
+
+
+def test_an_import_in_fullwidth_letters_is_a_dependency(tmp_path: Path) -> None:
+    """The memo's keys follow the modules a module imports, read from its text: an import
+    spelled in fullwidth letters still names the module, so an edit of that module
+    recomputes the facts of the importing one (here: which callers broadcast a name)."""
+    root = _fullwidth_project(tmp_path)
+    assert _messages(root) == _messages(root, "--no-cache")  # the memo is written
+    core = root / "core.py"
+    more = '    def more(self):\n        return self.mgr.call_func("also_nowhere", wait_out=True)\n'
+    core.write_text(core.read_text(encoding="utf-8") + more, encoding="utf-8")
+    after = _messages(root)
+    assert any("also_nowhere" in text and "Child" in text for *_, text in after)
+    assert after == _messages(root, "--no-cache")

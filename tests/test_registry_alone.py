@@ -32,6 +32,9 @@ READ_ALONE = {
     "annotated": 'RPCS: tuple[str, ...] = ("a", "b")\n',
     "non-ascii": '# é\nRPCS = ("défaut", "b")  # ünïcode\n',
     "empty": "RPCS = ()\n",
+    # Line breaks only str.splitlines sees (Python's lines end at \n, \r\n or \r alone).
+    "form feed and separators": '# a\x0cb \u2028 c\x1cd\n\x0c\nRPCS = ("a",  # \u2029\n    "b")\n',
+    "carriage returns": '"""doc"""\r\nX = 1\rRPCS = (\r\n    "a",\r\n)\r\n',
 }
 READ_WHOLE = {
     "used": 'RPCS = ("a",)\nWAITED = set(RPCS)\n',
@@ -45,6 +48,8 @@ READ_WHOLE = {
     "named in a string": 'RPCS = ("a",)\nNAME = "RPCS"\n',
     "shares a line": 'X = 1; RPCS = ("a",)\n',
     "not defined": 'OTHER = ("a",)\n',
+    # Python reads identifiers NFKC-normalized: the fullwidth name is the same name.
+    "rebound in fullwidth": 'RPCS = ("a",)\n\uff32\uff30\uff23\uff33 = ("b",)\n',
 }
 
 

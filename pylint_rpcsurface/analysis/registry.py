@@ -19,6 +19,7 @@ from astroid.builder import AstroidBuilder
 
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.model import Location, Registry, RegistryElement
+from pylint_rpcsurface.sources import as_identifiers
 
 _CONSTRUCTORS = frozenset(
     {"builtins.frozenset", "builtins.set", "builtins.tuple", "builtins.list", "builtins.sorted"}
@@ -80,6 +81,10 @@ def read_registry(module: nodes.Module, attribute: str, qualname: str) -> Regist
     return Registry(qualname, target_at, tuple(elements))
 
 
+# One line as Python counts them: up to \r\n, \r or \n (or the end of the text).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
 def read_registry_alone(
     text: str, path: str, modname: str, attribute: str, qualname: str
 ) -> Registry | None:
@@ -94,7 +99,8 @@ def read_registry_alone(
     of reading the registry. The statement keeps its lines and columns, and the module
     its name and path, so astroid's transforms by module name apply as to the whole.
     """
-    if len(re.findall(rf"(?<!\w){re.escape(attribute)}(?!\w)", text)) != 1:
+    words = as_identifiers(text)  # a fullwidth spelling is the same name
+    if len(re.findall(rf"(?<!\w){re.escape(attribute)}(?!\w)", words)) != 1:
         return None
     try:
         tree = ast.parse(text, path)
@@ -108,7 +114,7 @@ def read_registry_alone(
     statement = next((s for s in tree.body if _assigns_literal(s, attribute)), None)
     if statement is None or statement.col_offset != 0 or statement.end_lineno is None:
         return None
-    lines = text.splitlines(keepends=True)
+    lines = _LINE.findall(text)  # Python's lines, not str.splitlines' (\x0c, \u2028...)
     kept = range(statement.lineno - 1, statement.end_lineno)
     alone = "".join(line if number in kept else "\n" for number, line in enumerate(lines))
     cache = astroid.MANAGER.astroid_cache

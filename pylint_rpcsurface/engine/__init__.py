@@ -62,7 +62,7 @@ from pylint_rpcsurface.model import (
     SurfaceFacts,
     UnknownCallers,
 )
-from pylint_rpcsurface.sources import SourceTree, real
+from pylint_rpcsurface.sources import SourceTree, as_identifiers, real
 
 __all__ = [
     "Facts",
@@ -570,7 +570,8 @@ class _Run:
         return searched
 
     def _search(self, path: str, words: frozenset[str]) -> _Searched:
-        text = self.store.text(path)
+        # A subclass may name its base in another spelling of the same name (fullwidth).
+        text = as_identifiers(self.store.text(path))
         return (words, words_held(text, words), self.store.undecodable(path))
 
     def _surface_facts(self, surface: _SurfaceRefs, family: _Family) -> SurfaceFacts:

@@ -22,7 +22,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
-from pylint_rpcsurface.sources import SourceTree
+from pylint_rpcsurface.sources import SourceTree, as_identifiers
 
 __all__ = ["ProjectDependencies", "words_of"]
 
@@ -106,7 +106,7 @@ class ProjectDependencies:
         name = self._name_of.get(path)
         if name is None:
             return frozenset()
-        imported, mentioned = words_of(self._text_of(path))
+        imported, mentioned = words_of(as_identifiers(self._text_of(path)))
         names = {n for word in imported for n in self._by_word.get(word, ())}
         names.update(_parents(name))
         for known in list(names):
