@@ -534,12 +534,16 @@ def release_modules(roots: Iterable[str], keep: Container[int]) -> int:
     """
     prefixes = tuple(root.rstrip(os.sep) + os.sep for root in roots)
     cache = astroid.MANAGER.astroid_cache
+    # By the path as the module has it, no link resolved: a run with an analysis asks
+    # this of every module in astroid's cache (a few hundred: the standard library's),
+    # and the analysis builds its modules from their paths under the roots. A module
+    # reached through a link from elsewhere only stays, as it did before.
     dropped = [
         name
         for name, module in list(cache.items())
         if id(module) not in keep
         and isinstance(file := getattr(module, "file", None), str)
-        and real(file).startswith(prefixes)
+        and os.path.abspath(file).startswith(prefixes)
     ]
     for name in dropped:
         del cache[name]
