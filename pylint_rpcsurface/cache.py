@@ -58,7 +58,7 @@ from typing import Any, Protocol
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
 from pylint_rpcsurface.messages import BY_SYMBOL
-from pylint_rpcsurface.model import Analysis, Finding, Location
+from pylint_rpcsurface.model import Analysis, Finding, Location, Record
 from pylint_rpcsurface.sources import (
     TIMESTAMP_TICK_NS,
     KnownFile,
@@ -137,8 +137,8 @@ def _secure_folder(folder: Path, *, create: bool) -> bool:
     return stat.S_ISDIR(info.st_mode) and _trusted(info) and _trusted(parent)
 
 
-@dataclass(frozen=True)
-class Fingerprint:
+@dataclass(frozen=True, eq=False, repr=False)
+class Fingerprint(Record):
     """One module's version: its text's hash, and the stat that lets us skip hashing."""
 
     stat: tuple[int, ...] | None  # None for a stdin buffer: only its hash identifies it
@@ -313,8 +313,8 @@ class FactCache:
         return True
 
 
-@dataclass(frozen=True)
-class Snapshot:
+@dataclass(frozen=True, eq=False, repr=False)
+class Snapshot(Record):
     taken_ns: int
     modules: Mapping[str, Fingerprint | None]  # None: the file could not be read
     # The bytes of the files this snapshot read (not those a known fingerprint gave), for
@@ -553,8 +553,8 @@ def analyse_with_cache(
 # ---------------------------------------------------------------- the entry as JSON
 
 
-@dataclass(frozen=True)
-class _Entry:
+@dataclass(frozen=True, eq=False, repr=False)
+class _Entry(Record):
     identity: Mapping[str, object]
     snapshot: Snapshot
     externals: Mapping[str, tuple[int, ...]]

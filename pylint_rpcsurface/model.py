@@ -8,16 +8,113 @@ file, handed around by the cache and the commands without importing astroid or p
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pylint_rpcsurface.config import ConfigError
 from pylint_rpcsurface.sources import path_keys
 
+# ---------------------------------------------------------------- records
+#
+# On Python 3.11 (measured here) dataclass writes each method it generates as source text
+# and compiles it when the module is imported, about 70 µs a method. A frozen dataclass gets
+# six (ten with ``order=True``): the plugin's facts and records cost about 17 ms of every
+# pylint run's import that way, paid on each editor keystroke and each pre-commit hook.
+# Their equality, hash and repr are the same code for every class, so they are written
+# once here: a record is declared ``@dataclass(frozen=True, eq=False, repr=False)`` and
+# inherits from Record the ``__eq__``, ``__hash__`` and ``__repr__`` that
+# ``@dataclass(frozen=True)`` would have generated (fields with ``compare=False`` are left
+# out of equality and hash, fields with ``repr=False`` out of the repr, and a record
+# equals only a record of its own class); OrderedRecord adds ``order=True``'s comparisons.
+# ``dataclass`` still writes ``__init__`` and the frozen ``__setattr__``/``__delattr__``,
+# so construction, immutability, ``fields`` and ``replace`` are the standard ones, and
+# mypy checks records as the frozen dataclasses they are. tests/test_records.py compares
+# each behaviour with a dataclass that generates it. (The configuration and the source
+# files, below the model, keep dataclass's own methods.)
 
-@dataclass(frozen=True, order=True)
-class Location:
+_Key = Callable[[Any], tuple[Any, ...]]
+_KEY_ATTRIBUTE = "_record_key"  # where each record class keeps its getter
+
+
+def _fields_key(cls: type[Any]) -> _Key:
+    """The values *cls*'s records are compared by: its fields with ``compare``, in order."""
+    names = [f.name for f in dataclasses.fields(cls) if f.compare]
+    if len(names) == 1:
+        (name,) = names
+        return lambda record: (getattr(record, name),)
+    # attrgetter of several names gives a tuple (of none, a TypeError: no record has none).
+    getter: _Key = operator.attrgetter(*names)
+    return getter
+
+
+def _key(record: Any) -> tuple[Any, ...]:
+    """*record*'s compared values. The getter is made from the class's fields on first
+    use and kept on the class: the fields are known only once ``dataclass`` has run,
+    after the class statement, and they never change after."""
+    cls = type(record)
+    getter: _Key | None = cls.__dict__.get(_KEY_ATTRIBUTE)
+    if getter is None:
+        getter = _fields_key(cls)
+        setattr(cls, _KEY_ATTRIBUTE, getter)
+    return getter(record)
+
+
+class Record:
+    """The equality, hash and repr of a frozen dataclass, for ``@dataclass(frozen=True,
+    eq=False, repr=False)`` classes (see the module's docstring)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _key(self) == _key(other)
+
+    def __hash__(self) -> int:
+        return hash(_key(self))
+
+    def __repr__(self) -> str:
+        # Any: mypy can't know that a Record's class is a dataclass (the decorator says so).
+        record: Any = self
+        shown = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(record) if f.repr
+        )
+        return f"{self.__class__.__qualname__}({shown})"
+
+
+class OrderedRecord(Record):
+    """A :class:`Record` ordered as ``@dataclass(order=True)`` orders: by its compared
+    fields, as a tuple, and only against a record of its own class."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _key(self) < _key(other)
+
+    def __le__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _key(self) <= _key(other)
+
+    def __gt__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _key(self) > _key(other)
+
+    def __ge__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _key(self) >= _key(other)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Location(OrderedRecord):
     """A span in a source file, in pylint's convention.
 
     ``path`` is the file's real path. Lines are 1-based; columns are 0-based UTF-8 byte
@@ -31,8 +128,8 @@ class Location:
     end_col: int | None
 
 
-@dataclass(frozen=True)
-class Broadcast:
+@dataclass(frozen=True, eq=False, repr=False)
+class Broadcast(Record):
     """One dispatch call site: ``<expr>.call_func(<name>, ..., wait_out=<flag>)``.
 
     ``rpc`` is ``None`` when the name does not infer to one str; ``waited`` is ``None``
@@ -62,32 +159,32 @@ class Broadcast:
         return "waited" if self.waited else "unwaited"
 
 
-@dataclass(frozen=True)
-class Sent:
+@dataclass(frozen=True, eq=False, repr=False)
+class Sent(Record):
     """The arguments a dispatch call forwards to the handler: a count and keyword names."""
 
     positional: int
     keywords: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class HelperStep:
+@dataclass(frozen=True, eq=False, repr=False)
+class HelperStep(Record):
     """One call of a helper (a module-level function, staticmethod or classmethod)."""
 
     name: str  # the helper's name, e.g. "_rebind"
     call: Location  # where it is called
 
 
-@dataclass(frozen=True)
-class CallerBroadcast:
+@dataclass(frozen=True, eq=False, repr=False)
+class CallerBroadcast(Record):
     """A broadcast and every caller class whose own code runs it."""
 
     broadcast: Broadcast
     callers: tuple[str, ...]  # fully qualified names, sorted
 
 
-@dataclass(frozen=True)
-class Answers:
+@dataclass(frozen=True, eq=False, repr=False)
+class Answers(Record):
     """The names a set of handler classes answer.
 
     ``complete`` is False when some ancestor of a handler could not be resolved: its
@@ -105,8 +202,8 @@ class Answers:
         return tuple(cls for cls, names in self.by_class if name in names)
 
 
-@dataclass(frozen=True)
-class Returns:
+@dataclass(frozen=True, eq=False, repr=False)
+class Returns(Record):
     """What a handler method's ``return`` statements (and falling off its end) give back.
 
     ``none_at`` lists the places a None reply can come from: a bare ``return``, a value
@@ -133,8 +230,8 @@ class Returns:
         return found[0] if found else None
 
 
-@dataclass(frozen=True)
-class Signature:
+@dataclass(frozen=True, eq=False, repr=False)
+class Signature(Record):
     """How a handler method binds arguments, ``self`` (or ``cls``) left out."""
 
     positional: tuple[str, ...]  # positional-only first, then positional-or-keyword
@@ -147,8 +244,8 @@ class Signature:
     text: str  # as written, e.g. "(seq_ids, token_ids=None, *args)"
 
 
-@dataclass(frozen=True)
-class HandlerMethod:
+@dataclass(frozen=True, eq=False, repr=False)
+class HandlerMethod(Record):
     """The effective method answering *rpc* for some handler classes, by MRO."""
 
     rpc: str
@@ -160,15 +257,15 @@ class HandlerMethod:
     signature: Signature | None  # None when a decorator may change it
 
 
-@dataclass(frozen=True)
-class RegistryElement:
+@dataclass(frozen=True, eq=False, repr=False)
+class RegistryElement(Record):
     value: str | None  # None when the element is not a str
     source: str
     location: Location
 
 
-@dataclass(frozen=True)
-class Registry:
+@dataclass(frozen=True, eq=False, repr=False)
+class Registry(Record):
     """A registry constant and its elements, or the reason it can't be read."""
 
     qualname: str
@@ -177,8 +274,8 @@ class Registry:
     problem: str | None = None
 
 
-@dataclass(frozen=True)
-class UnknownCallers:
+@dataclass(frozen=True, eq=False, repr=False)
+class UnknownCallers(Record):
     """What may hold callers that were not found, where, and why.
 
     ``kind`` is ``"unparsed"`` for a module that doesn't parse or can't be decoded,
@@ -191,8 +288,8 @@ class UnknownCallers:
     reason: str
 
 
-@dataclass(frozen=True)
-class SurfaceFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class SurfaceFacts(Record):
     """Everything the derivation needs to judge one configured surface."""
 
     name: str
@@ -208,8 +305,8 @@ class SurfaceFacts:
     unknown_callers: tuple[UnknownCallers, ...] = ()
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
+@dataclass(frozen=True, eq=False, repr=False)
+class Finding(OrderedRecord):
     """A message to report: sorted by location, then symbol, for deterministic output."""
 
     location: Location
@@ -225,8 +322,8 @@ class Finding:
     pragma: bool | None = None
 
 
-@dataclass(frozen=True)
-class Analysis:
+@dataclass(frozen=True, eq=False, repr=False)
+class Analysis(Record):
     """The findings of one configuration over the project, grouped by file."""
 
     config_errors: tuple[ConfigError, ...]

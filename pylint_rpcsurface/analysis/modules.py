@@ -29,6 +29,7 @@ from astroid.inference_tip import clear_inference_tip_cache
 from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
 
+from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.sources import (
     TIMESTAMP_TICK_NS,
     KnownFile,
@@ -111,8 +112,8 @@ def _places(found: Any) -> list[str]:
     return [p for p in [origin, *(folders or [])] if isinstance(p, str) and os.path.isabs(p)]
 
 
-@dataclass(frozen=True)
-class BuildFailure:
+@dataclass(frozen=True, eq=False, repr=False)
+class BuildFailure(Record):
     path: str
     line: int | None
     reason: str
@@ -568,8 +569,8 @@ def _forget_inferences() -> None:
     clear_inference_tip_cache()
 
 
-@dataclass(frozen=True)
-class BuiltFromFile:
+@dataclass(frozen=True, eq=False, repr=False)
+class BuiltFromFile(Record):
     """A module pylint built from the saved file it lints, after *read_after_ns* (the
     moment its checkers were opened, with the module not yet in astroid's cache)."""
 

@@ -18,11 +18,11 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.branches import can_run, live_bindings
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
-from pylint_rpcsurface.model import Location
+from pylint_rpcsurface.model import Location, Record
 
 
-@dataclass(frozen=True)
-class CallerClassFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class CallerClassFacts(Record):
     """A class that descends from a configured caller, where it is defined."""
 
     qualname: str
@@ -32,8 +32,8 @@ class CallerClassFacts:
     descends_from: frozenset[str]  # the configured callers it descends from
 
 
-@dataclass(frozen=True)
-class OpenClass:
+@dataclass(frozen=True, eq=False, repr=False)
+class OpenClass(Record):
     """A class that may be a caller, or not: why, and where it is defined."""
 
     name: str
@@ -41,8 +41,8 @@ class OpenClass:
     reason: str
 
 
-@dataclass(frozen=True)
-class ModuleCallers:
+@dataclass(frozen=True, eq=False, repr=False)
+class ModuleCallers(Record):
     """What one module holds for the caller search: the classes in it that descend from a
     configured caller, its aliases (``import X as Y``, ``Y = X``, ``BASES = (X, ...)``) as
     (alias, name), and the classes that may derive from anything.

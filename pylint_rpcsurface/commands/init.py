@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pylint_rpcsurface.commands.projects import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
 from pylint_rpcsurface.config import PYPROJECT, ConfigError, parse_table
+from pylint_rpcsurface.model import Record
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,8 +68,8 @@ def add_parser(
     return init
 
 
-@dataclass(frozen=True)
-class Outcome:
+@dataclass(frozen=True, eq=False, repr=False)
+class Outcome(Record):
     """What init would do to one pyproject.toml."""
 
     path: Path

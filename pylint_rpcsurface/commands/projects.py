@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pylint_rpcsurface.config import PYPROJECT, Config, ConfigError, ConfigFinder
 from pylint_rpcsurface.config.pylint_control import MessageControl, message_control, overridden
+from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.sources import SourceTree, real
 
 if TYPE_CHECKING:
@@ -29,8 +30,8 @@ class UsageError(Exception):
     """A problem with the command line or the configuration: exit status 2."""
 
 
-@dataclass(frozen=True)
-class Scope:
+@dataclass(frozen=True, eq=False, repr=False)
+class Scope(Record):
     """Paths given on the command line and the configuration that applies to them."""
 
     paths: tuple[str, ...]  # real paths

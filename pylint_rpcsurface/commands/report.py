@@ -32,7 +32,7 @@ from pylint_rpcsurface.commands.projects import (
     messages_control,
     messages_control_option,
 )
-from pylint_rpcsurface.model import CallerBroadcast, Location, SurfaceFacts
+from pylint_rpcsurface.model import CallerBroadcast, Location, Record, SurfaceFacts
 from pylint_rpcsurface.rules.text import names_list, safe_name, where
 
 COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
@@ -40,15 +40,15 @@ COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
 _MODULE_NOTES = frozenset({"rpcsurface-config-error"})
 
 
-@dataclass(frozen=True)
-class Site:
+@dataclass(frozen=True, eq=False, repr=False)
+class Site(Record):
     callers: tuple[str, ...]
     where: str  # path relative to the project, forward slashes, ":line"
     waited: bool | None
 
 
-@dataclass(frozen=True)
-class Row:
+@dataclass(frozen=True, eq=False, repr=False)
+class Row(Record):
     rpc: str  # the name, or the source of a name that does not infer
     inferred: bool
     sites: tuple[Site, ...]
@@ -73,8 +73,8 @@ class Row:
         return tuple(f"{symbol} (silenced)" for symbol in self.silenced)
 
 
-@dataclass(frozen=True)
-class SurfaceReport:
+@dataclass(frozen=True, eq=False, repr=False)
+class SurfaceReport(Record):
     name: str
     registry: str | None
     rows: tuple[Row, ...]

@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pylint_rpcsurface.messages import MESSAGES, symbols_named
-from pylint_rpcsurface.model import Finding
+from pylint_rpcsurface.model import Finding, Record
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,8 +44,8 @@ CONFIG_FILES = (
 )
 
 
-@dataclass(frozen=True)
-class MessageControl:
+@dataclass(frozen=True, eq=False, repr=False)
+class MessageControl(Record):
     """Each of our symbols, on or off by pylint's configuration; and the file read."""
 
     enabled: Mapping[str, bool]

@@ -58,6 +58,7 @@ from pylint_rpcsurface.model import (
     HandlerMethod,
     HelperStep,
     Location,
+    Record,
     Registry,
     SurfaceFacts,
     UnknownCallers,
@@ -74,8 +75,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Facts:
+@dataclass(frozen=True, eq=False, repr=False)
+class Facts(Record):
     """Each usable surface's facts, before the rules judge them (``report`` and ``fix``
     show and edit them; :func:`analyse` hands them to :func:`rules.findings`)."""
 
@@ -177,8 +178,8 @@ def _surface_facts(
     return replace(facts, findings=tuple(findings))
 
 
-@dataclass(frozen=True)
-class _Ref:
+@dataclass(frozen=True, eq=False, repr=False)
+class _Ref(Record):
     """Where a class or function is defined: enough to find its node again, and to tell
     two definitions of one name apart."""
 
@@ -192,8 +193,8 @@ class _Ref:
         return cls(tree.key(node.root().file or ""), node.lineno or 0, node.col_offset or 0)
 
 
-@dataclass(frozen=True)
-class _Resolved:
+@dataclass(frozen=True, eq=False, repr=False)
+class _Resolved(Record):
     """A configured name, resolved: its definition, or why it does not resolve."""
 
     ref: _Ref | None
@@ -782,8 +783,8 @@ def _from_record(raw: Any) -> _Searched:
     )
 
 
-@dataclass(frozen=True)
-class _Family:
+@dataclass(frozen=True, eq=False, repr=False)
+class _Family(Record):
     """The callers found, and what may hold more (each with where and why)."""
 
     classes: dict[str, tuple[_Ref, frozenset[str]]]

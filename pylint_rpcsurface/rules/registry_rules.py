@@ -20,6 +20,7 @@ from pylint_rpcsurface.model import (
     CallerBroadcast,
     Finding,
     Location,
+    Record,
     Registry,
     SurfaceFacts,
 )
@@ -62,8 +63,8 @@ def registry_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
     return sorted(findings)
 
 
-@dataclass(frozen=True)
-class RegistryEquation:
+@dataclass(frozen=True, eq=False, repr=False)
+class RegistryEquation(Record):
     """Both sides of ``registry == waited & answered - base`` for one surface.
 
     ``must_list`` is the right-hand side as far as it is known for certain: names some

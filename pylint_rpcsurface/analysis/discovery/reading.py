@@ -11,6 +11,8 @@ from typing import TypeGuard
 
 from astroid import nodes
 
+from pylint_rpcsurface.model import Record
+
 # Calls that send their arguments to another process: queues, pipes, sockets, Ray.
 SEND_CALLS = frozenset(
     {
@@ -50,8 +52,8 @@ MIN_NAMES = 2
 _STUB_RAISES = frozenset({"NotImplementedError"})
 
 
-@dataclass(frozen=True)
-class Choice:
+@dataclass(frozen=True, eq=False, repr=False)
+class Choice(Record):
     """One key: its value (None: not written) and the evidence, or the candidates."""
 
     key: str
@@ -64,15 +66,15 @@ class Choice:
         return self.value is None and bool(self.candidates)
 
 
-@dataclass(frozen=True)
-class DispatchProposal:
+@dataclass(frozen=True, eq=False, repr=False)
+class DispatchProposal(Record):
     method: str
     evidence: str
     keys: tuple[Choice, ...]  # in the order they are written
 
 
-@dataclass(frozen=True)
-class SurfaceProposal:
+@dataclass(frozen=True, eq=False, repr=False)
+class SurfaceProposal(Record):
     name: str
     callers: tuple[tuple[str, str], ...]  # (dotted name, evidence)
     handlers: tuple[tuple[str, str], ...]
@@ -82,8 +84,8 @@ class SurfaceProposal:
     candidates: tuple[str, ...] = ()  # what competes, when refused
 
 
-@dataclass(frozen=True)
-class Proposal:
+@dataclass(frozen=True, eq=False, repr=False)
+class Proposal(Record):
     dispatch: tuple[DispatchProposal, ...]
     surfaces: tuple[SurfaceProposal, ...]
     notes: tuple[str, ...] = ()

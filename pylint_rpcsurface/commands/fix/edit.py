@@ -20,6 +20,8 @@ import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pylint_rpcsurface.model import Record
+
 _CONSTRUCTORS = frozenset({"frozenset", "set", "tuple", "list"})
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _AFTER_ELEMENT = re.compile(r"[ \t]*(,)?[ \t]*(#[^\r\n]*)?(\r\n|\r|\n)?$")
@@ -35,8 +37,8 @@ class Refused(Exception):
         self.why = why
 
 
-@dataclass(frozen=True)
-class _Literal:
+@dataclass(frozen=True, eq=False, repr=False)
+class _Literal(Record):
     """The registry's value as written: its form and its elements' spans."""
 
     form: str  # "tuple", "list", "set", or "frozenset(tuple)" etc. for a constructor call
@@ -244,8 +246,8 @@ def _family(form: str) -> str:
     return form.split("(", 1)[0]
 
 
-@dataclass(frozen=True)
-class _Span:
+@dataclass(frozen=True, eq=False, repr=False)
+class _Span(Record):
     value: str
     start: int
     end: int

@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pylint_rpcsurface.commands.fix.edit import Refused
+from pylint_rpcsurface.model import Record
 
 ATTEMPTS = 3  # plans of one file before fix gives up on a file that keeps changing
 _LEASE_WAIT = 2.0  # seconds to wait for another program to close the file it writes
@@ -53,8 +54,8 @@ _SETTLE = 0.02  # seconds given, without a lease, to a write begun before the re
 _RERUN = "re-run `rpcsurface fix`"
 
 
-@dataclass(frozen=True)
-class SourceFile:
+@dataclass(frozen=True, eq=False, repr=False)
+class SourceFile(Record):
     path: str
     data: bytes
     encoding: str
@@ -284,8 +285,8 @@ def _write_in_place(path: str, planner: Planner, *, force: bool) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class _Lease:
+@dataclass(frozen=True, eq=False, repr=False)
+class _Lease(Record):
     """Whether a lease is held on the file: while it is, another program that opens it
     for writing (a write lease: at all) waits until it is released."""
 
