@@ -144,3 +144,46 @@ def test_what_pylint_inferred_while_building_a_reused_module_is_inferred_again(
     core = "infer/engine/core.py"
     expected = {(symbol, core, line) for symbol, line in marked_findings(NAMESPACE[core])}
     assert {(m.symbol, m.path, m.line) for m in run.messages} == expected, run.stdout + run.stderr
+
+
+CORE_WITH = {
+    # pylint names infer/engine/core.py "engine.core" (infer/ has no __init__.py): its
+    # module stands for ours only if no relative import reads that name.
+    "no relative import": ("", 1),
+    "a relative import": ("from . import helpers\n", 2),
+    "one written without a space": ("from.helpers import VALUE\n", 2),
+    "one after a line continuation": ("from \\\n    .helpers import VALUE\n", 2),
+    "only the words, in a comment": ("# see from . import helpers, in the docs\n", 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CORE_WITH))
+def test_a_module_pylint_named_otherwise_is_reused_unless_it_imports_relatively(
+    tmp_path: Path, case: str
+) -> None:
+    """A relative import resolves from the module's name, and pylint gave it another:
+    such a module is built again under ours; any other is pylint's, built once. (The
+    text is searched for a relative import before the module is walked for one.)"""
+    first_line, compiled = CORE_WITH[case]
+    files = dict(NAMESPACE)
+    files["infer/engine/helpers.py"] = "VALUE = 1\n"
+    core = "infer/engine/core.py"
+    files[core] = first_line + NAMESPACE[core] + MARK + "\n"
+    root = project(tmp_path / "proj", files)
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(_HOOK, encoding="utf-8")
+    old = time.time_ns() - 3_600 * 10**9
+    for path in root.rglob("*.py"):
+        os.utime(path, ns=(old, old))
+    time.sleep(0.1)  # the ctimes are older than the run by more than a clock tick
+    count = tmp_path / "compiled"
+    env = {
+        "PYTHONPATH": str(hooks),
+        "RPCSURFACE_TEST_MARK": MARK,
+        "RPCSURFACE_TEST_COUNT_TO": str(count),
+    }
+    run = run_pylint(root, "--rpcsurface-no-cache=y", core, env=env, timeout=120)
+    expected = {(symbol, core, line) for symbol, line in marked_findings(files[core])}
+    assert {(m.symbol, m.path, m.line) for m in run.messages} == expected, run.stdout + run.stderr
+    assert count.read_text(encoding="utf-8") == str(compiled)
