@@ -117,15 +117,34 @@ def read_source(path: str) -> tuple[bytes, os.stat_result]:
     :class:`UnreadableSource`, an OSError, for anything but a regular file within the cap.
     """
     handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(handle, "rb") as stream:
-        info = os.fstat(stream.fileno())
+    try:
+        info = os.fstat(handle)
         reason = _refusal(info)
         if reason is not None:
             raise UnreadableSource(f"{path}: {reason}")
-        data = stream.read(MAX_SOURCE_BYTES + 1)
+        data = _read_all(handle, info.st_size)
+    finally:
+        os.close(handle)
     if len(data) > MAX_SOURCE_BYTES:  # it grew since the stat
         raise UnreadableSource(f"{path}: not read: over the {MAX_SOURCE_BYTES}-byte size cap")
     return data, info
+
+
+def _read_all(handle: int, size: int) -> bytes:
+    """What is left to read from *handle*, up to one byte over the cap, asking first for
+    the *size* its stat gave (and a byte more, to see the end). A buffered stream's
+    ``read(cap + 1)`` sized its buffer by the cap, 10 MB a file: reading a project's
+    files took three times as long."""
+    chunks: list[bytes] = []
+    left = MAX_SOURCE_BYTES + 1
+    ask = size + 1
+    while left > 0:
+        chunk = os.read(handle, min(max(ask, 1 << 16), left))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def decode_source(data: bytes) -> tuple[str, str | None]:

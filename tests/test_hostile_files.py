@@ -147,6 +147,36 @@ def test_reading_refuses_without_opening_a_fifo(tmp_path: Path) -> None:
     assert sources.unreadable_reason(str(tmp_path / "ok.py")) is None
 
 
+def test_reading_takes_every_byte_whatever_the_stat_said(tmp_path: Path) -> None:
+    """A file read whole, in pieces past the first, though it is bigger than its stat
+    said (it grew between the stat and the read), and no further than a byte over the
+    cap: what tells the reader that a file grew past it."""
+    data = bytes(range(256)) * 1200  # 300 KB: several reads of 64 KB
+    path = tmp_path / "big.py"
+    path.write_bytes(data)
+    assert sources.read_source(str(path))[0] == data
+    for stated in (0, 10, len(data) - 1, len(data), len(data) + 5):
+        handle = os.open(path, os.O_RDONLY)
+        try:
+            assert sources._read_all(handle, stated) == data
+        finally:
+            os.close(handle)
+    empty = tmp_path / "empty.py"
+    empty.write_bytes(b"")
+    assert sources.read_source(str(empty))[0] == b""
+
+
+def test_reading_stops_a_byte_over_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "grown.py"
+    path.write_bytes(b"#" * 5000)
+    monkeypatch.setattr(sources, "MAX_SOURCE_BYTES", 1000)
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        assert len(sources._read_all(handle, 10)) == 1001
+    finally:
+        os.close(handle)
+
+
 # A registry entry that only an unseen subclass could wait on: FastRunner answers it,
 # and no caller anyone can read waits on it.
 _ONLY_A_SUBCLASS_COULD_WAIT = APP.replace(
