@@ -254,9 +254,9 @@ def test_each_file_is_searched_for_each_word_once(
     asked: list[tuple[int, str]] = []
     original = engine.words_held
 
-    def counting(text: str, words: frozenset[str]) -> frozenset[str]:
+    def counting(text: str, words: frozenset[str], groups: object = None) -> frozenset[str]:
         asked.extend((id(text), word) for word in words)
-        return original(text, words)
+        return original(text, words, groups)
 
     monkeypatch.setattr(engine, "words_held", counting)
     config = load_config(root / "pyproject.toml")

@@ -42,8 +42,10 @@ from pylint_rpcsurface.analysis.subclasses import (
     CallerClassFacts,
     ModuleCallers,
     OpenClass,
+    WordGroups,
     callers_in_module,
     configured_ancestors,
+    word_groups,
     words_held,
 )
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
@@ -235,6 +237,7 @@ class _Run:
         self.collector = _BroadcastCollector(forms, self.index, config.helper_depth)
         self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
         self._search_records: dict[str, _Searched] = {}
+        self._word_groups: dict[frozenset[str], WordGroups] = {}  # each round's
         # The buffers whose text no saved file holds, by the store's keys: what depends on
         # them is never written to the memo (see Memo.ephemeral).
         self.buffers = frozenset(path for path in store.overrides if store.unsaved(path))
@@ -573,7 +576,10 @@ class _Run:
     def _search(self, path: str, words: frozenset[str]) -> _Searched:
         # A subclass may name its base in another spelling of the same name (fullwidth).
         text = as_identifiers(self.store.text(path))
-        return (words, words_held(text, words), self.store.undecodable(path))
+        if words not in self._word_groups:
+            self._word_groups[words] = word_groups(words)
+        held = words_held(text, words, self._word_groups[words])
+        return (words, held, self.store.undecodable(path))
 
     def _surface_facts(self, surface: _SurfaceRefs, family: _Family) -> SurfaceFacts:
         configured = surface.callers.keys()

@@ -28,6 +28,10 @@ __all__ = ["ProjectDependencies", "words_of"]
 
 _WORD = re.compile(r"[^\W\d]\w*")
 _IMPORT = re.compile(r"\bimport\b")
+# For ASCII text, _WORD's words are the runs of [A-Za-z0-9_], leading digits cut: the
+# bytes' own translate and split find them a few times faster than the expression.
+_ASCII_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NOT_A_WORD = bytes(b if b in _ASCII_WORD_BYTES else 32 for b in range(256))
 
 
 def words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -57,7 +61,17 @@ def words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
             if depth <= 0 and not code.rstrip().endswith("\\"):
                 break
         imported.update(_WORD.findall(" ".join(statement)))
-    return frozenset(imported), frozenset(_WORD.findall(text))
+    return frozenset(imported), all_words(text)
+
+
+def all_words(text: str) -> frozenset[str]:
+    """The words of *text* (``[^\\W\\d]\\w*``: a name, or a name's tail after digits)."""
+    if not text.isascii():
+        return frozenset(_WORD.findall(text))
+    runs = set(text.encode("ascii").translate(_NOT_A_WORD).split())
+    words = {run.lstrip(b"0123456789") for run in runs}
+    words.discard(b"")
+    return frozenset(word.decode("ascii") for word in words)
 
 
 class ProjectDependencies:
