@@ -328,7 +328,7 @@ KINDS = (
     "answers",
     "handler",
     "pragmas",
-    "words",
+    "words-index",
     "direct",
 )
 

@@ -237,6 +237,8 @@ class _Run:
         self.collector = _BroadcastCollector(forms, self.index, config.helper_depth)
         self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
         self._search_records: dict[str, _Searched] = {}
+        self._words: _WordsIndex | None = None  # the memo's, read on first use
+        self._words_changed = False
         self._word_groups: dict[frozenset[str], WordGroups] = {}  # each round's
         # The buffers whose text no saved file holds, by the store's keys: what depends on
         # them is never written to the memo (see Memo.ephemeral).
@@ -553,25 +555,49 @@ class _Run:
         """What the word search knows of *path*'s text: the words asked of it, those of
         them it holds as whole words, and why it can't be decoded (or None).
 
-        One piece per file version, grown as rounds ask new words: a file unchanged since
-        an earlier run that asked the same words is not read at all."""
+        Kept for each file version in the memo's word index, grown as rounds ask new
+        words: a file unchanged since an earlier run that asked the same words is not
+        read at all."""
         searched = self._search_records.get(path)
         if searched is None:
-            key = self._file_key("words", path)
-            stored = self.memo.get(
-                key, lambda: _as_record(self._search(path, frozenset(words))), _WordsRecord
-            )
-            searched = _from_record(stored)
+            searched = self._words_index().known(path, self.store.digest(path))
+            if searched is None:
+                searched = self._search(path, frozenset(words))
+                self._words_changed = True
         if not searched[0].issuperset(words):
             # Only the new words are looked for: the record already says which earlier
             # ones the text holds.
             asked, held, undecodable = searched
             grown = self._search(path, frozenset(words) - asked)
             searched = (asked | grown[0], held | grown[1], undecodable)
-            self.memo.put(self._file_key("words", path), _as_record(searched))  # grown
+            self._words_changed = True
         # Asked again in each round of the search: kept for the run, decoded once.
         self._search_records[path] = searched
         return searched
+
+    def _words_index(self) -> _WordsIndex:
+        if self._words is None:
+            stored = self.memo.get(_WORDS_KEY, lambda: ((), ()), _WordsIndexShape)
+            self._words = _WordsIndex(stored)
+        return self._words
+
+    def _keep_words(self) -> None:
+        """Put this run's word index in the memo, if a record changed: each file's
+        record as searched, but an unsaved buffer's, whose saved file's record stays."""
+        if self._words is None:
+            return
+        if not self._words_changed and self._words.paths() <= self._search_records.keys():
+            return  # the stored index, as read (memo.get keeps it)
+        records = {
+            path: (self.store.digest(path), searched)
+            for path, searched in self._search_records.items()
+            if path not in self.buffers
+        }
+        for path in self.buffers:
+            saved = self._words.stored(path)
+            if saved is not None:
+                records[path] = saved
+        self.memo.put(_WORDS_KEY, _words_index_value(records))
 
     def _search(self, path: str, words: frozenset[str]) -> _Searched:
         # A subclass may name its base in another spelling of the same name (fullwidth).
@@ -661,6 +687,7 @@ class _Run:
     def finish(self) -> None:
         """Keep this run's pieces, unless a module changed while they were computed: a
         piece is stored only under the content it was computed from."""
+        self._keep_words()
         for key, reached in self.dependencies.scanned.items():
             if key.partition("\0")[0] in self.buffers:
                 self.memo.ephemeral.add("direct " + key)
@@ -769,24 +796,61 @@ def _as_module_callers(raw: Any) -> ModuleCallers:
 _Searched = tuple[frozenset[str], frozenset[str], str | None]
 
 
-# How the memo keeps a word search's record: the words asked and held, each set as one
-# string, space-separated (they are identifiers: names of classes and their aliases), so
-# that reading a file's record decodes three strings, not two sets.
-_WordsRecord = tuple[str, str, str | None]
+# The memo keeps the word search's records in one piece, the word index, rather than
+# one piece a file: a run asks for every file's record, and one piece is read, checked
+# and written once instead of five hundred times (and the words asked, the same for
+# nearly every file, are written once). Each file's record holds while the file's
+# content hash is the one recorded. Its value: the word sets asked (each space-separated:
+# they are identifiers), then for each file, sorted by path, (path, content hash, the
+# index of the words asked of it, the words it holds, space-separated, why it can't be
+# decoded or None).
+_WORDS_KEY = json.dumps(["words-index"])
+_WordsIndexShape = tuple[tuple[str, ...], tuple[tuple[str, str, int, str, str | None], ...]]
 
 
-def _as_record(searched: _Searched) -> _WordsRecord:
-    asked, held, undecodable = searched
-    return (" ".join(sorted(asked)), " ".join(sorted(held)), undecodable)
+class _WordsIndex:
+    """The stored word index, by path; each record decoded when asked."""
+
+    def __init__(self, stored: Any) -> None:
+        asked_sets, records = stored
+        self._asked = [frozenset(str(words).split()) for words in asked_sets]
+        self._held: dict[str, frozenset[str]] = {"": frozenset()}
+        self._raw = {
+            str(path): (digest, index, held, why) for path, digest, index, held, why in records
+        }
+
+    def paths(self) -> set[str]:
+        """The files the stored index has a record of."""
+        return set(self._raw)
+
+    def known(self, path: str, digest: str) -> _Searched | None:
+        """The record of *path*'s version whose content hash is *digest*, if stored."""
+        stored = self.stored(path)
+        if stored is None or stored[0] != digest:
+            return None
+        return stored[1]
+
+    def stored(self, path: str) -> tuple[str, _Searched] | None:
+        """The stored record of *path*, with the content hash it holds for."""
+        raw = self._raw.get(path)
+        if raw is None or not 0 <= raw[1] < len(self._asked):
+            return None
+        digest, index, held, why = raw
+        if held not in self._held:
+            self._held[held] = frozenset(held.split())
+        return digest, (self._asked[index], self._held[held], why)
 
 
-def _from_record(raw: Any) -> _Searched:
-    asked, held, undecodable = raw
-    return (
-        frozenset(str(asked).split()),
-        frozenset(str(held).split()),
-        None if undecodable is None else str(undecodable),
-    )
+def _words_index_value(records: Mapping[str, tuple[str, _Searched]]) -> Any:
+    """The memo's value of the word index holding *records* (path: hash, record)."""
+    asked_sets: dict[str, int] = {}
+    rows = []
+    for path in sorted(records):
+        digest, (asked, held, why) = records[path]
+        words = " ".join(sorted(asked))
+        index = asked_sets.setdefault(words, len(asked_sets))
+        rows.append((path, digest, index, " ".join(sorted(held)), why))
+    return (tuple(asked_sets), tuple(rows))
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -171,7 +171,8 @@ class Memo:
         if found and _same(stored, value):
             self._reused.add(key)
         else:
-            self.misses += 1
+            if key in self._reused or key not in self._used:
+                self.misses += 1  # once a piece: a get that missed counted it already
             self._reused.discard(key)
         self._used[key] = value
 
