@@ -16,6 +16,7 @@ from support import EDITOR_FILES, project
 from pylint_rpcsurface import cache, engine
 from pylint_rpcsurface.analysis import modules
 from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.analysis.subclasses import WordGroups
 from pylint_rpcsurface.config import load_config
 from pylint_rpcsurface.sources import KnownFile, SourceTree
 
@@ -254,9 +255,9 @@ def test_each_file_is_searched_for_each_word_once(
     asked: list[tuple[int, str]] = []
     original = engine.words_held
 
-    def counting(text: str, words: frozenset[str], groups: object = None) -> frozenset[str]:
-        asked.extend((id(text), word) for word in words)
-        return original(text, words, groups)
+    def counting(text: str, groups: WordGroups) -> frozenset[str]:
+        asked.extend((id(text), word) for _, words in groups for word in words)
+        return original(text, groups)
 
     monkeypatch.setattr(engine, "words_held", counting)
     config = load_config(root / "pyproject.toml")

@@ -35,6 +35,7 @@ from pylint_rpcsurface.sources import (
     TIMESTAMP_TICK_NS,
     KnownFile,
     SourceTree,
+    as_identifiers,
     decode_source,
     read_source,
     real,
@@ -139,6 +140,7 @@ class ModuleStore:
     _modules: dict[str, nodes.Module | None] = field(default_factory=dict)
     _failures: dict[str, BuildFailure] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)
+    _names_texts: dict[str, str] = field(default_factory=dict)  # (names_text)
     _digests: dict[str, str] = field(default_factory=dict)
     _stats: dict[str, tuple[int, int, int, int, int]] = field(default_factory=dict)
     _undecodable: dict[str, str] = field(default_factory=dict)
@@ -196,6 +198,15 @@ class ModuleStore:
             if problem is not None:
                 self._undecodable[path] = problem
         return self._texts[path]
+
+    def names_text(self, path: str) -> str:
+        """The text of *path* with its names as Python reads them (``as_identifiers``):
+        what the searches for names read (the subclass search, the import scan), made
+        once a file for both."""
+        found = self._names_texts.get(path)
+        if found is None:
+            found = self._names_texts[path] = as_identifiers(self.text(path))
+        return found
 
     def undecodable(self, path: str) -> str | None:
         """Why the saved text of *path* can't be decoded (latin-1 bytes without a coding
@@ -303,7 +314,7 @@ class ModuleStore:
         cached = self.manager.astroid_cache.get(modname)
         if not self._began_ns or not isinstance(cached, nodes.Module):
             return None
-        if cached.name != modname or not _reusable(cached, modname, path, ""):
+        if cached.name != modname or not _reusable(cached, modname, path, None):
             return None
         # Written too recently, it can't be told which bytes astroid read.
         return cached if self._written_before(path, self._began_ns) else None
@@ -589,9 +600,9 @@ class BuiltFromFile(Record):
 _RELATIVE_IMPORT = re.compile(r"\bfrom[\s\\]*\.")
 
 
-def _reusable(module: nodes.Module, modname: str, path: str, text: str) -> bool:
+def _reusable(module: nodes.Module, modname: str, path: str, text: str | None) -> bool:
     """Whether pylint's *module* can stand for ours, named *modname*, of the file the
-    project knows by *path*, whose text is *text*.
+    project knows by *path*, whose text is *text* (None: not at hand).
 
     Its file must be that path, and not a link: every place the analysis reports comes
     from it. Under its own name it can.
@@ -607,7 +618,7 @@ def _reusable(module: nodes.Module, modname: str, path: str, text: str) -> bool:
         return False
     if module.name == modname:
         return True
-    if not _RELATIVE_IMPORT.search(text):
+    if text is not None and not _RELATIVE_IMPORT.search(text):
         # No relative import can be written without these words (walking the module
         # for one costs 2 ms on a 1.2k-line file, on every run that lints it).
         return True

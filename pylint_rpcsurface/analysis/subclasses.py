@@ -164,18 +164,18 @@ def word_groups(words: Iterable[str]) -> WordGroups:
     return tuple(groups)
 
 
-def words_held(text: str, words: Iterable[str], groups: WordGroups | None = None) -> frozenset[str]:
-    """The *words* that *text* holds as whole words; *groups* are their
-    :func:`word_groups`, when known.
+def words_held(text: str, groups: WordGroups) -> frozenset[str]:
+    """The words of *groups* (:func:`word_groups`) that *text* holds as whole words.
 
-    A plain substring test first, one word at a time: it is many times faster than the
-    regular expression, and most files mention none of the words at all.
+    Plain substring tests first, a group's ending and then one word at a time: they are
+    many times faster than the regular expression, and most files mention none of the
+    words at all.
     """
-    if groups is not None:
-        words = [word for ending, members in groups if ending in text for word in members]
     return frozenset(
         word
-        for word in words
+        for ending, members in groups
+        if ending in text
+        for word in members
         if word in text and re.search(rf"\b{re.escape(word)}\b", text) is not None
     )
 

@@ -65,7 +65,7 @@ from pylint_rpcsurface.model import (
     SurfaceFacts,
     UnknownCallers,
 )
-from pylint_rpcsurface.sources import SourceTree, as_identifiers, real
+from pylint_rpcsurface.sources import SourceTree, real
 
 __all__ = [
     "Facts",
@@ -232,7 +232,7 @@ class _Run:
             for key, value in memo.known("direct ").items()
             if conforms(value, frozenset[str])
         }
-        self.dependencies = ProjectDependencies(store.tree, store.text, store.digest, known)
+        self.dependencies = ProjectDependencies(store.tree, store.names_text, store.digest, known)
         forms = {form.method: form for form in config.dispatch}
         self.collector = _BroadcastCollector(forms, self.index, config.helper_depth)
         self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
@@ -601,10 +601,10 @@ class _Run:
 
     def _search(self, path: str, words: frozenset[str]) -> _Searched:
         # A subclass may name its base in another spelling of the same name (fullwidth).
-        text = as_identifiers(self.store.text(path))
+        text = self.store.names_text(path)
         if words not in self._word_groups:
             self._word_groups[words] = word_groups(words)
-        held = words_held(text, words, self._word_groups[words])
+        held = words_held(text, self._word_groups[words])
         return (words, held, self.store.undecodable(path))
 
     def _surface_facts(self, surface: _SurfaceRefs, family: _Family) -> SurfaceFacts:

@@ -22,7 +22,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
-from pylint_rpcsurface.sources import SourceTree, as_identifiers
+from pylint_rpcsurface.sources import SourceTree
 
 __all__ = ["ProjectDependencies", "words_of"]
 
@@ -77,10 +77,11 @@ def all_words(text: str) -> frozenset[str]:
 class ProjectDependencies:
     """The transitive dependencies of the project's modules, by path.
 
-    *text_of* gives a module's text (an editor's unsaved buffer included) and *digest_of*
-    the hash of its content; *known* maps content hashes to words already read, so a
-    module is scanned once per version across runs (:attr:`scanned` holds what this run
-    read, for the memo to keep).
+    *text_of* gives a module's text (an editor's unsaved buffer included) with its names
+    as Python reads them (``sources.as_identifiers``: ``core`` written in fullwidth
+    letters imports ``core``), and *digest_of* the hash of its content; *known* maps
+    content hashes to words already read, so a module is scanned once per version across
+    runs (:attr:`scanned` holds what this run read, for the memo to keep).
     """
 
     def __init__(
@@ -120,7 +121,7 @@ class ProjectDependencies:
         name = self._name_of.get(path)
         if name is None:
             return frozenset()
-        imported, mentioned = words_of(as_identifiers(self._text_of(path)))
+        imported, mentioned = words_of(self._text_of(path))
         names = {n for word in imported for n in self._by_word.get(word, ())}
         names.update(_parents(name))
         for known in list(names):
