@@ -16,6 +16,7 @@ from pylint_rpcsurface.analysis.broadcasts import dispatch_calls, own_code, read
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.analysis.registry import read_registry
+from pylint_rpcsurface.analysis.subclasses import callers_in_module
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Registry
 from pylint_rpcsurface.sources import SourceTree, real
@@ -434,3 +435,53 @@ def test_linearize_survives_cycles_and_reports_them_unresolved(tmp_path: Path) -
         order, complete = index.linearize(cls)
     assert order[0].name == "A"
     assert not complete
+
+
+# --- aliases the subclass search follows --------------------------------------------------
+
+
+ALIASES = """\
+from core import Core
+import core as core_module
+
+Base = Core
+Made = make_base()
+
+
+class Holder:
+    Kept = Core
+
+
+def make_base():
+    found = Core
+    return found
+
+
+def start():
+    engine = Core(1)
+    runner = Core
+    engine.step()
+    print(runner)
+"""
+
+
+def test_a_local_bound_in_a_function_is_an_alias_only_when_the_function_returns_it(
+    tmp_path: Path,
+) -> None:
+    """Module and class level bindings of a name, a factory's call, and a local that
+    its function returns are aliases; ``engine = Core(1)`` in a function is an instance,
+    and ``runner = Core`` a local nobody else sees: neither joins the search."""
+    files = {"core.py": "class Core:\n    pass\n", "user.py": ALIASES}
+    with analysing(tmp_path, files) as store:
+        index = ClassIndex(store)
+        module = store.module(str(tmp_path / "user.py"))
+        assert module is not None
+        found = callers_in_module(module, index, frozenset({"core.Core"}))
+    assert set(found.aliases) == {
+        ("core_module", "core"),
+        ("Base", "Core"),
+        ("Made", "make_base"),
+        ("Kept", "Core"),
+        ("found", "Core"),
+        ("make_base", "found"),
+    }

@@ -354,7 +354,7 @@ def test_a_stored_piece_whose_class_moved_starts_the_run_afresh(
     analyse(config, memo=_memo(root))
     stored = json.loads((root / ".memo.json").read_text(encoding="utf-8"))
     # The callers' broadcasts are computed again, from the place the memo gives.
-    stored["facts"] = {k: v for k, v in stored["facts"].items() if '"broadcasts"' not in k}
+    stored["pieces"] = {k: v for k, v in stored["pieces"].items() if '"broadcasts"' not in k}
     (root / ".memo.json").write_text(json.dumps(stored), encoding="utf-8")
     found = engine._Run.node
     missing: list[object] = []

@@ -63,11 +63,22 @@ def _saved(file: Path, pieces: dict[str, Any]) -> dict[str, Any]:
 
 
 def _forge(file: Path, texts: dict[str, str]) -> None:
-    """Store each piece of *texts* (key to JSON text) as that text, the others unchanged."""
+    """Store each piece of *texts* (key to JSON text) as that text, the others unchanged:
+    a piece kept under what it read has its newest version's value forged."""
     stored = json.loads(file.read_text(encoding="utf-8"))
     for key, text in texts.items():
-        stored["facts"][key] = json.loads(text)
+        if key in stored["pieces"]:
+            stored["pieces"][key][0][1] = json.loads(text)
+        else:
+            stored["facts"][key] = json.loads(text)
     file.write_text(json.dumps(stored, separators=(",", ":")), encoding="utf-8")
+
+
+def _stored(file: Path) -> dict[str, Any]:
+    """Every piece the memo file holds, by key: a piece kept under what it read as its
+    versions (what each read, and its value)."""
+    stored = json.loads(file.read_text(encoding="utf-8"))
+    return {**stored["facts"], **stored["pieces"]}
 
 
 def _facts_text(file: Path) -> dict[str, str]:
@@ -210,7 +221,7 @@ def _answer(analysis: Analysis) -> tuple[object, ...]:
 
 
 def _kind(key: str) -> str:
-    return "direct" if key.startswith("direct ") else str(json.loads(key)[0])
+    return str(json.loads(key)[0])
 
 
 def _forged_run(tmp_path: Path, kind: str, text: str) -> tuple[Memo, dict[str, Any]]:
@@ -222,7 +233,7 @@ def _forged_run(tmp_path: Path, kind: str, text: str) -> tuple[Memo, dict[str, A
     expected = _answer(analyse(config))
     file = tmp_path / "memo.json"
     analyse(config, memo=Memo(file, IDENTITY))
-    stored: dict[str, Any] = json.loads(file.read_text(encoding="utf-8"))["facts"]
+    stored = _stored(file)
     forged = next(key for key in stored if _kind(key) == kind)
     _forge(file, {forged: text})
     memo = Memo(file, IDENTITY)
@@ -234,9 +245,8 @@ def _forged_run(tmp_path: Path, kind: str, text: str) -> tuple[Memo, dict[str, A
 def test_the_engine_recomputes_only_the_forged_piece(tmp_path: Path, shape: str) -> None:
     memo, stored = _forged_run(tmp_path, "answers", FORGED[shape])
     file = tmp_path / "memo.json"
-    gotten = [key for key in stored if _kind(key) != "direct"]
-    assert (memo.hits, memo.misses) == (len(gotten) - 1, 1)
-    assert json.loads(file.read_text(encoding="utf-8"))["facts"] == stored
+    assert (memo.hits, memo.misses) == (len(stored) - 1, 1)
+    assert _stored(file) == stored
 
 
 def test_every_stored_piece_is_written_as_the_memo_encodes_it(tmp_path: Path) -> None:
@@ -286,28 +296,21 @@ def test_check_with_a_forged_piece_answers_as_without_the_cache(
     tmp_path: Path, cache_home: Path, shape: str
 ) -> None:
     """The real console script: a forged piece is computed again and stored as computed,
-    a reused piece (a "direct " one, stored unsorted) is written back byte for byte, and
-    the findings are those of ``--no-cache``."""
+    and the findings are those of ``--no-cache``."""
     root = _editor_project(tmp_path / "proj")
     expected = _check(root, "--no-cache")
     assert expected, "the fixture plants a finding"
     _check(root)  # the cold run writes the memo
     memo_file = _memo_file(cache_home)
-    cold = json.loads(memo_file.read_text(encoding="utf-8"))["facts"]
+    cold = _stored(memo_file)
     forged = next(key for key in cold if _kind(key) == "answers")
-    direct = next(key for key in cold if _kind(key) == "direct" and len(cold[key]["frozenset"]) > 1)
-    unsorted = {"frozenset": sorted(cold[direct]["frozenset"], reverse=True)}
-    _forge(memo_file, {forged: FORGED[shape], direct: json.dumps(unsorted)})
+    _forge(memo_file, {forged: FORGED[shape]})
     for entry in cache_home.glob("*/analysis-*.json"):
         entry.unlink()  # the run goes to the engine, and the engine to the memo
     assert _check(root) == expected
-    after = json.loads(memo_file.read_text(encoding="utf-8"))["facts"]
-    assert set(after) == set(cold)
+    after = _stored(memo_file)
     assert after[forged] == cold[forged]  # computed again, not the forged value
-    assert json.dumps(after[direct]) == json.dumps(unsorted)
-    assert {k: v for k, v in after.items() if k != direct} == {
-        k: v for k, v in cold.items() if k != direct
-    }
+    assert after == cold
 
 
 # A stored value that decodes, but is not of the shape its kind of piece has: a string, a
@@ -329,7 +332,6 @@ KINDS = (
     "handler",
     "pragmas",
     "words-index",
-    "direct",
 )
 
 

@@ -1,10 +1,9 @@
-"""The fast word scans of the source text give exactly what the plain ones give.
+"""The fast word scan of the source text gives exactly what the plain one gives.
 
-``engine.dependencies.all_words`` (every word of a module's text, for the modules it may
-reach) reads ASCII text with ``bytes.translate``; ``analysis.subclasses.words_held`` (the
-subclass search) first rules out the files that lack what a round's words share. Each is
-compared with the regular expression it stands for, on texts built to hold every kind of
-character a word can start, continue or end with.
+``analysis.subclasses.words_held`` (the subclass search) first rules out the files that
+lack what a round's words share. It is compared with the regular expression it stands
+for, on texts built to hold every kind of character a word can start, continue or end
+with.
 """
 
 from __future__ import annotations
@@ -15,9 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pylint_rpcsurface.analysis.subclasses import word_groups, words_held
-from pylint_rpcsurface.engine.dependencies import all_words
-
-WORD = re.compile(r"[^\W\d]\w*")
 
 # Word characters, digits, ASCII punctuation and whitespace of every kind, non-ASCII
 # letters and digits (fullwidth, Greek, Arabic-Indic digits), a combining mark.
@@ -35,18 +31,6 @@ PIECES = [
     "_x1",
     "9lives",
 ]
-TEXTS = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
-
-
-@settings(max_examples=400, deadline=None)
-@given(TEXTS)
-def test_all_words_is_the_expressions_findall(text: str) -> None:
-    assert all_words(text) == frozenset(WORD.findall(text))
-
-
-def test_all_words_on_plain_source() -> None:
-    text = "def f(x1, _y):\n    return 3 + x1.attr_2  # 42abc\n"
-    assert all_words(text) == {"def", "f", "x1", "_y", "return", "attr_2", "abc"}
 
 
 # Names of a family, and texts that hold them, parts of them, or them inside longer words.
@@ -67,7 +51,14 @@ NAMES = st.lists(
 ).map(frozenset)
 SOURCE = st.lists(
     st.sampled_from(
-        ["DecodeEngineCore", "EngineCor", "ngineCore", "xEngineCore", "Core_", " ", "\n", "(", "."]
+        [
+            "DecodeEngineCore",
+            "EngineCor",
+            "ngineCore",
+            "xEngineCore",
+            "Core_",
+            *PIECES,
+        ]
     ),
     max_size=12,
 ).map("".join)

@@ -10,19 +10,24 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.branches import live_bindings
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
 from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.analysis.reads import ReadRecorder, Reads
 from pylint_rpcsurface.model import Answers
 
 _OBJECT = "builtins.object"
+_NO_READS = Reads()
 
 
 class ClassIndex:
     """Fully qualified names of classes, derived from file paths under the source roots."""
 
-    def __init__(self, store: ModuleStore) -> None:
+    def __init__(self, store: ModuleStore, reads: ReadRecorder | None = None) -> None:
         self.store = store
+        self.reads = reads if reads is not None else ReadRecorder(store.project_key, active=False)
         # Keyed by id(): the store keeps every module, so the classes outlive the index.
         self._names: dict[int, str] = {}
         self._orders: dict[int, tuple[list[nodes.ClassDef], bool]] = {}
+        # What inferring each class's direct bases read: an order reused reads them all.
+        self._base_reads: dict[int, Reads] = {}
         self._open: set[int] = set()  # classes with a starred base that does not infer
 
     def linearize(self, cls: nodes.ClassDef) -> tuple[list[nodes.ClassDef], bool]:
@@ -45,7 +50,9 @@ class ClassIndex:
                 stack.pop()
                 continue
             on_stack.add(key)
-            bases, resolved = self._direct_bases(klass)
+            with self.reads.span() as reads:
+                bases, resolved = self._direct_bases(klass)
+            self._base_reads[key] = reads
             waiting = [b for b in bases if id(b) not in self._orders and id(b) not in on_stack]
             if waiting:
                 stack.extend(waiting)
@@ -53,7 +60,11 @@ class ClassIndex:
             self._orders[key] = self._merge(klass, bases, resolved)
             on_stack.discard(key)
             stack.pop()
-        return self._orders[id(cls)]
+        order = self._orders[id(cls)]
+        if self.reads.recording:
+            for klass in order[0]:
+                self.reads.replay(self._base_reads.get(id(klass), _NO_READS))
+        return order
 
     def _direct_bases(self, cls: nodes.ClassDef) -> tuple[list[nodes.ClassDef], bool]:
         bases: list[nodes.ClassDef] = []

@@ -29,7 +29,9 @@ from astroid.inference_tip import clear_inference_tip_cache
 # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
 from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
+from astroid.nodes import _base_nodes
 
+from pylint_rpcsurface.analysis.reads import INTERFACE, ReadRecorder
 from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.sources import (
     TIMESTAMP_TICK_NS,
@@ -151,6 +153,8 @@ class ModuleStore:
     _moved: bool = False
     # When this analysis began resolving imports (see _built_by_astroid).
     _began_ns: int = 0
+    # Told of every module the analysis asks for (see .reads).
+    reads: ReadRecorder | None = None
 
     def __post_init__(self) -> None:
         # Keyed as the tree knows each file: a link under the roots is the project's file.
@@ -330,9 +334,17 @@ class ModuleStore:
         _, mtime_ns, ctime_ns, _, _ = identity
         return max(mtime_ns, ctime_ns) < moment_ns - TIMESTAMP_TICK_NS
 
+    def project_key(self, file: str) -> str | None:
+        """The key of the project's module file *file* (as astroid has it), or None when
+        it is not one of the project's modules."""
+        path = self.tree.key(file)
+        return path if self.tree.module_name(path) is not None else None
+
     def module(self, path: str) -> nodes.Module | None:
         """The module built from *path*, or None when it can't be parsed (see failure())."""
         path = self.tree.key(path)
+        if self.reads is not None:
+            self.reads.path(path, INTERFACE)
         if path not in self._modules:
             self._modules[path] = self._build(path)
         return self._modules[path]
@@ -623,3 +635,84 @@ def _reusable(module: nodes.Module, modname: str, path: str, text: str | None) -
         # for one costs 2 ms on a 1.2k-line file, on every run that lints it).
         return True
     return not any(node.level for node in module.nodes_of_class(nodes.ImportFrom))
+
+
+# astroid's results kept on a node once computed, which infer other modules (decorators,
+# slots): while reads are recorded the recorder keeps them, with what they read, so that
+# each piece that uses one reads what it depends on.
+_KEPT_ON_NODES: tuple[tuple[type[Any], str], ...] = (
+    (nodes.FunctionDef, "type"),
+    (nodes.FunctionDef, "extra_decorators"),
+    (nodes.ClassDef, "_all_slots"),
+)
+
+
+@contextlib.contextmanager
+def recording_reads(recorder: ReadRecorder) -> Iterator[None]:
+    """Within this block, *recorder* learns every project module whose nodes astroid's
+    inference or the analysis touch, and at which level (see :mod:`.reads`).
+
+    A module is reached through astroid's manager (an import, a submodule as an
+    attribute), and its nodes through inference, name look-ups, call results and walks
+    of the tree: each of these astroid entry points notes the node it starts from. They
+    are astroid's classes' attributes, so the block restores every one on exit, an
+    exception included, and nothing outlives the analysis (an IDE's process runs pylint
+    again). An inactive recorder installs nothing.
+    """
+    if not recorder.active:
+        yield
+        return
+    replaced: list[tuple[type[Any], str, Any]] = []
+
+    def replace(owner: type[Any], name: str, value: Any) -> None:
+        replaced.append((owner, name, owner.__dict__[name]))
+        setattr(owner, name, value)
+
+    note = recorder.node
+    inferring = recorder.inferring
+    from_module_name = AstroidManager.ast_from_module_name
+
+    def ast_from_module_name(self: AstroidManager, *args: Any, **kwargs: Any) -> nodes.Module:
+        module = from_module_name(self, *args, **kwargs)
+        recorder.file(module.file, INTERFACE)
+        return module
+
+    def noting(function: Any) -> Any:
+        def noted(self: nodes.NodeNG, *args: Any, **kwargs: Any) -> Any:
+            note(self)
+            return function(self, *args, **kwargs)
+
+        for attribute in ("cache_clear", "cache_info"):
+            if hasattr(function, attribute):
+                setattr(noted, attribute, getattr(function, attribute))
+        return noted
+
+    infer = nodes.NodeNG.infer
+
+    def inferred(self: nodes.NodeNG, *args: Any, **kwargs: Any) -> Any:
+        return inferring(self, infer(self, *args, **kwargs))
+
+    def kept_by_recorder(name: str, compute: Any) -> property:
+        return property(lambda node: recorder.kept(name, node, compute))
+
+    try:
+        replace(AstroidManager, "ast_from_module_name", ast_from_module_name)
+        replace(nodes.NodeNG, "infer", inferred)
+        for owner, name in (
+            (nodes.NodeNG, "nodes_of_class"),
+            (_base_nodes.LookupMixIn, "lookup"),
+            (nodes.FunctionDef, "infer_call_result"),
+            (nodes.FunctionDef, "infer_yield_result"),
+            (nodes.Lambda, "infer_call_result"),
+        ):
+            replace(owner, name, noting(owner.__dict__[name]))
+        node_classes: tuple[Any, ...] = nodes.ALL_NODE_CLASSES
+        for cls in node_classes:
+            if "get_children" in cls.__dict__:
+                replace(cls, "get_children", noting(cls.__dict__["get_children"]))
+        for owner, name in _KEPT_ON_NODES:
+            replace(owner, name, kept_by_recorder(name, owner.__dict__[name].func))
+        yield
+    finally:
+        for owner, name, original in reversed(replaced):
+            setattr(owner, name, original)

@@ -200,7 +200,16 @@ def _alias_pairs(statements: Iterable[nodes.NodeNG]) -> list[tuple[str, str]]:
     A function that returns a name is its alias too (``def make_base(): return X``), and
     a name bound to a call is the called name's (``Base = make_base()``): a class whose
     base comes from such a factory is then searched for in the files that name the
-    factory, though they never name X."""
+    factory, though they never name X.
+
+    Inside a function, an assignment binds a local: ``engine = Core(...)`` there is an
+    instance, no alias of ``Core``, unless the function returns that name."""
+    statements = list(statements)
+    returned = {
+        (id(node.scope()), node.value.name)
+        for node in statements
+        if isinstance(node, nodes.Return) and isinstance(node.value, nodes.Name)
+    }
     pairs: list[tuple[str, str]] = []
     for node in statements:
         if isinstance(node, nodes.Return):
@@ -219,7 +228,9 @@ def _alias_pairs(statements: Iterable[nodes.NodeNG]) -> list[tuple[str, str]]:
                 named = _named(element) if isinstance(element, nodes.NodeNG) else ""
                 if named:
                     pairs.extend(
-                        (t.name, named) for t in node.targets if isinstance(t, nodes.AssignName)
+                        (t.name, named)
+                        for t in node.targets
+                        if isinstance(t, nodes.AssignName) and _binds_for_others(t, returned)
                     )
             continue
         if isinstance(node, (nodes.Import, nodes.ImportFrom)):
@@ -227,6 +238,15 @@ def _alias_pairs(statements: Iterable[nodes.NodeNG]) -> list[tuple[str, str]]:
                 if alias:
                     pairs.append((alias, imported.rsplit(".", 1)[-1]))
     return pairs
+
+
+def _binds_for_others(target: nodes.AssignName, returned: set[tuple[int, str]]) -> bool:
+    """Whether assigning to *target* binds a name other code can see: at module or class
+    level, or a local its function returns."""
+    scope = target.scope()
+    if isinstance(scope, (nodes.Module, nodes.ClassDef)):
+        return True
+    return (id(scope), target.name) in returned
 
 
 def _named(value: nodes.NodeNG) -> str:

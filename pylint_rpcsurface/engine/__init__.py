@@ -13,10 +13,10 @@ import gc
 import json
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import astroid
 from astroid import nodes
@@ -35,8 +35,13 @@ from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
 from pylint_rpcsurface.analysis.inference import location_of
-from pylint_rpcsurface.analysis.modules import BuiltFromFile, ModuleStore
+from pylint_rpcsurface.analysis.modules import (
+    BuiltFromFile,
+    ModuleStore,
+    recording_reads,
+)
 from pylint_rpcsurface.analysis.pragmas import pragma_states
+from pylint_rpcsurface.analysis.reads import BODY, ReadRecorder, Reads
 from pylint_rpcsurface.analysis.registry import read_registry, read_registry_alone
 from pylint_rpcsurface.analysis.subclasses import (
     CallerClassFacts,
@@ -49,8 +54,15 @@ from pylint_rpcsurface.analysis.subclasses import (
     words_held,
 )
 from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
-from pylint_rpcsurface.engine.dependencies import ProjectDependencies
-from pylint_rpcsurface.engine.memo import Memo, conforms
+from pylint_rpcsurface.engine.digests import ModuleDigests, module_digests
+from pylint_rpcsurface.engine.memo import Dependency, Memo
+from pylint_rpcsurface.engine.words_index import (
+    WORDS_KEY,
+    Searched,
+    WordsIndex,
+    WordsIndexShape,
+    words_index_value,
+)
 from pylint_rpcsurface.model import (
     Analysis,
     Answers,
@@ -75,6 +87,9 @@ __all__ = [
     "modules_astroid_has_read",
     "surface_facts",
 ]
+
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -173,7 +188,7 @@ def _surface_facts(
         known=memo.known_files if memo is not None else {},
     )
     run = _Run(config, store, memo if memo is not None else Memo(None, ""))
-    with store.resolving_imports():
+    with store.resolving_imports(), recording_reads(run.reads):
         facts = run.facts()
         findings = run.with_pragmas(rules.findings(facts.surfaces))
     run.finish()
@@ -226,36 +241,71 @@ class _Run:
         self.config = config
         self.store = store
         self.memo = memo
-        self.index = ClassIndex(store)
-        known = {
-            key: frozenset(value)
-            for key, value in memo.known("direct ").items()
-            if conforms(value, frozenset[str])
-        }
-        self.dependencies = ProjectDependencies(store.tree, store.names_text, store.digest, known)
+        # What each piece reads, recorded only when the pieces outlive the run.
+        self.reads = ReadRecorder(store.project_key, active=memo.keeps)
+        store.reads = self.reads
+        self.index = ClassIndex(store, self.reads)
         forms = {form.method: form for form in config.dispatch}
-        self.collector = _BroadcastCollector(forms, self.index, config.helper_depth)
+        self.collector = _BroadcastCollector(forms, self.index, config.helper_depth, self.reads)
         self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
-        self._search_records: dict[str, _Searched] = {}
-        self._words: _WordsIndex | None = None  # the memo's, read on first use
+        self._search_records: dict[str, Searched] = {}
+        self._words: WordsIndex | None = None  # the memo's, read on first use
         self._words_changed = False
         self._word_groups: dict[frozenset[str], WordGroups] = {}  # each round's
         # The buffers whose text no saved file holds, by the store's keys: what depends on
         # them is never written to the memo (see Memo.ephemeral).
         self.buffers = frozenset(path for path in store.overrides if store.unsaved(path))
+        self._digests: dict[str, ModuleDigests] = {}  # by content hash
 
     # -------------------------------------------------------------- the memo's keys
 
-    def _key(self, kind: str, parts: Sequence[object], on: Iterable[str]) -> str:
-        # A memo that keeps nothing (--no-cache) needs no hash of the modules read: its
-        # pieces live for this run only, over one version of every module.
+    def _piece(
+        self,
+        kind: str,
+        parts: Sequence[object],
+        on: Iterable[str],
+        compute: Callable[[], _T],
+        expect: Any,
+    ) -> _T:
+        """The piece *kind* of *parts*: from the memo if every module it read then has the
+        digest it read, else computed, recording what it reads. The modules *on* are its
+        own (the class's, the name's): read whole, positions included."""
+        key = json.dumps([kind, *parts], default=str)
         if not self.memo.keeps:
-            return json.dumps([kind, *parts, ""], default=str)
-        on = list(on)
-        key = json.dumps([kind, *parts, self.dependencies.digest(on)], default=str)
-        if self.buffers and self.buffers & self.dependencies.reached(on):
-            self.memo.ephemeral.add(key)  # it reads an unsaved buffer: not written
-        return key
+            # A memo that keeps nothing (--no-cache): its pieces live for this run only,
+            # over one version of every module, and nothing is recorded.
+            return cast(_T, self.memo.get(key, compute, expect))
+        found, value, reads = self.memo.find(key, expect, self._still_holds)
+        if found:
+            for path, level, _ in reads:
+                self.reads.path(path, level)
+            return cast(_T, value)
+        with self.reads.span() as read:
+            for path in on:
+                read.add(path, BODY)
+            computed = compute()
+        dependencies = tuple(
+            (path, level, self._digest(path, level)) for path, level in sorted(read.levels.items())
+        )
+        lasting = not any(path in self.buffers for path, _, _ in dependencies)
+        self.memo.keep(key, computed, dependencies, lasting=lasting)
+        return computed
+
+    def _still_holds(self, dependencies: tuple[Dependency, ...]) -> bool:
+        """Whether every module a stored piece read has the digest it read."""
+        return all(self._digest(path, level) == digest for path, level, digest in dependencies)
+
+    def _digest(self, path: str, level: str) -> str:
+        """*path*'s digest at *level*: of its code with positions, or of its interface
+        (:mod:`.digests`), each computed once per version of the module."""
+        content = self.store.digest(path)
+        pair = self._digests.get(content) or self.memo.digests_of(content)
+        if pair is None:
+            pair = module_digests(self.store.text(path))
+            if path not in self.buffers and not content.startswith("not read"):
+                self.memo.keep_digests(content, pair)
+        self._digests[content] = pair
+        return pair[0] if level == BODY else pair[1]
 
     def _file_key(self, kind: str, path: str, *parts: object) -> str:
         """The key of a piece of one file's version (its words, its pragmas)."""
@@ -275,6 +325,8 @@ class _Run:
         return found
 
     def node(self, ref: _Ref) -> nodes.ClassDef | nodes.FunctionDef | None:
+        # Found by its position: what finds it reads the module's positions.
+        self.reads.path(ref.path, BODY)
         if ref not in self._nodes:
             module = self.store.module(ref.path)
             found = None
@@ -311,8 +363,13 @@ class _Run:
                 None,
             )
 
-        key = self._key("resolve", (is_callers, dotted), self._modules_of(dotted))
-        plain = self.memo.get(key, lambda: _resolved_to_plain(compute()), _ResolvedShape)
+        plain = self._piece(
+            "resolve",
+            (is_callers, dotted),
+            self._modules_of(dotted),
+            lambda: _resolved_to_plain(compute()),
+            _ResolvedShape,
+        )
         return _as_resolved(plain)
 
     def registry(self, dotted: str) -> Registry | str:
@@ -329,8 +386,9 @@ class _Run:
             registry = read_registry(module, attribute, dotted)
             return registry if isinstance(registry, Registry) else ("unresolved", registry)
 
-        key = self._key("registry", (dotted,), self._modules_of(modname))
-        value = self.memo.get(key, compute, Registry | tuple[str, str])
+        value = self._piece(
+            "registry", (dotted,), self._modules_of(modname), compute, Registry | tuple[str, str]
+        )
         return value if isinstance(value, Registry) else str(value[1])
 
     def _registry_alone(self, dotted: str) -> Registry | None:
@@ -353,8 +411,8 @@ class _Run:
         def compute() -> frozenset[str]:
             return configured_ancestors(self._class(ref), self.index, configured)
 
-        key = self._key("ancestors", (ref.path, ref.line, ref.col, sorted(configured)), [ref.path])
-        return frozenset(self.memo.get(key, compute, frozenset[str]))
+        parts = (ref.path, ref.line, ref.col, sorted(configured))
+        return frozenset(self._piece("ancestors", parts, [ref.path], compute, frozenset[str]))
 
     def module_callers(self, path: str, configured: frozenset[str]) -> ModuleCallers:
         def compute() -> ModuleCallers:
@@ -365,8 +423,13 @@ class _Run:
                 return ModuleCallers(parsed=False, classes=(), aliases=(), failure=why)
             return callers_in_module(module, self.index, configured)
 
-        key = self._key("module-callers", (path, sorted(configured)), [path])
-        value = self.memo.get(key, lambda: _callers_to_plain(compute()), _ModuleCallersShape)
+        value = self._piece(
+            "module-callers",
+            (path, sorted(configured)),
+            [path],
+            lambda: _callers_to_plain(compute()),
+            _ModuleCallersShape,
+        )
         return _as_module_callers(value)
 
     def broadcasts(self, name: str, ref: _Ref) -> tuple[tuple[Broadcast, ...], bool]:
@@ -377,8 +440,13 @@ class _Run:
             found, complete = self.collector.of_caller(caller)
             return tuple(found), complete
 
-        key = self._key("broadcasts", (name, ref.path, ref.line, ref.col), [ref.path])
-        found, complete = self.memo.get(key, compute, tuple[tuple[Broadcast, ...], bool])
+        found, complete = self._piece(
+            "broadcasts",
+            (name, ref.path, ref.line, ref.col),
+            [ref.path],
+            compute,
+            tuple[tuple[Broadcast, ...], bool],
+        )
         return tuple(found), bool(complete)
 
     def answers(self, classes: Sequence[_Resolved]) -> Answers:
@@ -387,10 +455,13 @@ class _Run:
         def compute() -> Answers:
             return answered_names([self._class(ref) for ref in refs], self.index)
 
-        key = self._key(
-            "answers", ([(r.path, r.line, r.col) for r in refs],), [r.path for r in refs]
+        value = self._piece(
+            "answers",
+            ([(r.path, r.line, r.col) for r in refs],),
+            [r.path for r in refs],
+            compute,
+            Answers,
         )
-        value = self.memo.get(key, compute, Answers)
         if not isinstance(value, Answers):
             raise TypeError("not an Answers")
         return value
@@ -411,8 +482,11 @@ class _Run:
                 def compute(rpc: str = rpc, ref: _Ref = ref) -> tuple[HandlerMethod, ...]:
                     return handler_methods([rpc], [self._class(ref)], self.index, transparent)
 
-                key = self._key("handler", (rpc, ref.path, ref.line, ref.col), [ref.path])
-                for method in self.memo.get(key, compute, tuple[HandlerMethod, ...]):
+                parts = (rpc, ref.path, ref.line, ref.col)
+                found = self._piece(
+                    "handler", parts, [ref.path], compute, tuple[HandlerMethod, ...]
+                )
+                for method in found:
                     known = merged.get((method.rpc, method.at))
                     users = {*method.classes, *(known.classes if known is not None else ())}
                     # One method that several classes run is one entry, naming them all.
@@ -551,7 +625,7 @@ class _Run:
                 words.update([alias for alias, aliased in module.aliases if aliased in words])
         return _Family(found, tuple(sorted(unknown, key=lambda u: u.location)))
 
-    def _searched(self, path: str, words: set[str]) -> _Searched:
+    def _searched(self, path: str, words: set[str]) -> Searched:
         """What the word search knows of *path*'s text: the words asked of it, those of
         them it holds as whole words, and why it can't be decoded (or None).
 
@@ -575,10 +649,10 @@ class _Run:
         self._search_records[path] = searched
         return searched
 
-    def _words_index(self) -> _WordsIndex:
+    def _words_index(self) -> WordsIndex:
         if self._words is None:
-            stored = self.memo.get(_WORDS_KEY, lambda: ((), ()), _WordsIndexShape)
-            self._words = _WordsIndex(stored)
+            stored = self.memo.get(WORDS_KEY, lambda: ((), ()), WordsIndexShape)
+            self._words = WordsIndex(stored)
         return self._words
 
     def _keep_words(self) -> None:
@@ -597,9 +671,9 @@ class _Run:
             saved = self._words.stored(path)
             if saved is not None:
                 records[path] = saved
-        self.memo.put(_WORDS_KEY, _words_index_value(records))
+        self.memo.put(WORDS_KEY, words_index_value(records))
 
-    def _search(self, path: str, words: frozenset[str]) -> _Searched:
+    def _search(self, path: str, words: frozenset[str]) -> Searched:
         # A subclass may name its base in another spelling of the same name (fullwidth).
         text = self.store.names_text(path)
         if words not in self._word_groups:
@@ -688,14 +762,13 @@ class _Run:
         """Keep this run's pieces, unless a module changed while they were computed: a
         piece is stored only under the content it was computed from."""
         self._keep_words()
-        for key, reached in self.dependencies.scanned.items():
-            if key.partition("\0")[0] in self.buffers:
-                self.memo.ephemeral.add("direct " + key)
-            self.memo.put("direct " + key, reached)
         if not self.store.changed_since_read():
             project = set(self.store.python_files())
             read = modules_astroid_has_read()
-            self.memo.save({name: path for name, path in read.items() if path not in project})
+            contents = {content for content in self._digests if not content.startswith("buffer ")}
+            self.memo.save(
+                {name: path for name, path in read.items() if path not in project}, contents
+            )
 
 
 def modules_astroid_has_read() -> dict[str, str]:
@@ -793,66 +866,6 @@ def _as_module_callers(raw: Any) -> ModuleCallers:
     )
 
 
-_Searched = tuple[frozenset[str], frozenset[str], str | None]
-
-
-# The memo keeps the word search's records in one piece, the word index, rather than
-# one piece a file: a run asks for every file's record, and one piece is read, checked
-# and written once instead of five hundred times (and the words asked, the same for
-# nearly every file, are written once). Each file's record holds while the file's
-# content hash is the one recorded. Its value: the word sets asked (each space-separated:
-# they are identifiers), then for each file, sorted by path, (path, content hash, the
-# index of the words asked of it, the words it holds, space-separated, why it can't be
-# decoded or None).
-_WORDS_KEY = json.dumps(["words-index"])
-_WordsIndexShape = tuple[tuple[str, ...], tuple[tuple[str, str, int, str, str | None], ...]]
-
-
-class _WordsIndex:
-    """The stored word index, by path; each record decoded when asked."""
-
-    def __init__(self, stored: Any) -> None:
-        asked_sets, records = stored
-        self._asked = [frozenset(str(words).split()) for words in asked_sets]
-        self._held: dict[str, frozenset[str]] = {"": frozenset()}
-        self._raw = {
-            str(path): (digest, index, held, why) for path, digest, index, held, why in records
-        }
-
-    def paths(self) -> set[str]:
-        """The files the stored index has a record of."""
-        return set(self._raw)
-
-    def known(self, path: str, digest: str) -> _Searched | None:
-        """The record of *path*'s version whose content hash is *digest*, if stored."""
-        stored = self.stored(path)
-        if stored is None or stored[0] != digest:
-            return None
-        return stored[1]
-
-    def stored(self, path: str) -> tuple[str, _Searched] | None:
-        """The stored record of *path*, with the content hash it holds for."""
-        raw = self._raw.get(path)
-        if raw is None or not 0 <= raw[1] < len(self._asked):
-            return None
-        digest, index, held, why = raw
-        if held not in self._held:
-            self._held[held] = frozenset(held.split())
-        return digest, (self._asked[index], self._held[held], why)
-
-
-def _words_index_value(records: Mapping[str, tuple[str, _Searched]]) -> Any:
-    """The memo's value of the word index holding *records* (path: hash, record)."""
-    asked_sets: dict[str, int] = {}
-    rows = []
-    for path in sorted(records):
-        digest, (asked, held, why) = records[path]
-        words = " ".join(sorted(asked))
-        index = asked_sets.setdefault(words, len(asked_sets))
-        rows.append((path, digest, index, " ".join(sorted(held)), why))
-    return (tuple(asked_sets), tuple(rows))
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class _Family(Record):
     """The callers found, and what may hold more (each with where and why)."""
@@ -872,15 +885,24 @@ class _BroadcastCollector:
     the name through from a parameter, or send a callable, are not named RPCs: left out.
     """
 
-    def __init__(self, forms: Mapping[str, DispatchForm], index: ClassIndex, depth: int) -> None:
+    def __init__(
+        self,
+        forms: Mapping[str, DispatchForm],
+        index: ClassIndex,
+        depth: int,
+        reads: ReadRecorder,
+    ) -> None:
         self.forms = dict(forms)
         self.index = index
         self.depth = depth
-        self._direct: dict[int, list[Broadcast]] = {}
-        self._calls: dict[int, list[tuple[nodes.FunctionDef, HelperStep]]] = {}
-        self._supers: dict[int, list[nodes.Attribute]] = {}
+        self.reads = reads
+        # Each kept with what computing it read (ReadRecorder.cached): a piece that
+        # reuses it read that too.
+        self._direct: dict[Hashable, tuple[list[Broadcast], Reads]] = {}
+        self._calls: dict[Hashable, tuple[list[tuple[nodes.FunctionDef, HelperStep]], Reads]] = {}
+        self._supers: dict[Hashable, tuple[list[Code], Reads]] = {}
         # Each code's calls, walked once for its dispatch calls, helpers and super().
-        self._call_nodes: dict[int, list[nodes.Call]] = {}
+        self._call_nodes: dict[Hashable, tuple[list[nodes.Call], Reads]] = {}
 
     def of_caller(self, caller: nodes.ClassDef | nodes.FunctionDef) -> tuple[list[Broadcast], bool]:
         if isinstance(caller, nodes.FunctionDef):
@@ -888,7 +910,9 @@ class _BroadcastCollector:
             complete = True
         else:
             order, complete = self.index.linearize(caller)
-            codes = own_code(order, self._supers, self._calls_in)
+            codes = self.reads.cached(
+                self._supers, tuple(map(id, order)), lambda: own_code(order, None, self._calls_in)
+            )
         own = frozenset(id(code) for code in codes)
         found: list[Broadcast] = []
         for code in codes:
@@ -898,26 +922,27 @@ class _BroadcastCollector:
         return found, complete
 
     def _read(self, code: Code) -> list[Broadcast]:
-        if id(code) not in self._direct:
+        def compute() -> list[Broadcast]:
             fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
-            self._direct[id(code)] = [
+            return [
                 read_broadcast(call, form, fallback)
                 for call, form in dispatch_calls(code, self.forms, self._calls_in(code))
                 if not not_a_named_rpc(call, form)
             ]
-        return self._direct[id(code)]
+
+        return self.reads.cached(self._direct, id(code), compute)
 
     def _helper_calls(self, code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
         """The helper calls of *code*, inferred once however many callers run it."""
-        if id(code) not in self._calls:
-            tree = self.index.store.tree
-            self._calls[id(code)] = list(helper_calls(code, tree, self._calls_in(code)))
-        return self._calls[id(code)]
+        tree = self.index.store.tree
+        return self.reads.cached(
+            self._calls, id(code), lambda: list(helper_calls(code, tree, self._calls_in(code)))
+        )
 
     def _calls_in(self, code: Code) -> list[nodes.Call]:
-        if id(code) not in self._call_nodes:
-            self._call_nodes[id(code)] = calls_in(code)
-        return self._call_nodes[id(code)]
+        # Read from the code's body, wherever it is: its module's positions included.
+        self.reads.file(code.root().file, BODY)
+        return self.reads.cached(self._call_nodes, id(code), lambda: calls_in(code))
 
     @staticmethod
     def _via(broadcasts: list[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:

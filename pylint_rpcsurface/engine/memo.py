@@ -1,11 +1,16 @@
-"""Facts kept between runs, each under the content of every module it may depend on.
+"""Facts kept between runs, each under what computing it read.
 
 The engine computes a surface's facts in pieces: a configured name resolved, the callers
 a module defines, one caller's broadcasts, the names a handler answers, the method that
-answers one name, the registry's elements, a file's pragmas. Each piece is stored under a
-key that says what it is and the hash of every module it may depend on
-(:mod:`.dependencies`), so an edit of one module recomputes only the pieces that may read
-it; everything else is taken from here without building a module with astroid.
+answers one name, the registry's elements, a file's pragmas. Most pieces are kept under
+what they are (their kind and arguments) with the record of what computing them read:
+each project module, at the level read (its interface or its body, see
+:mod:`pylint_rpcsurface.analysis.reads`), with that level's digest of the module
+(:mod:`.digests`). A stored piece holds while every module it read has the same digest
+at that level, so an edit recomputes only the pieces that read what it changed, and an
+edit that leaves a module's interface as it was recomputes only the pieces that read its
+body. A few pieces of one file's version (its pragmas, the words it holds) are kept under
+its content hash instead.
 
 The memo as a whole belongs to one identity: the configuration, the plugin's code, the
 versions of Python, astroid and pylint, the search path, and the list of the project's
@@ -26,7 +31,7 @@ import json
 import os
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -36,7 +41,7 @@ from pylint_rpcsurface.sources import KnownFile, read_source, write_atomically
 
 __all__ = ["Memo"]
 
-_FORMAT = 2  # 2: external modules by name, and the names looked up
+_FORMAT = 3  # 3: pieces under what they read, and the modules' digests
 # The facts' types: nothing else is ever built from a memo file. Each with its fields'
 # names, taken once (dataclasses.fields per value was most of what encoding cost).
 _FACT_TYPES: tuple[type[Any], ...] = (
@@ -63,6 +68,13 @@ _WRITTEN: Mapping[type[Any], tuple[str, tuple[str, ...]]] = MappingProxyType(
 # and those of building a dataclass from stored fields or hashing what a frozenset holds).
 _UNREADABLE = (ValueError, TypeError, KeyError, RecursionError, MemoryError)
 _MAX_DEPTH = 64  # the deepest a fact nests is about 8
+# How many versions of one piece are kept, newest first: an editor moving between two
+# versions of a module (the saved file, a buffer) finds each.
+_VARIANTS = 3
+
+# What a piece read: each project module (its key) with the level read and that level's
+# digest of the module then.
+Dependency = tuple[str, str, str]
 
 
 class Memo:
@@ -94,8 +106,18 @@ class Memo:
         # any, or a name that resolves elsewhere now, starts afresh.
         self._externals: dict[str, tuple[str, int, int]] = {}
         self._resolution: dict[str, str | None] = {}
+        # The pieces kept under what they read: by key, each version as stored (the
+        # modules it read, and its value), newest first; and what this run found or
+        # computed of them.
+        self._variants: dict[str, list[Any]] = {}
+        self._found: dict[str, tuple[tuple[Dependency, ...], Any]] = {}
+        self._fresh: dict[str, tuple[tuple[Dependency, ...], Any]] = {}
+        # The two digests of each module version, by content hash (see .digests).
+        self._digests: dict[str, tuple[str, str]] = {}
+        self._new_digests: dict[str, tuple[str, str]] = {}
         if file is not None:
-            self._raw, self._externals, self._resolution = _read(file, identity, locate)
+            read = _read(file, identity, locate)
+            self._raw, self._externals, self._resolution, self._variants, self._digests = read
         # The module names astroid could not find while this run computed pieces (the
         # engine records them): a library installed later must start afresh.
         self.failed_imports: set[str] = set(self._resolution) - set(self._externals)
@@ -163,7 +185,9 @@ class Memo:
     def _lasting_misses(self) -> bool:
         """Whether this run computed a piece worth writing: one not kept as it was read,
         that depends on no unsaved buffer."""
-        return any(key not in self._reused and key not in self.ephemeral for key in self._used)
+        return bool(self._fresh) or any(
+            key not in self._reused and key not in self.ephemeral for key in self._used
+        )
 
     def put(self, key: str, value: Any) -> None:
         """Keep *value* under *key* for the next run (what :meth:`get` would compute)."""
@@ -175,6 +199,61 @@ class Memo:
                 self.misses += 1  # once a piece: a get that missed counted it already
             self._reused.discard(key)
         self._used[key] = value
+
+    def find(
+        self, key: str, expect: Any, holds: Callable[[tuple[Dependency, ...]], bool]
+    ) -> tuple[bool, Any, tuple[Dependency, ...]]:
+        """The newest stored version of the piece *key* that still *holds* (every module
+        it read has the digest it read), with what it read; ``(False, None, ())`` if none.
+
+        A version that does not decode, or decodes to another shape than *expect*, is
+        dropped (a miss, never handed to the engine)."""
+        if key in self._found:
+            return (True, self._found[key][1], self._found[key][0])
+        if key in self._fresh:
+            return (True, self._fresh[key][1], self._fresh[key][0])
+        versions = self._variants.get(key, [])
+        for position, raw in enumerate(list(versions)):
+            try:
+                reads = _dependencies(raw[0])
+            except _UNREADABLE:
+                versions.remove(raw)
+                continue
+            if not holds(reads):
+                continue
+            try:
+                value = _decode(raw[1], 0)
+            except _UNREADABLE:
+                versions.remove(raw)
+                continue
+            if not self._checker(expect)(value):
+                versions.remove(raw)
+                continue
+            self.hits += 1
+            self._found[key] = (reads, value)
+            if position:  # the version used first: the next run tries it first
+                versions.insert(0, versions.pop(versions.index(raw)))
+            return (True, value, reads)
+        self.misses += 1
+        return (False, None, ())
+
+    def keep(self, key: str, value: Any, reads: tuple[Dependency, ...], *, lasting: bool) -> None:
+        """Keep *value* for the piece *key*, computed from *reads*: for the rest of this run,
+        and, if *lasting* (it read no unsaved buffer), for the next runs."""
+        if lasting:
+            self._fresh[key] = (reads, value)
+        else:
+            self._found[key] = (reads, value)
+
+    def digests_of(self, content: str) -> tuple[str, str] | None:
+        """The body and interface digests of the module version whose content hash is
+        *content*, if known."""
+        return self._new_digests.get(content) or self._digests.get(content)
+
+    def keep_digests(self, content: str, digests: tuple[str, str]) -> None:
+        """Keep the two digests of a saved module version for the next runs."""
+        if content not in self._digests:
+            self._new_digests[content] = digests
 
     def known(self, prefix: str) -> dict[str, Any]:
         """The stored pieces whose key starts with *prefix*, by the rest of their key
@@ -190,10 +269,16 @@ class Memo:
         """The modules outside the project the stored pieces were computed from, by name."""
         return {name: path for name, (path, _, _) in self._externals.items()}
 
-    def save(self, externals: Mapping[str, str] | None = None) -> None:
+    def save(
+        self,
+        externals: Mapping[str, str] | None = None,
+        contents: Collection[str] | None = None,
+    ) -> None:
         """Write this run's pieces, with the modules outside the project they read
         (*externals*, name to file, with those of the pieces reused) and the names they
-        failed to find. Failing to write only costs speed."""
+        failed to find, and the digests of the module versions whose content hashes are
+        *contents* (the project's files as they are now; all known ones if None). Failing
+        to write only costs speed."""
         if self._file is None or not self._lasting_misses():
             return
         recorded = dict(self._externals)
@@ -213,6 +298,14 @@ class Memo:
                 for key, value in self._used.items()
                 if key not in self.ephemeral
             }
+            pieces = {key: self._variants.get(key, []) for key in self._found}
+            for key, (reads, value) in self._fresh.items():
+                fresh = [[list(map(list, reads)), _encode(value)]]
+                stored = [v for v in self._variants.get(key, []) if v[0] != fresh[0][0]]
+                pieces[key] = (fresh + stored)[:_VARIANTS]
+            digests = {**self._digests, **self._new_digests}
+            if contents is not None:
+                digests = {c: pair for c, pair in digests.items() if c in contents}
             data = json.dumps(
                 {
                     "format": _FORMAT,
@@ -220,6 +313,8 @@ class Memo:
                     "externals": sorted([name, *info] for name, info in recorded.items()),
                     "resolution": sorted([name, where] for name, where in resolution.items()),
                     "facts": facts,
+                    "pieces": {key: versions for key, versions in pieces.items() if versions},
+                    "digests": {content: list(pair) for content, pair in digests.items()},
                 },
                 separators=(",", ":"),
             ).encode()
@@ -234,7 +329,13 @@ def _same(stored: Any, value: Any) -> bool:
 
 
 _Externals = dict[str, tuple[str, int, int]]
-_Read = tuple[dict[str, Any], _Externals, dict[str, str | None]]
+_Read = tuple[
+    dict[str, Any],
+    _Externals,
+    dict[str, str | None],
+    dict[str, list[Any]],
+    dict[str, tuple[str, str]],
+]
 
 
 def _read(file: Path, identity: str, locate: Callable[[str], str | None] | None) -> _Read:
@@ -242,7 +343,7 @@ def _read(file: Path, identity: str, locate: Callable[[str], str | None] | None)
     the external modules they read and the names they looked up; nothing when the file
     is not a memo of this identity, an external file changed, or a name resolves
     elsewhere now."""
-    nothing: _Read = ({}, {}, {})
+    nothing: _Read = ({}, {}, {}, {}, {})
     try:
         data, _ = read_source(str(file))
         raw = json.loads(data)
@@ -269,11 +370,35 @@ def _read(file: Path, identity: str, locate: Callable[[str], str | None] | None)
                 return nothing  # installed, removed or moved since: what did it give?
             resolution[name] = where
         facts = raw.get("facts")
-        if not isinstance(facts, dict):
+        pieces = raw.get("pieces")
+        if not isinstance(facts, dict) or not isinstance(pieces, dict):
             return nothing
-        return facts, externals, resolution
+        variants = {
+            key: [v for v in versions if isinstance(v, list) and len(v) == 2]
+            for key, versions in pieces.items()
+            if isinstance(key, str) and isinstance(versions, list)
+        }
+        digests: dict[str, tuple[str, str]] = {}
+        stored = raw.get("digests")
+        if not isinstance(stored, dict):
+            return nothing
+        for content, pair in stored.items():
+            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(d, str) for d in pair):
+                digests[str(content)] = (pair[0], pair[1])
+        return facts, externals, resolution, variants, digests
     except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError):
         return nothing
+
+
+def _dependencies(raw: Any) -> tuple[Dependency, ...]:
+    """What a stored piece read, as stored: [[path, level, digest], ...]."""
+    found = []
+    for entry in _listed(raw):
+        path, level, digest = _listed(entry)
+        if not all(isinstance(v, str) for v in (path, level, digest)):
+            raise ValueError("a dependency of strings")
+        found.append((path, level, digest))
+    return tuple(found)
 
 
 def _stat(path: str) -> tuple[int, int] | None:

@@ -1,0 +1,223 @@
+"""What a piece of the analysis read: which project modules, and in each whether only its
+interface or also the code inside a function.
+
+A piece of facts (a caller's broadcasts, the method a handler runs for a name) is kept
+between runs under what it read (see :mod:`pylint_rpcsurface.engine.memo`). While it is
+computed, a :class:`ReadRecorder` notes every project module whose nodes the analysis or
+astroid's inference touched; the hooks that tell it are installed by
+:func:`pylint_rpcsurface.analysis.modules.recording_reads`, the one place that changes
+astroid's process-wide state for it.
+
+A read is of a module's *interface* when every node touched lies outside function bodies
+(the top level, class bodies, signatures), and of its *body* when a node inside a function
+or lambda was touched: inference entered that code. An edit that leaves a module's
+interface as it was (see :mod:`pylint_rpcsurface.engine.digests`) invalidates only the
+pieces that read its body.
+
+A result kept in a cache (a class's method resolution order, a method's dispatch calls,
+astroid's inferences) is reused by later pieces without being computed again, so each
+cache keeps what computing its result read and hands it to every piece that reuses it:
+the analysis's own through :meth:`ReadRecorder.cached`, astroid's inference cache by
+node (:meth:`ReadRecorder.inferring`: what inferring a node read, in any context, is read
+again by whoever infers it later), and the results astroid keeps on nodes through
+:meth:`ReadRecorder.kept`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from typing import Any, Final, TypeVar, cast
+
+__all__ = ["BODY", "INTERFACE", "ReadRecorder", "Reads"]
+
+INTERFACE: Final = "interface"
+BODY: Final = "body"
+
+_V = TypeVar("_V")
+
+
+class Reads:
+    """The project modules one span read, by path, each with the widest level read."""
+
+    __slots__ = ("levels",)
+
+    def __init__(self, levels: Mapping[str, str] | None = None) -> None:
+        self.levels: dict[str, str] = dict(levels or {})
+
+    def add(self, path: str, level: str) -> None:
+        if level == BODY or path not in self.levels:
+            self.levels[path] = level
+
+    def merge(self, other: Reads) -> None:
+        for path, level in other.levels.items():
+            self.add(path, level)
+
+    def __repr__(self) -> str:
+        return f"Reads({self.levels!r})"
+
+
+class ReadRecorder:
+    """Collects what the spans being computed read; inactive, it records nothing.
+
+    *path_of* maps a module file (as astroid has it) to the project's key of that file,
+    or None for a file outside the source roots (the standard library, installed
+    libraries: the memo's identity covers those).
+    """
+
+    def __init__(self, path_of: Callable[[str], str | None], *, active: bool = True) -> None:
+        self.active = active
+        self._path_of = path_of
+        self._stack: list[Reads] = []
+        # What inferring each node read, by id, over every context it was inferred in.
+        self._inferred: dict[int, Reads] = {}
+        # Results astroid would keep on a node, by (name, id): each with what it read.
+        self._kept: dict[tuple[str, int], tuple[Any, Reads]] = {}
+        # Each node's place, by id (the modules outlive the recorder): its module's path,
+        # or None, and whether it lies inside a function or lambda.
+        self._places: dict[int, tuple[str | None, str]] = {}
+        self._paths: dict[str, str | None] = {}
+
+    @property
+    def recording(self) -> bool:
+        """Whether a span is open: only then does a read count."""
+        return bool(self._stack)
+
+    @contextlib.contextmanager
+    def span(self) -> Iterator[Reads]:
+        """A span of computation whose reads are collected; its reads count for the spans
+        around it too."""
+        reads = Reads()
+        if not self.active:
+            yield reads
+            return
+        self._stack.append(reads)
+        try:
+            yield reads
+        finally:
+            self._stack.pop()
+            if self._stack:
+                self._stack[-1].merge(reads)
+
+    def replay(self, reads: Reads) -> None:
+        """Count *reads* (of a result reused from a cache) for the open spans."""
+        if self._stack:
+            self._stack[-1].merge(reads)
+
+    def file(self, file: str | None, level: str) -> None:
+        """A read of the module of *file* at *level*."""
+        if not self._stack or file is None:
+            return
+        path = self._paths.get(file, "")
+        if path == "":
+            path = self._paths[file] = self._path_of(file)
+        if path is not None:
+            self._stack[-1].add(path, level)
+
+    def path(self, path: str, level: str) -> None:
+        """A read of the project module whose key is *path* at *level*."""
+        if self._stack:
+            self._stack[-1].add(path, level)
+
+    def node(self, node: Any) -> None:
+        """A read of *node*: of its module's body if it lies in a function or lambda."""
+        if not self._stack:
+            return
+        place = self._places.get(id(node))
+        if place is None:
+            place = self._places[id(node)] = self._place(node)
+        path, level = place
+        if path is not None:
+            self._stack[-1].add(path, level)
+
+    def _place(self, node: Any) -> tuple[str | None, str]:
+        level = INTERFACE
+        current = node
+        while True:
+            parent = getattr(current, "parent", None)
+            if parent is None:
+                break
+            if (
+                type(parent).__name__ in _CODE_NODES
+                and type(current).__name__ not in _SIGNATURE_NODES
+                and current is not getattr(parent, "returns", None)
+            ):
+                level = BODY
+            current = parent
+        file = getattr(current, "file", None)
+        if not isinstance(file, str):
+            return (None, level)
+        path = self._paths.get(file, "")
+        if path == "":
+            path = self._paths[file] = self._path_of(file)
+        return (path, level)
+
+    def inferring(self, node: Any, results: Iterator[_V]) -> Iterator[_V]:
+        """*results* (astroid's inference of *node*), with what computing them reads counted
+        for the open spans and kept for *node*: an inference of it that astroid answers from
+        its cache later reads all that again."""
+        if not self._stack:
+            return results
+        self.node(node)
+        before = self._inferred.get(id(node))
+        if before is not None:
+            self._stack[-1].merge(before)
+        return self._traced(id(node), results)
+
+    def _traced(self, key: int, results: Iterator[_V]) -> Iterator[_V]:
+        stack = self._stack
+        while True:
+            reads = Reads()
+            stack.append(reads)
+            try:
+                result = next(results)
+            except StopIteration:
+                return
+            finally:
+                stack.pop()
+                if reads.levels:
+                    self._inferred.setdefault(key, Reads()).merge(reads)
+                    if stack:
+                        stack[-1].merge(reads)
+            yield result
+
+    def kept(self, name: str, node: Any, compute: Callable[[Any], _V]) -> _V:
+        """A result astroid keeps on *node* under *name* once computed (``FunctionDef.type``),
+        kept here instead with what computing it read."""
+        key = (name, id(node))
+        found = self._kept.get(key)
+        if found is not None:
+            self.replay(found[1])
+            return cast(_V, found[0])
+        reads = Reads()
+        self._stack.append(reads)
+        try:
+            value = compute(node)
+        finally:
+            self._stack.pop()
+            if self._stack:
+                self._stack[-1].merge(reads)
+        self._kept[key] = (value, reads)
+        return value
+
+    def cached(
+        self, table: dict[Hashable, tuple[_V, Reads]], key: Hashable, compute: Callable[[], _V]
+    ) -> _V:
+        """*table*'s value for *key*, or *compute*'s (kept with what it read); either way
+        what computing it read counts for the open spans."""
+        found = table.get(key)
+        if found is not None:
+            value, reads = found
+            self.replay(reads)
+            return value
+        with self.span() as reads:
+            value = compute()
+        table[key] = (value, reads)
+        return value
+
+
+# Nodes whose inside is code run later (a call's result), not the module's interface:
+# matched by class name, so that this module never imports astroid.
+_CODE_NODES: Final = frozenset({"FunctionDef", "AsyncFunctionDef", "Lambda"})
+# A function's parameters, defaults, annotations and decorators are its interface.
+_SIGNATURE_NODES: Final = frozenset({"Arguments", "Decorators"})

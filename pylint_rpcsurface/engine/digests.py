@@ -1,0 +1,137 @@
+"""Two digests of a module's text: of its code with positions, and of its interface.
+
+A piece of facts that read a module's body depends on everything its syntax tree holds,
+positions included (the facts hold line numbers), but not on comments or blank lines
+that move nothing. A piece that read only its interface (see
+:mod:`pylint_rpcsurface.analysis.reads`) depends on less: the module without what its
+function bodies hold, and without positions. What a body holds that inference reads
+from outside it stays in the interface:
+
+- an assignment to an attribute (``self.x = ...``: astroid makes it an attribute of the
+  instance, or of whatever the target's object infers to), a ``for`` or ``with`` target
+  that is one, and a ``del`` of one;
+- ``global`` and ``nonlocal`` statements, and what the function assigns to a name it
+  declares global (a module-level name astroid sees).
+
+Both come from Python's own parser (:mod:`ast`): a module is never built with astroid
+for its digests.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import pickle
+
+__all__ = ["DIGEST_FILENAME", "ModuleDigests", "module_digests"]
+
+# The file name the parse for digests gives: it is no build of the module, and says so.
+DIGEST_FILENAME = "<rpcsurface digests>"
+
+ModuleDigests = tuple[str, str]  # (body, interface)
+
+
+def module_digests(text: str) -> ModuleDigests:
+    """The body and interface digests of the module whose source is *text*.
+
+    A text that does not parse has no interface to speak of: both digests are then its
+    text's hash, so that any edit of it changes them."""
+    try:
+        tree = ast.parse(text, DIGEST_FILENAME)
+        body = hashlib.sha256(pickle.dumps(tree, protocol=5)).hexdigest()
+        _cut_bodies(tree.body)
+        interface = hashlib.sha256(ast.dump(tree).encode("utf-8", "surrogatepass")).hexdigest()
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        unparsed = "unparsed " + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return (unparsed, unparsed)
+    return (body, interface)
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
+
+
+def _cut_bodies(statements: list[ast.stmt]) -> None:
+    """Replace, in place, each function body among *statements* (at any depth of classes
+    and compound statements) by what inference reads of it from outside."""
+    for statement in statements:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            statement.body = _seen_from_outside(statement.body)
+        elif isinstance(statement, ast.ClassDef):
+            _cut_bodies(statement.body)
+        else:
+            for block in _blocks(statement):
+                _cut_bodies(block)
+
+
+def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists a compound statement holds."""
+    if isinstance(statement, _COMPOUND):
+        blocks = [statement.body, getattr(statement, "orelse", [])]
+        if isinstance(statement, ast.Try):
+            blocks += [handler.body for handler in statement.handlers]
+            blocks.append(statement.finalbody)
+        return blocks
+    if isinstance(statement, ast.Match):
+        return [case.body for case in statement.cases]
+    return []
+
+
+def _seen_from_outside(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a function *body* (nested functions and classes included) that
+    inference reads without entering it (see the module's docstring), in order."""
+    statements: list[ast.stmt] = []
+    pending = list(reversed(body))
+    while pending:
+        statement = pending.pop()
+        statements.append(statement)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            pending.extend(reversed(statement.body))
+        else:
+            for block in reversed(_blocks(statement)):
+                pending.extend(reversed(block))
+    declared = {
+        name
+        for statement in statements
+        if isinstance(statement, (ast.Global, ast.Nonlocal))
+        for name in statement.names
+    }
+    kept: list[ast.stmt] = []
+    for node in statements:
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            kept.append(node)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            if _binds_outside(node.target, declared):
+                kept.append(ast.For(target=node.target, iter=node.iter, body=[], orelse=[]))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in node.items if item.optional_vars]
+            if any(_binds_outside(target, declared) for target in targets):
+                kept.append(ast.With(items=node.items, body=[]))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            if any(_binds_outside(target, declared) for target in targets):
+                kept.append(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and declared:
+            bound = {(alias.asname or alias.name).partition(".")[0] for alias in node.names}
+            if bound & declared:
+                kept.append(node)
+        elif declared and _walrus_binds(node, declared):
+            kept.append(ast.Expr(value=ast.Constant(value=ast.dump(node))))
+    return kept
+
+
+def _walrus_binds(statement: ast.stmt, declared: set[str]) -> bool:
+    """Whether an assignment expression in *statement* binds a declared name."""
+    return any(
+        isinstance(sub, ast.NamedExpr) and sub.target.id in declared for sub in ast.walk(statement)
+    )
+
+
+def _binds_outside(target: ast.expr, declared: set[str]) -> bool:
+    """Whether assigning to *target* binds something outside the function: an attribute,
+    or a name declared global or nonlocal."""
+    for node in ast.walk(target):
+        if isinstance(node, ast.Attribute):
+            return True
+        if isinstance(node, ast.Name) and node.id in declared:
+            return True
+    return False

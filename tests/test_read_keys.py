@@ -1,0 +1,251 @@
+"""Pieces kept under what they read: never stale, and an edit costs what it changes.
+
+Each scenario writes a small project, runs the analysis with a memo, makes one edit that
+inference sees only by entering another module (a helper's return, an attribute set in
+``__init__``, a ``global`` write, a package's lazy ``__getattr__``, a factory-made base,
+a reply through a helper), and compares the memo's answer with the answer from nothing.
+The cost side counts the modules astroid builds: an edit that leaves every interface as
+it was builds none of the modules that only their interface was read from.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from astroid.builder import AstroidBuilder
+from support import fast_surface
+
+from pylint_rpcsurface.config import load_config
+from pylint_rpcsurface.engine import Memo, analyse
+from pylint_rpcsurface.model import Analysis
+
+SURFACE = fast_surface(
+    "app.Core", "runners.FastRunner", "runners.Runner", "registry.FAST_RPCS"
+).replace('waits = "wait_out"', 'waits = "wait_out"\ndrops-none = true\nshared-reply-queue = true')
+RUNNERS = """\
+from replies import reply_of
+
+
+class Runner:
+    def prefill(self):
+        return reply_of("prefill")
+
+
+class FastRunner(Runner):
+    def alpha(self):
+        return 1
+
+    def beta(self):
+        return 2
+"""
+REPLIES = """\
+def reply_of(name):
+    return name
+"""
+REGISTRY = 'FAST_RPCS = ("alpha", "beta")\n'
+
+# Each scenario: its modules, then the one edit (module, old text, new text).
+SCENARIOS: dict[str, tuple[dict[str, str], tuple[str, str, str]]] = {
+    "a helper's return": (
+        {
+            "names.py": 'def rpc_name():\n    return "alpha"\n',
+            "app.py": (
+                "from names import rpc_name\n\n\nclass Core:\n    def step(self):\n"
+                "        self.mgr.call_func(rpc_name(), wait_out=True)\n"
+            ),
+        },
+        ("names.py", 'return "alpha"', 'return "gamma"'),
+    ),
+    "an attribute set in __init__": (
+        {
+            "names.py": 'class Names:\n    def __init__(self):\n        self.rpc = "alpha"\n',
+            "app.py": (
+                "from names import Names\n\n\nclass Core:\n    def step(self):\n"
+                "        self.mgr.call_func(Names().rpc, wait_out=True)\n"
+            ),
+        },
+        ("names.py", 'self.rpc = "alpha"', 'self.rpc = "gamma"'),
+    ),
+    "a local the attribute is set from": (
+        {
+            "names.py": (
+                "class Names:\n    def __init__(self):\n        chosen = 'alpha'\n"
+                "        self.rpc = chosen\n"
+            ),
+            "app.py": (
+                "from names import Names\n\n\nclass Core:\n    def step(self):\n"
+                "        self.mgr.call_func(Names().rpc, wait_out=True)\n"
+            ),
+        },
+        ("names.py", "chosen = 'alpha'", "chosen = 'gamma'"),
+    ),
+    "a global write": (
+        {
+            "names.py": (
+                'NAME = "alpha"\n\n\ndef configure():\n    global NAME\n    NAME = "alpha"\n'
+            ),
+            "app.py": (
+                "import names\n\n\nclass Core:\n    def step(self):\n"
+                "        self.mgr.call_func(names.NAME, wait_out=True)\n"
+            ),
+        },
+        ("names.py", '    NAME = "alpha"', '    NAME = "gamma"'),
+    ),
+    "a lazy __getattr__ of a package made eager": (
+        {
+            "pkg/__init__.py": (
+                "def __getattr__(name):\n    if name == 'Base':\n"
+                "        from pkg.base import Base\n        return Base\n"
+                "    raise AttributeError(name)\n"
+            ),
+            "pkg/base.py": (
+                "class Base:\n    def step(self):\n"
+                "        self.mgr.call_func('alpha', wait_out=True)\n"
+            ),
+            "app.py": "import pkg\n\n\nclass Core(pkg.Base):\n    pass\n",
+        },
+        (
+            "pkg/__init__.py",
+            "def __getattr__(name):",
+            "from pkg.base import Base\n\n\ndef __getattr__(name):",
+        ),
+    ),
+    "a factory-made base": (
+        {
+            "factory.py": (
+                "from bases import First, Second\n\n\ndef make_base():\n    return First\n"
+            ),
+            "bases.py": (
+                "class First:\n    def step(self):\n"
+                "        self.mgr.call_func('alpha', wait_out=True)\n\n\n"
+                "class Second:\n    def step(self):\n"
+                "        self.mgr.call_func('gamma', wait_out=True)\n"
+            ),
+            "app.py": "from factory import make_base\n\n\nclass Core(make_base()):\n    pass\n",
+        },
+        ("factory.py", "return First", "return Second"),
+    ),
+    "a reply through a helper": (
+        {
+            "app.py": (
+                "class Core:\n    def step(self):\n"
+                "        out = self.mgr.call_func('prefill', wait_out=True)\n"
+                "        return out.shape\n"
+            ),
+        },
+        ("replies.py", "return name", "print(name)"),
+    ),
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def _answer(analysis: Analysis) -> tuple[object, ...]:
+    return (analysis.config_errors, analysis.all_findings())
+
+
+@contextmanager
+def _counting_builds(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The files astroid builds meanwhile, in order."""
+    built: list[str] = []
+    original = AstroidBuilder.file_build
+
+    def file_build(self: AstroidBuilder, path: str, modname: str | None = None) -> object:
+        built.append(os.path.basename(path))
+        return original(self, path, modname)
+
+    monkeypatch.setattr(AstroidBuilder, "file_build", file_build)
+    try:
+        yield built
+    finally:
+        monkeypatch.undo()
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = Path(os.path.realpath(tmp_path))
+    _write(
+        root,
+        {
+            "pyproject.toml": SURFACE,
+            "runners.py": RUNNERS,
+            "replies.py": REPLIES,
+            "registry.py": REGISTRY,
+            **files,
+        },
+    )
+    return root
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_an_edit_inference_sees_through_another_module_is_never_stale(
+    tmp_path: Path, scenario: str
+) -> None:
+    files, (edited, old, new) = SCENARIOS[scenario]
+    root = _project(tmp_path, files)
+    config = load_config(root / "pyproject.toml")
+    memo_file = root / ".memo.json"
+    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
+    assert before == _answer(analyse(config))
+    text = (root / edited).read_text(encoding="utf-8")
+    assert old in text
+    (root / edited).write_text(text.replace(old, new), encoding="utf-8")
+    expected = _answer(analyse(config))
+    assert expected != before, "the edit must change the answer, or the test proves nothing"
+    assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+
+
+def test_a_comment_in_the_caller_builds_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A comment changes no syntax tree: every piece holds, and no module is built."""
+    files, _ = SCENARIOS["a helper's return"]
+    root = _project(tmp_path, files)
+    config = load_config(root / "pyproject.toml")
+    memo_file = root / ".memo.json"
+    expected = _answer(analyse(config, memo=Memo(memo_file, "identity")))
+    app = root / "app.py"
+    app.write_text(app.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
+    with _counting_builds(monkeypatch) as built:
+        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+    assert built == []
+
+
+def test_a_body_edit_that_keeps_the_interface_builds_only_what_read_the_body(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller reads names.py's interface only (the helper's return is its body): an
+    edit inside another function of names.py recomputes only the pieces that entered
+    that body, and the caller's module is not built again."""
+    files = {
+        "names.py": ('def rpc_name():\n    return "alpha"\n\n\ndef unrelated():\n    return 1\n'),
+        "app.py": (
+            "from names import rpc_name\n\n\nclass Core:\n    def step(self):\n"
+            "        self.mgr.call_func(rpc_name(), wait_out=True)\n"
+        ),
+    }
+    root = _project(tmp_path, files)
+    config = load_config(root / "pyproject.toml")
+    memo_file = root / ".memo.json"
+    analyse(config, memo=Memo(memo_file, "identity"))
+    names = root / "names.py"
+    names.write_text(
+        names.read_text(encoding="utf-8").replace("return 1", "return 2"), encoding="utf-8"
+    )
+    expected = _answer(analyse(config))
+    with _counting_builds(monkeypatch) as built:
+        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+    # rpc_name's body was entered by the caller's broadcasts: names.py's body digest
+    # changed, so that piece is computed again, building names.py and app.py. The
+    # handlers' pieces read neither module: runners.py and replies.py are not built.
+    assert "runners.py" not in built
+    assert "replies.py" not in built
