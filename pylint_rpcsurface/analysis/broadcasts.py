@@ -184,10 +184,11 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
 def not_a_named_rpc(call: nodes.Call, form: DispatchForm) -> bool:
     """Whether the call passes its name through (a forwarding layer) or sends a callable.
 
-    A forwarding layer's name argument is a parameter of the enclosing function, never
-    rebound: ``def collective_rpc(self, method, ...): inner.collective_rpc(method, ...)``.
-    The literal call sites upstream are the ones checked. A name argument that infers to
-    a function, a lambda or a class is code to run on each worker, not a named RPC.
+    A forwarding layer's name argument holds a parameter of the enclosing function on
+    every path: ``def collective_rpc(self, method, ...): inner.collective_rpc(method,
+    ...)``, or a local bound from it alone (see :func:`_forwarded_parameter`). The
+    literal call sites upstream are the ones checked. A name argument that infers to a
+    function, a lambda or a class is code to run on each worker, not a named RPC.
     """
     name_node = _name_argument(call, form)
     if name_node is None or isinstance(name_node, nodes.Starred):
@@ -208,63 +209,195 @@ def _is_callable(node: nodes.NodeNG) -> bool:
 
 
 def _is_forwarded(name: nodes.Name, seen: set[int]) -> bool:
-    """Whether *name* holds, on every path, the enclosing function's own parameter.
+    """Whether *name* holds, on every path, a parameter of the function that binds it."""
+    return _forwarded_parameter(name, seen) is not None
 
-    Either the parameter itself, never rebound, or a local bound only from it:
-    ``sent = method``, or vLLM's ``sent = method if isinstance(method, str) else
-    cloudpickle.dumps(method)`` (each branch the parameter, or an expression of it alone).
-    A parameter reassigned from anything else (``method = method + "_x"``) is not.
+
+def _forwarded_parameter(name: nodes.Name, seen: set[int]) -> nodes.AssignName | None:
+    """The parameter *name* holds on every path, or None when that is not proved.
+
+    The name is the parameter itself, or a local of the same function bound only from
+    it: ``sent = method``, vLLM's ``sent = method if isinstance(method, str) else
+    cloudpickle.dumps(method)``, or the same as an if/else statement (``del method``
+    after it changes nothing). The bindings together give at least one alternative that
+    is the parameter, and each other one is an expression of it alone (see
+    :func:`_derived_parameter`). The name may be read from a nested scope of that
+    function: a comprehension, a generator, a lambda or a nested def.
     """
-    scope = name.scope()
-    if not isinstance(scope, nodes.FunctionDef) or id(name) in seen:
-        return False  # a binding that depends on itself is not a forwarding
-    try:
-        _, assignments = name.lookup(name.name)
-    except (AttributeError, KeyError, ValueError):
-        return False
+    if id(name) in seen:
+        return None  # a binding that depends on itself is not a forwarding
+    function, bindings = _bindings(name)
+    if function is None:
+        return None
     seen.add(id(name))
     try:
-        return bool(assignments) and all(_forwarded_binding(a, scope, seen) for a in assignments)
+        alternatives: list[nodes.NodeNG] = []
+        for binding in bindings:
+            values = _bound_values(binding, function)
+            if values is None:
+                return None
+            alternatives.extend(values)
+        return _parameter_of(alternatives, function, seen)
     finally:
         seen.discard(id(name))
 
 
-def _forwarded_binding(assignment: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
-    if not isinstance(assignment, nodes.AssignName) or assignment.scope() is not scope:
-        return False
-    if isinstance(assignment.parent, nodes.Arguments):
+def _bindings(name: nodes.Name) -> tuple[nodes.FunctionDef | None, list[object]]:
+    """The function that binds *name*, and every binding of it the read may see.
+
+    Read in that function's own body outside a loop, the read sees the bindings before
+    it in the text. Read inside a loop, or from a nested scope (which may run after any
+    later binding, or on the next turn of the loop), it may see every binding the
+    function has. A ``nonlocal`` of the name in a nested function may rebind it where
+    no binding of the function shows: nothing is proved then."""
+    try:
+        function, found = name.lookup(name.name)
+    except (AttributeError, KeyError, ValueError):
+        return None, []
+    if not isinstance(function, nodes.FunctionDef) or not found:
+        return None, []
+    if any(name.name in nonlocal_.names for nonlocal_ in function.nodes_of_class(nodes.Nonlocal)):
+        return None, []
+    # A ``del`` is no binding: a read after it raises, it never sees another value.
+    every: list[object] = [
+        b for b in function.locals.get(name.name, []) if not isinstance(b, nodes.DelName)
+    ]
+    if name.scope() is function and not _in_loop(name, function):
+        return function, [b for b in every if _before(b, name)]
+    return function, every
+
+
+def _before(binding: object, read: nodes.Name) -> bool:
+    """Whether *binding* may run before *read* in a body run once from top to bottom:
+    it comes first in the text, and is not a target of the assignment whose value holds
+    the read (that value is computed before its targets are bound)."""
+    if not isinstance(binding, nodes.NodeNG):
         return True
-    statement = assignment.parent
-    return (
-        isinstance(statement, nodes.Assign)
-        and statement.targets == [assignment]
-        and _forwards(statement.value, scope, seen)
-    )
-
-
-def _forwards(value: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
-    """A rebinding's value that is the parameter on every path: the forwarded name, or a
-    conditional whose branches are that name or expressions of forwarded names only."""
-    if isinstance(value, nodes.Name):
-        return _is_forwarded(value, seen)
-    if not isinstance(value, nodes.IfExp):
+    statement = read.statement()
+    if (
+        isinstance(statement, (nodes.Assign, nodes.AnnAssign, nodes.AugAssign))
+        and binding.statement() is statement
+        and _inside(read, statement.value)
+        and not _inside(binding, statement.value)
+    ):
         return False
-    branches = (value.body, value.orelse)
-    direct = [b for b in branches if isinstance(b, nodes.Name) and _is_forwarded(b, seen)]
-    return bool(direct) and all(_only_of_forwarded(b, scope, seen) for b in branches)
+    if binding.lineno is None or read.lineno is None:
+        return True
+    return (binding.lineno, binding.col_offset or 0) < (read.lineno, read.col_offset or 0)
 
 
-def _only_of_forwarded(value: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
-    """An expression whose local names are all forwarded and that holds no str literal."""
-    found = False
+def _inside(node: nodes.NodeNG, ancestor: nodes.NodeNG | None) -> bool:
+    current: nodes.NodeNG | None = node
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = current.parent
+    return False
+
+
+def _in_loop(node: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
+    """Whether *node* is inside a ``for`` or ``while`` statement of *function*."""
+    current = node.parent
+    while current is not None and current is not function:
+        if isinstance(current, (nodes.For, nodes.While)):
+            return True
+        current = current.parent
+    return False
+
+
+def _bound_values(binding: object, function: nodes.FunctionDef) -> list[nodes.NodeNG] | None:
+    """The alternatives one binding gives: the parameter (its own node), or the value of
+    a plain assignment, each branch of a conditional expression apart. None for any
+    other binding (a loop target, ``+=``, an import, a walrus, a tuple target...)."""
+    if not isinstance(binding, nodes.AssignName) or binding.scope() is not function:
+        return None
+    if isinstance(binding.parent, nodes.Arguments):
+        return [binding]
+    value = _assigned_value(binding)
+    return None if value is None else _branches(value)
+
+
+def _assigned_value(binding: nodes.AssignName) -> nodes.NodeNG | None:
+    """The value ``name = value`` or ``name: T = value`` gives *binding*, else None."""
+    statement = binding.parent
+    if isinstance(statement, nodes.Assign) and statement.targets == [binding]:
+        return statement.value
+    if isinstance(statement, nodes.AnnAssign) and statement.value is not None:
+        return statement.value
+    return None
+
+
+def _branches(value: nodes.NodeNG) -> list[nodes.NodeNG]:
+    if isinstance(value, nodes.IfExp):
+        return _branches(value.body) + _branches(value.orelse)
+    return [value]
+
+
+def _parameter_of(
+    alternatives: list[nodes.NodeNG], function: nodes.FunctionDef, seen: set[int]
+) -> nodes.AssignName | None:
+    """The one parameter every alternative is, or is derived from alone, when at least
+    one alternative is that parameter; else None."""
+    direct = False
+    parameters: set[int] = set()
+    parameter: nodes.AssignName | None = None
+    for alternative in alternatives:
+        found: nodes.AssignName | None
+        if isinstance(alternative, nodes.AssignName):
+            found = alternative
+        elif isinstance(alternative, nodes.Name):
+            found = _forwarded_parameter(alternative, seen)
+        else:
+            found = _derived_parameter(alternative, function, seen)
+        if found is None:
+            return None
+        direct = direct or isinstance(alternative, (nodes.AssignName, nodes.Name))
+        parameters.add(id(found))
+        parameter = found
+    return parameter if direct and len(parameters) == 1 else None
+
+
+def _derived_parameter(
+    value: nodes.NodeNG, function: nodes.FunctionDef, seen: set[int]
+) -> nodes.AssignName | None:
+    """The parameter an expression is computed from alone, as ``cloudpickle.dumps(method)``
+    is: every name of *function* in it holds that one parameter, any other name is what
+    it calls (``cloudpickle``, ``dumps``), and it holds no str literal. Else None."""
+    parameters: set[int] = set()
+    parameter: nodes.AssignName | None = None
     for node in value.nodes_of_class((nodes.Name, nodes.Const)):
-        if isinstance(node, nodes.Const) and isinstance(node.value, str):
-            return False
-        if isinstance(node, nodes.Name) and node.name in scope.locals:
-            if not _is_forwarded(node, seen):
-                return False
-            found = True
-    return found
+        if isinstance(node, nodes.Const):
+            if isinstance(node.value, str):
+                return None
+            continue
+        if _binding_function(node) is function:
+            found = _forwarded_parameter(node, seen)
+            if found is None:
+                return None
+            parameters.add(id(found))
+            parameter = found
+        elif not _called(node, value):
+            return None  # a module's constant, a builtin's value: not the parameter
+    return parameter if len(parameters) == 1 else None
+
+
+def _binding_function(name: nodes.Name) -> nodes.NodeNG | None:
+    try:
+        scope, _ = name.lookup(name.name)
+    except (AttributeError, KeyError, ValueError):
+        return None
+    return scope
+
+
+def _called(node: nodes.NodeNG, top: nodes.NodeNG) -> bool:
+    """Whether *node* is part of what a call inside *top* calls (``cloudpickle`` in
+    ``cloudpickle.dumps(method)``), not of what it is given."""
+    child, parent = node, node.parent
+    while child is not top and parent is not None:
+        if isinstance(parent, nodes.Call) and parent.func is child:
+            return True
+        child, parent = parent, parent.parent
+    return False
 
 
 def _unpacked(call: nodes.Call) -> int | None:
