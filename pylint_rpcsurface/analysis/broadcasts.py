@@ -193,7 +193,7 @@ def not_a_named_rpc(call: nodes.Call, form: DispatchForm) -> bool:
     name_node = _name_argument(call, form)
     if name_node is None or isinstance(name_node, nodes.Starred):
         return False
-    if isinstance(name_node, nodes.Name) and _is_forwarded(name_node, set()):
+    if isinstance(name_node, nodes.Name) and _forwarded_parameter(name_node, _Proof()):
         return True
     return _is_callable(name_node)
 
@@ -208,12 +208,33 @@ def _is_callable(node: nodes.NodeNG) -> bool:
     return bool(values) and all(isinstance(value, callables) for value in values)
 
 
-def _is_forwarded(name: nodes.Name, seen: set[int]) -> bool:
-    """Whether *name* holds, on every path, a parameter of the function that binds it."""
-    return _forwarded_parameter(name, seen) is not None
+# How many reads deep a proof follows names bound from names; a deeper chain is not
+# proved (and the recursion stays far from Python's limit).
+_PROOF_DEPTH = 32
 
 
-def _forwarded_parameter(name: nodes.Name, seen: set[int]) -> nodes.AssignName | None:
+class _Proof:
+    """One name argument's proof so far: the reads being judged (a read that depends on
+    itself is no forwarding), the reads judged already (a name read twice is judged
+    once, so the work stays linear in the reads), and the names each function lets a
+    nested function rebind with ``nonlocal``."""
+
+    def __init__(self) -> None:
+        self.open: set[int] = set()
+        self.judged: dict[int, nodes.AssignName | None] = {}
+        self.nonlocals: dict[int, frozenset[str]] = {}
+
+    def rebound_nonlocally(self, function: nodes.FunctionDef, name: str) -> bool:
+        if id(function) not in self.nonlocals:
+            self.nonlocals[id(function)] = frozenset(
+                rebound
+                for node in function.nodes_of_class(nodes.Nonlocal)
+                for rebound in node.names
+            )
+        return name in self.nonlocals[id(function)]
+
+
+def _forwarded_parameter(name: nodes.Name, proof: _Proof) -> nodes.AssignName | None:
     """The parameter *name* holds on every path, or None when that is not proved.
 
     The name is the parameter itself, or a local of the same function bound only from
@@ -224,25 +245,34 @@ def _forwarded_parameter(name: nodes.Name, seen: set[int]) -> nodes.AssignName |
     :func:`_derived_parameter`). The name may be read from a nested scope of that
     function: a comprehension, a generator, a lambda or a nested def.
     """
-    if id(name) in seen:
-        return None  # a binding that depends on itself is not a forwarding
-    function, bindings = _bindings(name)
+    key = id(name)
+    if key in proof.judged:
+        return proof.judged[key]
+    if key in proof.open or len(proof.open) >= _PROOF_DEPTH:
+        return None  # a read that depends on itself, or a chain this deep: not proved
+    proof.open.add(key)
+    try:
+        found = _judge(name, proof)
+    finally:
+        proof.open.discard(key)
+    proof.judged[key] = found
+    return found
+
+
+def _judge(name: nodes.Name, proof: _Proof) -> nodes.AssignName | None:
+    function, bindings = _bindings(name, proof)
     if function is None:
         return None
-    seen.add(id(name))
-    try:
-        alternatives: list[nodes.NodeNG] = []
-        for binding in bindings:
-            values = _bound_values(binding, function)
-            if values is None:
-                return None
-            alternatives.extend(values)
-        return _parameter_of(alternatives, function, seen)
-    finally:
-        seen.discard(id(name))
+    alternatives: list[nodes.NodeNG] = []
+    for binding in bindings:
+        values = _bound_values(binding, function)
+        if values is None:
+            return None
+        alternatives.extend(values)
+    return _parameter_of(alternatives, function, proof)
 
 
-def _bindings(name: nodes.Name) -> tuple[nodes.FunctionDef | None, list[object]]:
+def _bindings(name: nodes.Name, proof: _Proof) -> tuple[nodes.FunctionDef | None, list[object]]:
     """The function that binds *name*, and every binding of it the read may see.
 
     Read in that function's own body outside a loop, the read sees the bindings before
@@ -256,7 +286,7 @@ def _bindings(name: nodes.Name) -> tuple[nodes.FunctionDef | None, list[object]]
         return None, []
     if not isinstance(function, nodes.FunctionDef) or not found:
         return None, []
-    if any(name.name in nonlocal_.names for nonlocal_ in function.nodes_of_class(nodes.Nonlocal)):
+    if proof.rebound_nonlocally(function, name.name):
         return None, []
     # A ``del`` is no binding: a read after it raises, it never sees another value.
     every: list[object] = [
@@ -334,7 +364,7 @@ def _branches(value: nodes.NodeNG) -> list[nodes.NodeNG]:
 
 
 def _parameter_of(
-    alternatives: list[nodes.NodeNG], function: nodes.FunctionDef, seen: set[int]
+    alternatives: list[nodes.NodeNG], function: nodes.FunctionDef, proof: _Proof
 ) -> nodes.AssignName | None:
     """The one parameter every alternative is, or is derived from alone, when at least
     one alternative is that parameter; else None."""
@@ -346,9 +376,9 @@ def _parameter_of(
         if isinstance(alternative, nodes.AssignName):
             found = alternative
         elif isinstance(alternative, nodes.Name):
-            found = _forwarded_parameter(alternative, seen)
+            found = _forwarded_parameter(alternative, proof)
         else:
-            found = _derived_parameter(alternative, function, seen)
+            found = _derived_parameter(alternative, function, proof)
         if found is None:
             return None
         direct = direct or isinstance(alternative, (nodes.AssignName, nodes.Name))
@@ -358,7 +388,7 @@ def _parameter_of(
 
 
 def _derived_parameter(
-    value: nodes.NodeNG, function: nodes.FunctionDef, seen: set[int]
+    value: nodes.NodeNG, function: nodes.FunctionDef, proof: _Proof
 ) -> nodes.AssignName | None:
     """The parameter an expression is computed from alone, as ``cloudpickle.dumps(method)``
     is: every name of *function* in it holds that one parameter, any other name is what
@@ -371,7 +401,7 @@ def _derived_parameter(
                 return None
             continue
         if _binding_function(node) is function:
-            found = _forwarded_parameter(node, seen)
+            found = _forwarded_parameter(node, proof)
             if found is None:
                 return None
             parameters.add(id(found))
