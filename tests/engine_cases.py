@@ -409,13 +409,16 @@ CASES += (
         "FORWARD-DEL",
         3,
         "vLLM's _run_workers: the statement form of the rebind, `del method` after it, the "
-        "name read in a list comprehension and by the driver call, and the parameter "
-        "rebound from itself: a forwarding layer, silent; a branch giving a literal or "
+        "name read in a list comprehension and by the driver call, MultiprocExecutor's "
+        "dumps(method, protocol=pickle.HIGHEST_PROTOCOL), and the parameter rebound from "
+        "itself: a forwarding layer, silent; a branch giving a literal or "
         "another value, the name rebound after, del then a rebinding from something "
         "else, a binding a raise in a try may leave, a rebinding later in a loop stay "
         "uninferable",
         RUN_WORKERS_RAY,
         """\
+        import pickle
+
         import cloudpickle
         import ray
 
@@ -438,6 +441,13 @@ CASES += (
                 ]
                 driver_output = self.driver_worker.execute_method(sent_method, *args, **kwargs)
                 return [driver_output] + ray.get(ray_worker_outputs)
+
+            def multiproc(self, method, *args):
+                if isinstance(method, str):
+                    send_method = method
+                else:
+                    send_method = cloudpickle.dumps(method, protocol=pickle.HIGHEST_PROTOCOL)
+                return self.driver_worker.execute_method(send_method, *args)
 
             def normalised(self, method, *args):
                 method = method if isinstance(method, str) else cloudpickle.dumps(method)

@@ -391,8 +391,10 @@ def _derived_parameter(
     value: nodes.NodeNG, function: nodes.FunctionDef, proof: _Proof
 ) -> nodes.AssignName | None:
     """The parameter an expression is computed from alone, as ``cloudpickle.dumps(method)``
-    is: every name of *function* in it holds that one parameter, any other name is what
-    it calls (``cloudpickle``, ``dumps``), and it holds no str literal. Else None."""
+    or ``cloudpickle.dumps(method, protocol=pickle.HIGHEST_PROTOCOL)`` is: every name of
+    *function* in it holds that one parameter, any other name is what it calls
+    (``cloudpickle``, ``dumps``) or code or a constant that is no str
+    (:func:`_no_name_given`), and it holds no str literal. Else None."""
     parameters: set[int] = set()
     parameter: nodes.AssignName | None = None
     for node in value.nodes_of_class((nodes.Name, nodes.Const)):
@@ -406,9 +408,22 @@ def _derived_parameter(
                 return None
             parameters.add(id(found))
             parameter = found
-        elif not _called(node, value):
-            return None  # a module's constant, a builtin's value: not the parameter
+        elif not _called(node, value) and not _no_name_given(node):
+            return None  # a module's str, an unknown value: not the parameter alone
     return parameter if len(parameters) == 1 else None
+
+
+def _no_name_given(name: nodes.Name) -> bool:
+    """Whether *name*, with the attributes read from it (``pickle.HIGHEST_PROTOCOL``),
+    certainly infers to code (a module, a class, a function) or to one constant that is
+    no str: nothing that could make up another RPC name."""
+    read: nodes.NodeNG = name
+    while isinstance(read.parent, nodes.Attribute) and read.parent.expr is read:
+        read = read.parent
+    value = infer_unique(read)
+    if isinstance(value, nodes.Const):
+        return not isinstance(value.value, str)
+    return isinstance(value, (nodes.Module, nodes.ClassDef, nodes.FunctionDef))
 
 
 def _binding_function(name: nodes.Name) -> nodes.NodeNG | None:
