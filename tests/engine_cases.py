@@ -410,11 +410,11 @@ CASES += (
         3,
         "vLLM's _run_workers: the statement form of the rebind, `del method` after it, the "
         "name read in a list comprehension and by the driver call, MultiprocExecutor's "
-        "dumps(method, protocol=pickle.HIGHEST_PROTOCOL), and the parameter rebound from "
-        "itself: a forwarding layer, silent; a branch giving a literal or "
-        "another value, the name rebound after, del then a rebinding from something "
-        "else, a binding a raise in a try may leave, a rebinding later in a loop stay "
-        "uninferable",
+        "dumps(method, protocol=pickle.HIGHEST_PROTOCOL), the local annotated first, and "
+        "the parameter rebound from itself: a forwarding layer, silent; a branch giving a "
+        "literal or another value, the name rebound after, del then a rebinding from "
+        "something else, a binding a raise in a try may leave, a rebinding later in a "
+        "loop stay uninferable",
         RUN_WORKERS_RAY,
         """\
         import pickle
@@ -448,6 +448,14 @@ CASES += (
                 else:
                     send_method = cloudpickle.dumps(method, protocol=pickle.HIGHEST_PROTOCOL)
                 return self.driver_worker.execute_method(send_method, *args)
+
+            def annotated(self, method, *args):
+                sent_method: str | bytes
+                if isinstance(method, str):
+                    sent_method = method
+                else:
+                    sent_method = cloudpickle.dumps(method)
+                return self.driver_worker.execute_method(sent_method, *args)
 
             def normalised(self, method, *args):
                 method = method if isinstance(method, str) else cloudpickle.dumps(method)

@@ -337,12 +337,15 @@ def _in_loop(node: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
 
 def _bound_values(binding: object, function: nodes.FunctionDef) -> list[nodes.NodeNG] | None:
     """The alternatives one binding gives: the parameter (its own node), or the value of
-    a plain assignment, each branch of a conditional expression apart. None for any
-    other binding (a loop target, ``+=``, an import, a walrus, a tuple target...)."""
+    a plain assignment, each branch of a conditional expression apart; none for a bare
+    annotation (``name: T`` binds nothing). None for any other binding (a loop target,
+    ``+=``, an import, a walrus, a tuple target...)."""
     if not isinstance(binding, nodes.AssignName) or binding.scope() is not function:
         return None
     if isinstance(binding.parent, nodes.Arguments):
         return [binding]
+    if isinstance(binding.parent, nodes.AnnAssign) and binding.parent.value is None:
+        return []
     value = _assigned_value(binding)
     return None if value is None else _branches(value)
 
