@@ -700,6 +700,35 @@ CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
+        "FORWARDING",
+        "not in the seed: PrefillEngineCore.broadcast forwards its method as vLLM's "
+        "_run_workers does (if/else rebind, del, the name read in a list comprehension): "
+        "silent; broadcast_default's else branch gives a literal: rpc-name-uninferable",
+        (
+            insert_after(ENGINE_CORE, "import os as _os\n", "import pickle\n"),
+            prefill_method(
+                "    def broadcast(self, method: object, *args: object) -> list[object]:\n"
+                '        """Send one RPC to every runner, by name or as pickled code."""\n'
+                "        if isinstance(method, str):\n"
+                "            sent_method = method\n"
+                "        else:\n"
+                "            sent_method = pickle.dumps(method)\n"
+                "        del method\n"
+                "        return [\n"
+                "            self.runner_mgr.call_func(sent_method, *args, wait_out=True)\n"
+                "            for _ in range(2)\n"
+                "        ]\n"
+                "    def broadcast_default(self, method: object, warm: bool) -> object:\n"
+                "        if warm:\n"
+                '            sent_method = "prefill_warmup"\n'
+                "        else:\n"
+                "            sent_method = method\n"
+                "        return self.runner_mgr.call_func(sent_method, wait_out=True)"
+                "  # expect: rpc-name-uninferable\n"
+            ),
+        ),
+    ),
+    Case(
         "FSTRING",
         'not in the seed: PrefillEngineCore sends f"drain_{kind}_pool" with kind a '
         "parameter: rpc-name-uninferable on the name",

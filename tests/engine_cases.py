@@ -331,6 +331,36 @@ callers = ["{m}.Executor"]
 handlers = ["{m}.Worker"]
 """
 
+RUN_WORKERS_RAY = """\
+[[tool.rpcsurface.dispatch]]
+method = "_run_workers"
+waits = true
+
+[[tool.rpcsurface.dispatch]]
+method = "execute_method"
+waits = true
+
+[[tool.rpcsurface.dispatch]]
+method = "remote"
+waits = false
+
+[[tool.rpcsurface.surface]]
+name = "s"
+callers = ["{m}.Executor"]
+handlers = ["{m}.Worker"]
+"""
+
+CALL_UTILITY = """\
+[[tool.rpcsurface.dispatch]]
+method = "_call_utility_async"
+waits = true
+
+[[tool.rpcsurface.surface]]
+name = "s"
+callers = ["{m}.DPAsyncMPClient"]
+handlers = ["{m}.EngineCore"]
+"""
+
 CASES += (
     # --- 3. a forwarding layer that rebinds its parameter --------------------------------
     EngineCase(
@@ -373,6 +403,175 @@ CASES += (
             def suffixed(self, method, flag):
                 sent = method if flag else method + "_v2"
                 return self._run_workers(sent)  # [rpc-name-uninferable]
+        """,
+    ),
+    EngineCase(
+        "FORWARD-DEL",
+        3,
+        "vLLM's _run_workers: the statement form of the rebind, `del method` after it, the "
+        "name read in a list comprehension and by the driver call, MultiprocExecutor's "
+        "dumps(method, protocol=pickle.HIGHEST_PROTOCOL), the local annotated first, and "
+        "the parameter rebound from itself: a forwarding layer, silent; a branch giving a "
+        "literal or another value, the name rebound after, del then a rebinding from "
+        "something else, a binding a raise in a try may leave, a rebinding later in a "
+        "loop stay uninferable",
+        RUN_WORKERS_RAY,
+        """\
+        import pickle
+
+        import cloudpickle
+        import ray
+
+
+        class Worker:
+            def load(self):
+                return 1
+
+
+        class Executor:
+            def _run_workers(self, method, *args, **kwargs):
+                if isinstance(method, str):
+                    sent_method = method
+                else:
+                    sent_method = cloudpickle.dumps(method)
+                del method
+                ray_worker_outputs = [
+                    worker.execute_method.remote(sent_method, *args, **kwargs)
+                    for worker in self.workers
+                ]
+                driver_output = self.driver_worker.execute_method(sent_method, *args, **kwargs)
+                return [driver_output] + ray.get(ray_worker_outputs)
+
+            def multiproc(self, method, *args):
+                if isinstance(method, str):
+                    send_method = method
+                else:
+                    send_method = cloudpickle.dumps(method, protocol=pickle.HIGHEST_PROTOCOL)
+                return self.driver_worker.execute_method(send_method, *args)
+
+            def annotated(self, method, *args):
+                sent_method: str | bytes
+                if isinstance(method, str):
+                    sent_method = method
+                else:
+                    sent_method = cloudpickle.dumps(method)
+                return self.driver_worker.execute_method(sent_method, *args)
+
+            def normalised(self, method, *args):
+                method = method if isinstance(method, str) else cloudpickle.dumps(method)
+                return self.driver_worker.execute_method(method, *args)
+
+            def start(self):
+                self._run_workers("load")
+                self._run_workers("gone")  # [rpc-unanswered]
+
+            def defaulted(self, method):
+                if isinstance(method, str):
+                    sent_method = method
+                else:
+                    sent_method = "load"
+                return self.driver_worker.execute_method(sent_method)  # [rpc-name-uninferable]
+
+            def rebound(self, method):
+                if isinstance(method, str):
+                    sent_method = method
+                else:
+                    sent_method = cloudpickle.dumps(method)
+                sent_method = self.rename(sent_method)
+                return self.driver_worker.execute_method(sent_method)  # [rpc-name-uninferable]
+
+            def replaced(self, method):
+                del method
+                method = self.default_method
+                return self.driver_worker.execute_method(method)  # [rpc-name-uninferable]
+
+            def guarded(self, method):
+                try:
+                    sent_method = self.fallback_method
+                    self.validate(method)
+                    sent_method = method
+                except ValueError:
+                    pass
+                return self.driver_worker.execute_method(sent_method)  # [rpc-name-uninferable]
+
+            def looped(self, method):
+                sent_method = method
+                for worker in self.workers:
+                    worker.execute_method.remote(sent_method)  # [rpc-name-uninferable]
+                    sent_method = sent_method + "_next"
+
+            def other_branch(self, method, flag):
+                sent_method = method if flag else self.default_method
+                return self.driver_worker.execute_method(sent_method)  # [rpc-name-uninferable]
+
+            def prefixed(self, method, flag):
+                sent_method = method if flag else PREFIX + method
+                return self.driver_worker.execute_method(sent_method)  # [rpc-name-uninferable]
+
+
+        PREFIX = "v2_"
+        """,
+    ),
+    EngineCase(
+        "FORWARD-NESTED",
+        3,
+        "vLLM's call_utility_async: the name forwarded from inside a comprehension passed "
+        "to asyncio.gather, a generator, a lambda and a nested def: silent; a lambda or a "
+        "generator that reads the name rebound after it, or a name rebound through "
+        "nonlocal, stays uninferable",
+        CALL_UTILITY,
+        """\
+        import asyncio
+
+
+        class EngineCore:
+            def profile(self, is_start):
+                return is_start
+
+
+        class DPAsyncMPClient:
+            async def call_utility_async(self, method, *args):
+                # Only the result from the first engine is returned.
+                return (await asyncio.gather(*[
+                    self._call_utility_async(method, *args, engine=engine)
+                    for engine in self.core_engines
+                ]))[0]
+
+            async def call_each(self, method, *args):
+                return await asyncio.gather(
+                    *(self._call_utility_async(method, *args, engine=e) for e in self.core_engines)
+                )
+
+            def later(self, method):
+                return lambda: self._call_utility_async(method, engine=self.engine)
+
+            def deferred(self, method):
+                def call(engine):
+                    return self._call_utility_async(method, engine=engine)
+
+                return call
+
+            async def start(self):
+                await self._call_utility_async("profile", True, engine=self.engine)
+                await self._call_utility_async("gone", engine=self.engine)  # [rpc-unanswered]
+
+            def late_rebind(self, method):
+                call = lambda: self._call_utility_async(method)  # [rpc-name-uninferable]
+                method = method + "_v2"
+                return call
+
+            async def late_generator(self, method):
+                calls = (self._call_utility_async(method) for _ in "ab")  # [rpc-name-uninferable]
+                method = method + "_v2"
+                return await asyncio.gather(*calls)
+
+            def through_nonlocal(self, method):
+                def rename():
+                    nonlocal method
+                    method = method + "_v2"
+
+                rename()
+                return self._call_utility_async(method, engine=None)  # [rpc-name-uninferable]
         """,
     ),
 )

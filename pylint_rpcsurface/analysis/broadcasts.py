@@ -184,15 +184,16 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
 def not_a_named_rpc(call: nodes.Call, form: DispatchForm) -> bool:
     """Whether the call passes its name through (a forwarding layer) or sends a callable.
 
-    A forwarding layer's name argument is a parameter of the enclosing function, never
-    rebound: ``def collective_rpc(self, method, ...): inner.collective_rpc(method, ...)``.
-    The literal call sites upstream are the ones checked. A name argument that infers to
-    a function, a lambda or a class is code to run on each worker, not a named RPC.
+    A forwarding layer's name argument holds a parameter of the enclosing function on
+    every path: ``def collective_rpc(self, method, ...): inner.collective_rpc(method,
+    ...)``, or a local bound from it alone (see :func:`_forwarded_parameter`). The
+    literal call sites upstream are the ones checked. A name argument that infers to a
+    function, a lambda or a class is code to run on each worker, not a named RPC.
     """
     name_node = _name_argument(call, form)
     if name_node is None or isinstance(name_node, nodes.Starred):
         return False
-    if isinstance(name_node, nodes.Name) and _is_forwarded(name_node, set()):
+    if isinstance(name_node, nodes.Name) and _forwarded_parameter(name_node, _Proof()):
         return True
     return _is_callable(name_node)
 
@@ -207,64 +208,244 @@ def _is_callable(node: nodes.NodeNG) -> bool:
     return bool(values) and all(isinstance(value, callables) for value in values)
 
 
-def _is_forwarded(name: nodes.Name, seen: set[int]) -> bool:
-    """Whether *name* holds, on every path, the enclosing function's own parameter.
+# How many reads deep a proof follows names bound from names; a deeper chain is not
+# proved (and the recursion stays far from Python's limit).
+_PROOF_DEPTH = 32
 
-    Either the parameter itself, never rebound, or a local bound only from it:
-    ``sent = method``, or vLLM's ``sent = method if isinstance(method, str) else
-    cloudpickle.dumps(method)`` (each branch the parameter, or an expression of it alone).
-    A parameter reassigned from anything else (``method = method + "_x"``) is not.
+
+class _Proof:
+    """One name argument's proof so far: the reads being judged (a read that depends on
+    itself is no forwarding), the reads judged already (a name read twice is judged
+    once, so the work stays linear in the reads), and the names each function lets a
+    nested function rebind with ``nonlocal``."""
+
+    def __init__(self) -> None:
+        self.open: set[int] = set()
+        self.judged: dict[int, nodes.AssignName | None] = {}
+        self.nonlocals: dict[int, frozenset[str]] = {}
+
+    def rebound_nonlocally(self, function: nodes.FunctionDef, name: str) -> bool:
+        if id(function) not in self.nonlocals:
+            self.nonlocals[id(function)] = frozenset(
+                rebound
+                for node in function.nodes_of_class(nodes.Nonlocal)
+                for rebound in node.names
+            )
+        return name in self.nonlocals[id(function)]
+
+
+def _forwarded_parameter(name: nodes.Name, proof: _Proof) -> nodes.AssignName | None:
+    """The parameter *name* holds on every path, or None when that is not proved.
+
+    The name is the parameter itself, or a local of the same function bound only from
+    it: ``sent = method``, vLLM's ``sent = method if isinstance(method, str) else
+    cloudpickle.dumps(method)``, or the same as an if/else statement (``del method``
+    after it changes nothing). The bindings together give at least one alternative that
+    is the parameter, and each other one is an expression of it alone (see
+    :func:`_derived_parameter`). The name may be read from a nested scope of that
+    function: a comprehension, a generator, a lambda or a nested def.
     """
-    scope = name.scope()
-    if not isinstance(scope, nodes.FunctionDef) or id(name) in seen:
-        return False  # a binding that depends on itself is not a forwarding
+    key = id(name)
+    if key in proof.judged:
+        return proof.judged[key]
+    if key in proof.open or len(proof.open) >= _PROOF_DEPTH:
+        return None  # a read that depends on itself, or a chain this deep: not proved
+    proof.open.add(key)
     try:
-        _, assignments = name.lookup(name.name)
-    except (AttributeError, KeyError, ValueError):
-        return False
-    seen.add(id(name))
-    try:
-        return bool(assignments) and all(_forwarded_binding(a, scope, seen) for a in assignments)
+        found = _judge(name, proof)
     finally:
-        seen.discard(id(name))
-
-
-def _forwarded_binding(assignment: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
-    if not isinstance(assignment, nodes.AssignName) or assignment.scope() is not scope:
-        return False
-    if isinstance(assignment.parent, nodes.Arguments):
-        return True
-    statement = assignment.parent
-    return (
-        isinstance(statement, nodes.Assign)
-        and statement.targets == [assignment]
-        and _forwards(statement.value, scope, seen)
-    )
-
-
-def _forwards(value: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
-    """A rebinding's value that is the parameter on every path: the forwarded name, or a
-    conditional whose branches are that name or expressions of forwarded names only."""
-    if isinstance(value, nodes.Name):
-        return _is_forwarded(value, seen)
-    if not isinstance(value, nodes.IfExp):
-        return False
-    branches = (value.body, value.orelse)
-    direct = [b for b in branches if isinstance(b, nodes.Name) and _is_forwarded(b, seen)]
-    return bool(direct) and all(_only_of_forwarded(b, scope, seen) for b in branches)
-
-
-def _only_of_forwarded(value: nodes.NodeNG, scope: nodes.FunctionDef, seen: set[int]) -> bool:
-    """An expression whose local names are all forwarded and that holds no str literal."""
-    found = False
-    for node in value.nodes_of_class((nodes.Name, nodes.Const)):
-        if isinstance(node, nodes.Const) and isinstance(node.value, str):
-            return False
-        if isinstance(node, nodes.Name) and node.name in scope.locals:
-            if not _is_forwarded(node, seen):
-                return False
-            found = True
+        proof.open.discard(key)
+    proof.judged[key] = found
     return found
+
+
+def _judge(name: nodes.Name, proof: _Proof) -> nodes.AssignName | None:
+    function, bindings = _bindings(name, proof)
+    if function is None:
+        return None
+    alternatives: list[nodes.NodeNG] = []
+    for binding in bindings:
+        values = _bound_values(binding, function)
+        if values is None:
+            return None
+        alternatives.extend(values)
+    return _parameter_of(alternatives, function, proof)
+
+
+def _bindings(name: nodes.Name, proof: _Proof) -> tuple[nodes.FunctionDef | None, list[object]]:
+    """The function that binds *name*, and every binding of it the read may see.
+
+    Read in that function's own body outside a loop, the read sees the bindings before
+    it in the text. Read inside a loop, or from a nested scope (which may run after any
+    later binding, or on the next turn of the loop), it may see every binding the
+    function has. A ``nonlocal`` of the name in a nested function may rebind it where
+    no binding of the function shows: nothing is proved then."""
+    try:
+        function, found = name.lookup(name.name)
+    except (AttributeError, KeyError, ValueError):
+        return None, []
+    if not isinstance(function, nodes.FunctionDef) or not found:
+        return None, []
+    if proof.rebound_nonlocally(function, name.name):
+        return None, []
+    # A ``del`` is no binding: a read after it raises, it never sees another value.
+    every: list[object] = [
+        b for b in function.locals.get(name.name, []) if not isinstance(b, nodes.DelName)
+    ]
+    if name.scope() is function and not _in_loop(name, function):
+        return function, [b for b in every if _before(b, name)]
+    return function, every
+
+
+def _before(binding: object, read: nodes.Name) -> bool:
+    """Whether *binding* may run before *read* in a body run once from top to bottom:
+    it comes first in the text, and is not a target of the assignment whose value holds
+    the read (that value is computed before its targets are bound)."""
+    if not isinstance(binding, nodes.NodeNG):
+        return True
+    statement = read.statement()
+    if (
+        isinstance(statement, (nodes.Assign, nodes.AnnAssign, nodes.AugAssign))
+        and binding.statement() is statement
+        and _inside(read, statement.value)
+        and not _inside(binding, statement.value)
+    ):
+        return False
+    if binding.lineno is None or read.lineno is None:
+        return True
+    return (binding.lineno, binding.col_offset or 0) < (read.lineno, read.col_offset or 0)
+
+
+def _inside(node: nodes.NodeNG, ancestor: nodes.NodeNG | None) -> bool:
+    current: nodes.NodeNG | None = node
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = current.parent
+    return False
+
+
+def _in_loop(node: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
+    """Whether *node* is inside a ``for`` or ``while`` statement of *function*."""
+    current = node.parent
+    while current is not None and current is not function:
+        if isinstance(current, (nodes.For, nodes.While)):
+            return True
+        current = current.parent
+    return False
+
+
+def _bound_values(binding: object, function: nodes.FunctionDef) -> list[nodes.NodeNG] | None:
+    """The alternatives one binding gives: the parameter (its own node), or the value of
+    a plain assignment, each branch of a conditional expression apart; none for a bare
+    annotation (``name: T`` binds nothing). None for any other binding (a loop target,
+    ``+=``, an import, a walrus, a tuple target...)."""
+    if not isinstance(binding, nodes.AssignName) or binding.scope() is not function:
+        return None
+    if isinstance(binding.parent, nodes.Arguments):
+        return [binding]
+    if isinstance(binding.parent, nodes.AnnAssign) and binding.parent.value is None:
+        return []
+    value = _assigned_value(binding)
+    return None if value is None else _branches(value)
+
+
+def _assigned_value(binding: nodes.AssignName) -> nodes.NodeNG | None:
+    """The value ``name = value`` or ``name: T = value`` gives *binding*, else None."""
+    statement = binding.parent
+    if isinstance(statement, nodes.Assign) and statement.targets == [binding]:
+        return statement.value
+    if isinstance(statement, nodes.AnnAssign) and statement.value is not None:
+        return statement.value
+    return None
+
+
+def _branches(value: nodes.NodeNG) -> list[nodes.NodeNG]:
+    if isinstance(value, nodes.IfExp):
+        return _branches(value.body) + _branches(value.orelse)
+    return [value]
+
+
+def _parameter_of(
+    alternatives: list[nodes.NodeNG], function: nodes.FunctionDef, proof: _Proof
+) -> nodes.AssignName | None:
+    """The one parameter every alternative is, or is derived from alone, when at least
+    one alternative is that parameter; else None."""
+    direct = False
+    parameters: set[int] = set()
+    parameter: nodes.AssignName | None = None
+    for alternative in alternatives:
+        found: nodes.AssignName | None
+        if isinstance(alternative, nodes.AssignName):
+            found = alternative
+        elif isinstance(alternative, nodes.Name):
+            found = _forwarded_parameter(alternative, proof)
+        else:
+            found = _derived_parameter(alternative, function, proof)
+        if found is None:
+            return None
+        direct = direct or isinstance(alternative, (nodes.AssignName, nodes.Name))
+        parameters.add(id(found))
+        parameter = found
+    return parameter if direct and len(parameters) == 1 else None
+
+
+def _derived_parameter(
+    value: nodes.NodeNG, function: nodes.FunctionDef, proof: _Proof
+) -> nodes.AssignName | None:
+    """The parameter an expression is computed from alone, as ``cloudpickle.dumps(method)``
+    or ``cloudpickle.dumps(method, protocol=pickle.HIGHEST_PROTOCOL)`` is: every name of
+    *function* in it holds that one parameter, any other name is what it calls
+    (``cloudpickle``, ``dumps``) or code or a constant that is no str
+    (:func:`_no_name_given`), and it holds no str literal. Else None."""
+    parameters: set[int] = set()
+    parameter: nodes.AssignName | None = None
+    for node in value.nodes_of_class((nodes.Name, nodes.Const)):
+        if isinstance(node, nodes.Const):
+            if isinstance(node.value, str):
+                return None
+            continue
+        if _binding_function(node) is function:
+            found = _forwarded_parameter(node, proof)
+            if found is None:
+                return None
+            parameters.add(id(found))
+            parameter = found
+        elif not _called(node, value) and not _no_name_given(node):
+            return None  # a module's str, an unknown value: not the parameter alone
+    return parameter if len(parameters) == 1 else None
+
+
+def _no_name_given(name: nodes.Name) -> bool:
+    """Whether *name*, with the attributes read from it (``pickle.HIGHEST_PROTOCOL``),
+    certainly infers to code (a module, a class, a function) or to one constant that is
+    no str: nothing that could make up another RPC name."""
+    read: nodes.NodeNG = name
+    while isinstance(read.parent, nodes.Attribute) and read.parent.expr is read:
+        read = read.parent
+    value = infer_unique(read)
+    if isinstance(value, nodes.Const):
+        return not isinstance(value.value, str)
+    return isinstance(value, (nodes.Module, nodes.ClassDef, nodes.FunctionDef))
+
+
+def _binding_function(name: nodes.Name) -> nodes.NodeNG | None:
+    try:
+        scope, _ = name.lookup(name.name)
+    except (AttributeError, KeyError, ValueError):
+        return None
+    return scope
+
+
+def _called(node: nodes.NodeNG, top: nodes.NodeNG) -> bool:
+    """Whether *node* is part of what a call inside *top* calls (``cloudpickle`` in
+    ``cloudpickle.dumps(method)``), not of what it is given."""
+    child, parent = node, node.parent
+    while child is not top and parent is not None:
+        if isinstance(parent, nodes.Call) and parent.func is child:
+            return True
+        child, parent = parent, parent.parent
+    return False
 
 
 def _unpacked(call: nodes.Call) -> int | None:
