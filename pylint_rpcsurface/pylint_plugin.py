@@ -117,6 +117,7 @@ class RpcSurfaceChecker(BaseChecker):
     def open(self) -> None:
         # pylint opens the checkers before it builds the modules of the run (once, or per
         # file in each worker under -j); the analysis is kept, this is only a moment.
+        _drop_earlier_buffers()
         self._opened_ns = time.time_ns()
         self._held_when_opened = frozenset(id(module) for module in MANAGER.astroid_cache.values())
         self._stop_recording()
@@ -241,9 +242,10 @@ class RpcSurfaceChecker(BaseChecker):
 
     def _analysis(self, config: Config, module: nodes.Module) -> Analysis:
         # pylint builds a module from a string only for --from-stdin: that text, not the
-        # saved file, is what the user is editing, so the analysis must see it.
+        # saved file, is what the user is editing, so the analysis must see it. Only this
+        # run's own input says so: a module built from an earlier run's buffer is no buffer.
         text: str | None = None
-        if module.file_bytes is not None and module.file:
+        if self.linter.config.from_stdin and module.file_bytes is not None and module.file:
             raw = module.file_bytes
             text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
         buffer_digest = "" if text is None else hashlib.sha256(text.encode()).hexdigest()
@@ -311,6 +313,29 @@ class RpcSurfaceChecker(BaseChecker):
                     args=args,
                     confidence=confidence,
                 )
+
+
+def _drop_earlier_buffers() -> None:
+    """Drop from astroid's cache the modules an earlier run built from its buffer.
+
+    In a long-lived process astroid keeps a module pylint built from ``--from-stdin``'s
+    text under the file's name, and hands it back for that file in every later run (to
+    pylint as the module to lint, to the analysis as an import): the buffer, never saved,
+    would stand for the file. The checkers are opened before the run builds any module, so
+    every module built from a string for a source file is then an earlier run's.
+    """
+    cache = MANAGER.astroid_cache
+    stale = {
+        id(module): module.file
+        for module in cache.values()
+        if isinstance(module, nodes.Module)
+        and module.file_bytes is not None
+        and isinstance(module.file, str)
+        and module.file.endswith((".py", ".pyi"))
+    }
+    if stale:
+        keep = {id(module) for module in cache.values()} - stale.keys()
+        release_modules({os.path.dirname(os.path.abspath(file)) for file in stale.values()}, keep)
 
 
 def _is_recorder(hook: Callable[[str], nodes.Module]) -> bool:

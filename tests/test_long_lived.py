@@ -6,8 +6,10 @@ so an edit between two runs always shows in the second.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sys
 import textwrap
 import time
 from collections.abc import Iterator
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from pylint.lint import Run
-from support import EDITOR_CORE, EDITOR_FILES, EDITOR_RUNNERS
+from support import EDITOR_CORE, EDITOR_FILES, EDITOR_RUNNERS, pylint_argv, run_pylint
 
 from pylint_rpcsurface.sources import TIMESTAMP_TICK_NS
 
@@ -162,3 +164,92 @@ def test_a_run_drops_the_modules_its_analysis_built(
     monkeypatch.setattr(pylint_plugin.RpcSurfaceChecker, "close", as_a_worker)
     assert lint("--rpcsurface-no-cache=y", "core.py") == []
     assert {"core.py", "runners.py"} <= _project_modules(root)
+
+
+# ---------------------------------------------------------------------------
+# Replay: many runs in one process, with edits on disk and unsaved buffers, each compared
+# with a fresh process given the same files and the same standard input.
+
+Full = tuple[str, str, int, int, str]  # symbol, file name, line, column, text
+
+
+def lint_in_process(
+    monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], stdin: str | None
+) -> list[Full]:
+    """One run in this process, astroid's cache kept from run to run (pylint's default:
+    no --clear-cache-post-run), the persistent cache on."""
+    if stdin is not None:
+        # pylint re-wraps sys.stdin.buffer as UTF-8 and reads it, as from an editor's pipe.
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8"))))
+    out = StringIO()
+    with redirect_stdout(out):
+        # The fresh process's own arguments, without its "python -m pylint".
+        Run(pylint_argv("--output-format=json2", *args)[3:], exit=False)
+    report = json.loads(out.getvalue())
+    return sorted(
+        (m["symbol"], Path(m["path"]).name, m["line"], m["column"], m["message"])
+        for m in report["messages"]
+    )
+
+
+def lint_fresh(root: Path, args: tuple[str, ...], stdin: str | None) -> list[Full]:
+    """The same run in a new process, without the persistent cache: nothing remembered."""
+    run = run_pylint(root, *args, stdin=stdin, env={"RPCSURFACE_NO_CACHE": "1"})
+    assert "Traceback" not in run.stderr, run.stderr
+    return sorted(
+        (
+            m.symbol,
+            Path(m.path).name,
+            m.line,
+            m.column,
+            f"{m.text} ({m.page})" if m.page else m.text,
+        )
+        for m in run.messages
+    )
+
+
+SAVED = ("core.py", "runners.py", "registry.py")
+ADDS_DECODE = 'FAST_RPCS = ("prefill", "decode")\n'
+RENAMED = textwrap.dedent(EDITOR_RUNNERS).replace("prefill", "prefill_v2")
+SILENCED_CORE = textwrap.dedent(EDITOR_CORE).replace(
+    "wait_out=True)", "wait_out=True)  # pylint: disable=rpc-unanswered"
+)
+# (what to write to disk first, or None; the files to lint, or one file and its buffer)
+REPLAY: tuple[tuple[tuple[str, str] | None, tuple[str, ...], str | None], ...] = (
+    (None, SAVED, None),
+    (None, ("--from-stdin", "registry.py"), ADDS_DECODE),  # a name never saved
+    (None, SAVED, None),  # ... so the saved files are clean again
+    (None, ("registry.py",), None),
+    (None, ("--from-stdin", "core.py"), textwrap.dedent(EDITOR_CORE).replace("prefill", "prefil")),
+    (None, ("core.py",), None),
+    (("runners.py", RENAMED), ("core.py", "registry.py"), None),  # an edit on disk
+    (None, ("--from-stdin", "runners.py"), textwrap.dedent(EDITOR_RUNNERS)),  # undone unsaved
+    (None, ("--from-stdin", "registry.py"), ADDS_DECODE),
+    (None, SAVED, None),
+    (("runners.py", textwrap.dedent(EDITOR_RUNNERS)), ("--from-stdin", "core.py"), None),
+    (None, ("--from-stdin", "registry.py"), 'FAST_RPCS = ("prefill", "forward")\n'),
+    (("registry.py", 'FAST_RPCS = ("prefill", "forward")\n'), SAVED, None),
+    (None, ("--from-stdin", "registry.py"), 'FAST_RPCS = ("prefill",)\n'),
+    (None, ("core.py", "registry.py"), None),
+    (None, ("--from-stdin", "core.py"), SILENCED_CORE),  # a pragma never saved
+    (("runners.py", RENAMED), ("core.py",), None),  # ... silences nothing on disk
+    (("runners.py", textwrap.dedent(EDITOR_RUNNERS)), SAVED, None),
+)
+
+
+def test_many_runs_with_edits_and_buffers_match_fresh_processes(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A buffer counts in its own run only; the saved files count in every other."""
+    reported = 0
+    for step, (edit, args, unsaved) in enumerate(REPLAY):
+        if edit is not None:
+            name, text = edit
+            (project / name).write_text(text, encoding="utf-8")
+        buffer = unsaved
+        if buffer is None and "--from-stdin" in args:
+            buffer = (project / args[-1]).read_text(encoding="utf-8")  # the saved text
+        fresh = lint_fresh(project, args, buffer)
+        assert lint_in_process(monkeypatch, args, buffer) == fresh, (step, args, buffer)
+        reported += len(fresh)
+    assert reported >= 5  # the replay does show findings, and takes them back

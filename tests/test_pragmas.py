@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from support import project, run_check, run_cli, run_pylint
 
@@ -76,6 +76,11 @@ class Core:
 
     def category(self):
         self.mgr.call_func("silenced_category", wait_out=True)  # pylint: disable=E
+
+    def long_category_names(self):
+        # pylint has no category "error" or "warning": it says unknown-option-value.
+        self.mgr.call_func("reported_error", wait_out=True)  # pylint: disable=error
+        self.mgr.call_func("reported_warning", wait_out=True)  # pylint: disable=warning,W
 
     def old_spelling(self):
         self.mgr.call_func("silenced_old", wait_out=True)  # pylint: disable-msg=rpc-unanswered
@@ -275,11 +280,44 @@ CONFIGS = {
     'disable = "E7705,rpc-listed-unanswered"\n',
     "pyproject checker name, then one back": "[tool.pylint.main]\n"
     'disable = ["rpcsurface"]\n[tool.pylint.messages_control]\nenable = ["rpc-unanswered"]\n',
+    # pylint applies an "all" before the other enable and disable options.
+    "enable the checker, then disable all": "[tool.pylint.main]\n"
+    'enable = ["rpcsurface"]\ndisable = ["all"]\n',
+    "disable one, then enable all": "[tool.pylint.main]\n"
+    'disable = ["rpc-unanswered"]\n[tool.pylint.messages_control]\nenable = "all"\n',
+    "all inside one item of a list": "[tool.pylint.main]\n"
+    'disable = ["rpc-unanswered"]\nenable = ["rpc-listed-unanswered,all"]\n',
+    # Not categories: pylint reports unknown-option-value and changes nothing.
+    "long category names": '[tool.pylint.main]\ndisable = ["warning", "error", "W"]\n',
+    # Only the listed confidence levels are reported; empty is every level, blank none.
+    "confidence HIGH": '[tool.pylint.main]\nconfidence = ["HIGH"]\n',
+    "confidence INFERENCE": '[tool.pylint.main]\nconfidence = "INFERENCE,UNDEFINED"\n',
+    "confidence empty": "[tool.pylint.main]\nconfidence = []\n",
+    "confidence blank": '[tool.pylint.main]\nconfidence = " "\n',
+    # The files pylint does not lint have no findings.
+    "ignore a base name": '[tool.pylint.main]\nignore = ["classes.py", "module.py"]\n',
+    "ignore-patterns": '[tool.pylint.main]\nignore-patterns = ["^cla", "^mo{1,2}d"]\n',
+    "ignore-paths of a file": '[tool.pylint.main]\nignore-paths = ["app/skipped.py", "app/cl.*"]\n',
+    "ignore-paths, anchored": '[tool.pylint.main]\nignore-paths = "^app/mod.*$"\n',
+    "ignore nothing, not even CVS": '[tool.pylint.main]\nignore = []\nignore-patterns = ""\n',
+    # With none of our messages on, pylint runs no checker of ours: pragmas enable nothing.
+    "every message of ours off": '[tool.pylint.main]\ndisable = ["rpcsurface"]\n',
+    # fail-on enables the messages it names, after every other option.
+    "fail-on enables": '[tool.pylint.main]\ndisable = ["rpc-unanswered"]\n'
+    'fail-on = ["rpc-waited-maybe-none", "E7705", "W"]\n',
 }
-INI = {
-    "pylintrc": "[MESSAGES CONTROL]\ndisable=rpc-unanswered,\n    rpc-listed-unanswered\n",
-    ".pylintrc": "[messages control]\nenable=rpc-waited-maybe-none\n",
-    "setup.cfg": "[pylint.messages_control]\ndisable = rpc-unanswered\n",
+INI = {  # label: (the file, its text)
+    "pylintrc": (
+        "pylintrc",
+        "[MESSAGES CONTROL]\ndisable=rpc-unanswered,\n    rpc-listed-unanswered\n",
+    ),
+    ".pylintrc": (".pylintrc", "[messages control]\nenable=rpc-waited-maybe-none\n"),
+    "setup.cfg": ("setup.cfg", "[pylint.messages_control]\ndisable = rpc-unanswered\n"),
+    "pylintrc, all first": (
+        "pylintrc",
+        "[MAIN]\nconfidence=HIGH,INFERENCE\nignore=module.py\n"
+        "[MESSAGES CONTROL]\ndisable=rpc-unanswered\nenable=all\n",
+    ),
 }
 
 
@@ -295,7 +333,8 @@ def test_the_pylintrc_pylint_reads_first_means_the_same(tmp_path: Path, name: st
     # pyproject.toml also configures pylint: the rc file comes first in pylint's order,
     # except setup.cfg, which comes after it.
     shadow = '[tool.pylint."messages control"]\ndisable = ["rpc-listed-unanswered"]\n'
-    files = {**FILES, "pyproject.toml": DISPATCH + "\n" + shadow, name: INI[name]}
+    file, text = INI[name]
+    files = {**FILES, "pyproject.toml": DISPATCH + "\n" + shadow, file: text}
     root = project(tmp_path, files)
     pylint, check = _linted(root)
     assert check == pylint
@@ -447,6 +486,9 @@ def test_random_pragma_placements_silence_what_pylint_silences(module: str) -> N
         ("--disable=all", "--enable=rpcsurface"),
         ("--enable=rpc-waited-maybe-none", "--disable=E7705,rpc-unlisted"),
         ("--disable=rpcsurface", "--enable=rpc-unlisted"),
+        ("--enable=rpc-unanswered", "--disable=all"),  # the "all" comes first
+        ("--disable=warning,error",),  # no categories
+        ("--disable=W", "--enable=all"),
     ],
 )
 def test_check_takes_pylints_command_line_enable_and_disable(
@@ -460,3 +502,187 @@ def test_check_takes_pylints_command_line_enable_and_disable(
     check = run_check(root, "--format", "json", "--no-cache", *flags)
     assert check.returncode in (0, 1), check
     assert _ours(check.messages) == _ours(pylint.messages)
+
+
+@pytest.mark.parametrize("spelling", ["app", "./app/", "absolute", "app/classes.py"])
+def test_check_of_a_path_leaves_out_what_pylint_ignores(tmp_path: Path, spelling: str) -> None:
+    """ignore-paths sees each path spelled from the argument, as pylint is given it: here
+    the relative spelling of module.py, the absolute one of classes.py (both have
+    findings)."""
+    config = (
+        "[tool.pylint.main]\n"
+        'ignore-paths = ["app/module.py", "^/.*/app/cl.*$"]\n'
+        'ignore-patterns = ["^reg"]\n'
+    )
+    root = project(tmp_path, {**FILES, "pyproject.toml": DISPATCH + "\n" + config})
+    argument = str(root / "app") if spelling == "absolute" else spelling
+    pylint = run_pylint(root, argument, only_ours=False)
+    check = run_check(root, "--format", "json", "--no-cache", argument)
+    assert check.returncode in (0, 1), check
+    assert _ours(check.messages) == _ours(pylint.messages)
+
+
+_NESTED_CALLER = """\
+from app.core import Core
+
+
+class Nested(Core):
+    def go(self):
+        self.mgr.call_func("reported_nested", wait_out=True)
+"""
+# A sub-package, a folder without __init__.py (which the plugin adds to what pylint
+# lints) and a package inside that folder, each with a finding.
+NESTED = {
+    "app/sub/__init__.py": "",
+    "app/sub/deep.py": _NESTED_CALLER,
+    "app/loose/mod.py": _NESTED_CALLER,
+    "app/loose/pkg/__init__.py": "",
+    "app/loose/pkg/inner.py": _NESTED_CALLER,
+}
+
+
+@pytest.mark.parametrize(
+    "ignoring",
+    [
+        'ignore-patterns = ["^sub$"]',  # pylint's expansion does not prune a sub-package
+        'ignore-patterns = ["^loose$"]',  # the plugin's walk prunes the folder
+        'ignore-patterns = ["^pkg$"]',
+        'ignore = ["sub", "pkg"]',
+        'ignore-paths = ["^app/sub$", "app/loose/pkg$"]',
+        'ignore-paths = ["app/loose/"]',
+    ],
+)
+@pytest.mark.parametrize("arguments", [("app",), ("--recursive=y", ".")], ids=" ".join)
+def test_ignored_folders_are_left_out_as_pylint_leaves_them(
+    tmp_path: Path, ignoring: str, arguments: tuple[str, ...]
+) -> None:
+    config = f"[tool.pylint.main]\n{ignoring}\n"
+    files = {**FILES, **NESTED, "pyproject.toml": DISPATCH + "\n" + config}
+    root = project(tmp_path, files)
+    pylint = run_pylint(root, *arguments, only_ours=False)
+    check = run_check(root, "--format", "json", "--no-cache", *arguments[-1:])
+    assert check.returncode in (0, 1), check
+    assert _ours(check.messages) == _ours(pylint.messages)
+
+
+# Options pylint refuses: it lints nothing (a usage error, or a crash), and check says
+# which file and key in one line, with its usage status.
+REFUSED = {  # name: (pylint's configuration, command-line flags, the key the error names)
+    "all both ways": ('[tool.pylint.main]\nenable = ["all"]\ndisable = "all"\n', (), "all"),
+    "all both ways, on the command line": ("", ("--enable=all", "--disable=all"), "all"),
+    "a confidence level misspelt": (
+        '[tool.pylint.main]\nconfidence = ["high"]\n',
+        (),
+        "confidence",
+    ),
+    "ignore-patterns": ('[tool.pylint.main]\nignore-patterns = ["(open"]\n', (), "ignore-patterns"),
+    "ignore-paths": ('[tool.pylint.main]\nignore-paths = ["app/[x"]\n', (), "ignore-paths"),
+    # "No files to lint: exiting."
+    "every message disabled": (
+        '[tool.pylint.main]\nenable = ["E7705"]\n',
+        ("--disable=all",),
+        "all",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_options_pylint_refuses_are_a_one_line_usage_error(tmp_path: Path, name: str) -> None:
+    config, flags, key = REFUSED[name]
+    root = project(tmp_path, {**FILES, "pyproject.toml": DISPATCH + "\n" + config})
+    pylint = run_pylint(root, *flags, "app", only_ours=False)
+    assert pylint.returncode & (1 | 32), pylint.stderr  # fatal, or a usage error
+    assert not _ours(pylint.messages)
+    check = run_check(root, "--no-cache", *flags)
+    assert check.returncode == 2, check
+    (line,) = check.stderr.splitlines()
+    assert ("the command line" if flags else str(root / "pyproject.toml")) in line, line
+    assert key in line, line
+
+
+# ---------------------------------------------------------------------------
+# Random pylint configurations, command lines and pragma placements, against real pylint
+
+_CONTROL_NAMES = st.sampled_from(
+    [
+        "rpc-unanswered",
+        "E7705",
+        "e7705",
+        "rpc-unlisted",
+        "rpc-listed-unanswered",
+        "rpc-waited-maybe-none",
+        "rpcsurface",
+        "E",
+        "w",
+        "error",
+        "warning",
+        "all",
+    ]
+)
+_TOGGLES = st.lists(_CONTROL_NAMES, min_size=1, max_size=3)
+# Other options, each left out (None) or one of a few values.
+_OTHERS = {
+    "confidence": [[], ["HIGH"], ["INFERENCE"], ["HIGH", "INFERENCE", "INFERENCE_FAILURE"]],
+    "ignore": [["classes.py"], ["module.py", "app"], []],
+    "ignore-patterns": [["^mod"], ["^ever", "^s{1,2}k"], []],
+    "ignore-paths": [["app/skipped.py"], "^app/every.*$", ["app/c"]],
+    "fail-on": [["rpc-waited-maybe-none"], ["E"], ["E7705", "rpc-unlisted"]],
+}
+
+
+def _toml_value(value: object) -> str:
+    return json.dumps(value)  # a JSON string or list of strings is TOML too
+
+
+@st.composite
+def pylint_configurations(draw: st.DrawFn) -> str:
+    """[tool.pylint.*] tables: enable and disable in random tables and orders (a table
+    holds each key once), and some of the other options pylint's findings depend on."""
+    tables: list[list[str]] = []
+    for _ in range(draw(st.integers(1, 3))):
+        keys = draw(st.permutations(["enable", "disable"]))[: draw(st.integers(1, 2))]
+        tables.append([f"{key} = {_toml_value(draw(_TOGGLES))}" for key in keys])
+    for key, values in _OTHERS.items():
+        if draw(st.booleans()) and draw(st.booleans()):
+            value = draw(st.sampled_from(values))
+            draw(st.sampled_from(tables)).append(f"{key} = {_toml_value(value)}")
+    names = draw(st.permutations(["main", '"messages control"', "basic", "format"]))
+    return "".join(
+        f"[tool.pylint.{name}]\n" + "".join(line + "\n" for line in lines)
+        for name, lines in zip(names, tables, strict=False)
+    )
+
+
+_FLAGS = st.lists(
+    st.builds(
+        lambda option, names: f"--{option}={','.join(names)}",
+        st.sampled_from(["enable", "disable"]),
+        _TOGGLES,
+    ),
+    max_size=2,
+)
+
+
+# A second a run of each: twice the other tests' examples; shrinking would cost minutes.
+@settings(RANDOM, max_examples=2 * RANDOM.max_examples, phases=[Phase.explicit, Phase.generate])
+@given(pylint_configurations(), _FLAGS, pragma_modules())
+def test_random_configurations_give_what_pylint_gives(
+    configuration: str, flags: list[str], module: str
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        files = {
+            **FILES,
+            "pyproject.toml": DISPATCH + "\n" + configuration,
+            "app/random.py": module,
+        }
+        root = project(Path(folder), files)
+        pylint = run_pylint(root, *flags, "app", only_ours=False)
+        check = run_check(root, "--format", "json", "--no-cache", *flags)
+    # pylint stops with a usage error for enable=all with disable=all, and when every
+    # message is disabled ("No files to lint"): check too, with its own usage status.
+    if "are incompatible" in pylint.stderr or "No files to lint" in pylint.stdout:
+        assert check.returncode == 2, (configuration, flags, check)
+        return
+    assert "Traceback" not in pylint.stderr, pylint.stderr
+    assert check.returncode in (0, 1), check
+    assert _ours(check.messages) == _ours(pylint.messages), (configuration, flags, module)

@@ -74,9 +74,17 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         config = group[0].config
         analysis = analyse_with_cache(config, {}, use_cache=use_cache)
         control = messages_control(config, arguments)
+        if control.lints_nothing:
+            raise UsageError(
+                "pylint's options (the command line"
+                + (f" and {control.file}" if control.file else "")
+                + ") disable every message (disable=all, nothing enabled again): "
+                "pylint lints nothing"
+            )
         errors.extend(str(error) for error in analysis.config_errors)
         for finding in analysis.all_findings():
-            if any(target.covers(finding.location.path) for target in group):
+            # A file pylint's ignore options leave out is not linted: none of its findings.
+            if any(target.linted(finding.location.path, control) for target in group):
                 findings.setdefault(finding, str(config.root))
                 if control.silenced(finding):
                     silenced.add(finding)

@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pylint_rpcsurface.config import PYPROJECT, Config, ConfigError, ConfigFinder
-from pylint_rpcsurface.config.pylint_control import MessageControl, message_control, overridden
+from pylint_rpcsurface.config.pylint_control import (
+    MessageControl,
+    PylintOptionError,
+    message_control,
+    overridden,
+)
 from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.sources import SourceTree, real
 
@@ -36,9 +41,21 @@ class Scope(Record):
 
     paths: tuple[str, ...]  # real paths
     config: Config
+    # Each of *paths* spelled as pylint would be given it: as on the command line, or a
+    # source root relative to the current folder (what pylint's ignore-paths sees).
+    spelled: tuple[str, ...] = ()
 
     def covers(self, file: str) -> bool:
         return any(file == p or file.startswith(p.rstrip(os.sep) + os.sep) for p in self.paths)
+
+    def linted(self, file: str, control: MessageControl) -> bool:
+        """Whether pylint, given these paths, lints *file* under *control*'s ``ignore``,
+        ``ignore-patterns`` and ``ignore-paths``."""
+        return any(
+            (file == real_path or file.startswith(real_path.rstrip(os.sep) + os.sep))
+            and control.lints(spelling, real_path, file)
+            for real_path, spelling in zip(self.paths, self.spelled or self.paths, strict=True)
+        )
 
 
 def config_option(command: argparse.ArgumentParser) -> None:
@@ -58,7 +75,7 @@ def messages_control_option(command: argparse.ArgumentParser) -> None:
             dest="messages_control",
             default=[],
             metavar="NAMES",
-            help=f"{option} these messages (symbols, ids, rpcsurface, a category or all, "
+            help=f"{option} these messages (symbols, ids, rpcsurface, a category letter or all, "
             "comma-separated) after pylint's configuration file, as pylint's own "
             f"--{option} does; repeatable, applied in order",
         )
@@ -66,8 +83,12 @@ def messages_control_option(command: argparse.ArgumentParser) -> None:
 
 def messages_control(config: Config, arguments: argparse.Namespace) -> MessageControl:
     """Which messages are on for *config*'s project: pylint's configuration file there,
-    then the command line's ``--enable``/``--disable``."""
-    return overridden(message_control(config.root), arguments.messages_control)
+    then the command line's ``--enable``/``--disable``; a usage error for an option pylint
+    would refuse."""
+    try:
+        return overridden(message_control(config.root), arguments.messages_control)
+    except PylintOptionError as error:
+        raise UsageError(str(error)) from None
 
 
 class _InOrder(argparse.Action):
@@ -117,7 +138,8 @@ def scopes(paths: Sequence[str], config_file: str | None) -> list[Scope]:
         config = _config_for(finder, Path.cwd() / PYPROJECT, ".")
         # The project is what its source roots hold: a finding in a library that a
         # caller inherits from is not the project's, and pylint would not lint it.
-        return [Scope(tuple(real(root) for root in config.source_roots), config)]
+        roots = tuple(real(root) for root in config.source_roots)
+        return [Scope(roots, config, tuple(shown(str(root)) for root in config.source_roots))]
     targets = []
     for given in paths:
         if not os.path.exists(given):
@@ -126,7 +148,7 @@ def scopes(paths: Sequence[str], config_file: str | None) -> list[Scope]:
         probe = Path(given, PYPROJECT) if os.path.isdir(given) else Path(given)
         config = _config_for(finder, probe, given)
         # Known as the analysis knows the file: a link under the roots stays there.
-        targets.append(Scope((SourceTree(config.source_roots).key(given),), config))
+        targets.append(Scope((SourceTree(config.source_roots).key(given),), config, (given,)))
     return targets
 
 

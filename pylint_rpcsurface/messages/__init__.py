@@ -312,25 +312,20 @@ def render(symbol: str, args: tuple[str, ...]) -> str:
     return BY_SYMBOL[symbol].text % args
 
 
-_CATEGORIES = {letter: letter for letter in "ICRWEF"} | {
-    "INFO": "I",
-    "CONVENTION": "C",
-    "REFACTOR": "R",
-    "WARNING": "W",
-    "ERROR": "E",
-    "FATAL": "F",
-}
+_CATEGORIES = frozenset("ICRWEF")
 
 
 def symbols_named(name: str) -> tuple[str, ...]:
     """The symbols of our messages that *name*, in a pragma or in pylint's
-    ``disable``/``enable``, stands for, as pylint resolves it: ``all``, a category
-    (``W``, ``warning``), the checker's name, an id (any case), or a symbol (exact)."""
+    ``disable``/``enable``, stands for, as pylint resolves it: ``all``, a category letter
+    (``W``, ``w``), the checker's name, an id (any case), or a symbol (exact).
+
+    ``warning`` or ``error`` is no category: pylint looks the upper-cased name up among
+    the lower-case long names, never finds it, and reports ``unknown-option-value``."""
     if name == "all":
         return tuple(spec.symbol for spec in MESSAGES)
-    category = _CATEGORIES.get(name.upper())
-    if category is not None:
-        return tuple(spec.symbol for spec in MESSAGES if spec.msgid[0] == category)
+    if name.upper() in _CATEGORIES:
+        return tuple(spec.symbol for spec in MESSAGES if spec.msgid[0] == name.upper())
     if name.lower() == CHECKER_NAME:
         return tuple(spec.symbol for spec in MESSAGES)
     if name[1:].isdigit():
