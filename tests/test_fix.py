@@ -177,12 +177,15 @@ def test_diff_prints_the_change_and_writes_nothing(tmp_path: Path) -> None:
     assert '+    "fast_d",\n' in run.stdout
 
 
-def test_nothing_to_do_exits_0_silently(tmp_path: Path) -> None:
+def test_nothing_to_do_exits_0_and_the_diff_says_no_change(tmp_path: Path) -> None:
+    # fix is silent, as a formatter with nothing to do; --diff says so on stderr, so that
+    # its standard output stays an (empty) patch.
     text = 'RPCS = ("fast_a", "fast_c", "fast_d")\n'
     root = _project(tmp_path, text)
-    for args in (("fix",), ("fix", "--diff")):
-        run = run_cli(root, *args)
-        assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    run = run_cli(root, "fix")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    run = run_cli(root, "fix", "--diff")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "rpcsurface fix: no change\n")
     assert (root / "registry.py").read_text(encoding="utf-8") == text
 
 

@@ -109,6 +109,9 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{shown(each.path)}:{each.line}: can't fix {each.qualname}: {each.why}\n")
     if refusals:
         return EXIT_ERROR
+    if arguments.diff and not changed:
+        # An empty diff and a run that failed to print one look alike: say which.
+        err.write("rpcsurface fix: no change\n")
     return EXIT_FINDINGS if arguments.diff and changed else EXIT_CLEAN
 
 
