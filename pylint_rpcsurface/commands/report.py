@@ -36,6 +36,9 @@ from pylint_rpcsurface.model import CallerBroadcast, Location, Record, SurfaceFa
 from pylint_rpcsurface.rules.text import names_list, safe_name, where
 
 COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
+# A registry that can't be read judges no name: whether one must be listed is unknown, so
+# its row says so in "listed" and, with no other finding, in "verdict" (not "no", "ok").
+UNKNOWN_LISTING = "? (registry invalid)"
 # Findings about a whole module rather than a name: each is a note under the table.
 _MODULE_NOTES = frozenset({"rpcsurface-config-error"})
 
@@ -79,6 +82,7 @@ class SurfaceReport(Record):
     registry: str | None
     rows: tuple[Row, ...]
     notes: tuple[str, ...]  # findings about the registry as a whole
+    registry_problem: str | None = None  # why the registry can't be read
 
 
 def _site_text(site: Site) -> str:
@@ -152,6 +156,7 @@ def build(
         )
     listed: dict[tuple[bool, str], list[Location]] = defaultdict(list)
     registry = surface.registry
+    problem = None if registry is None else registry.problem
     notes: list[str] = []
     if registry is not None:
         if registry.problem is not None:
@@ -182,17 +187,19 @@ def build(
                     for s in sorted(sites.get(key, []), key=lambda s: s.broadcast.name_at)
                 ),
                 answered_by=_answered_by(surface, rpc if inferred else None),
-                listed=_listed(registry is not None, len(listed.get(key, []))),
+                listed=UNKNOWN_LISTING
+                if problem is not None
+                else _listed(registry is not None, len(listed.get(key, []))),
                 verdict=tuple(
                     f"{symbol} (silenced)" if symbol in quiet else symbol
                     for symbol in sorted(symbols)
                 )
-                or ("ok",),
+                or (UNKNOWN_LISTING if problem is not None else "ok",),
                 silenced=tuple(sorted(quiet)),
             )
         )
     return SurfaceReport(
-        surface.name, registry.qualname if registry else None, tuple(rows), tuple(notes)
+        surface.name, registry.qualname if registry else None, tuple(rows), tuple(notes), problem
     )
 
 
@@ -219,7 +226,11 @@ def _listed(has_registry: bool, count: int) -> str:
 
 def _title(report: SurfaceReport) -> str:
     registry = f"registry {report.registry}" if report.registry else "no registry"
-    return safe_name(f"surface {report.name} ({registry})")
+    return safe_name(f"surface {report.name} ({registry}{_invalid(report)})")
+
+
+def _invalid(report: SurfaceReport) -> str:
+    return "" if report.registry_problem is None else ", invalid"
 
 
 def render_text(reports: Sequence[SurfaceReport], out: TextIO) -> None:
@@ -260,7 +271,7 @@ def _markdown_code(text: str) -> str:
 
 def _verdict_markdown(verdict: str) -> str:
     """``ok``, or the symbol as code, with what follows it (`` (silenced)``) as text."""
-    if verdict == "ok":
+    if verdict in ("ok", UNKNOWN_LISTING):
         return verdict
     symbol, space, rest = verdict.partition(" ")
     return f"`{symbol}`{space}{rest}"
@@ -275,7 +286,8 @@ def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
             if report.registry
             else "no registry"
         )
-        out.write(f"### Surface {_markdown_code(safe_name(report.name))} ({registry})\n\n")
+        title = f"### Surface {_markdown_code(safe_name(report.name))}"
+        out.write(f"{title} ({registry}{_invalid(report)})\n\n")
         out.write("| " + " | ".join(c[0].upper() + c[1:] for c in COLUMNS) + " |\n")
         out.write("|" + "---|" * len(COLUMNS) + "\n")
         for row in report.rows:
@@ -300,6 +312,7 @@ def as_json(reports: Sequence[SurfaceReport]) -> list[dict[str, object]]:
         {
             "surface": report.name,
             "registry": report.registry,
+            "registryProblem": report.registry_problem,
             "rows": [
                 {
                     "rpc": row.rpc,
