@@ -291,14 +291,14 @@ def test_an_invalid_registry_is_said_in_the_title_and_in_every_row(tmp_path: Pat
     check = run_check(root, "--format", "json", "--no-cache")
     assert [m.symbol for m in check.messages] == ["rpc-registry-invalid"], check
     run = run_cli(root, "report", "--format", "json")
-    assert (run.returncode, run.stderr) == (0, ""), run
+    assert (run.returncode, run.stderr) == (2, ""), run  # a configuration error, as in check
     (surface,) = json.loads(run.stdout)
     assert surface["registryProblem"] == "is not defined in module app"
     cells = {row["rpc"]: (row["listed"], row["verdict"]) for row in surface["rows"]}
     unknown = ("? (registry invalid)", ["? (registry invalid)"])
     assert cells == {"fast_step": unknown, "step": unknown}
     text = run_cli(root, "report")
-    assert (text.returncode, text.stderr) == (0, ""), text
+    assert (text.returncode, text.stderr) == (2, ""), text
     lines = text.stdout.splitlines()
     assert lines[0] == "surface fast (registry app.NO_SUCH, invalid)"
     assert re.search(

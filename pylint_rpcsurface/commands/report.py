@@ -26,6 +26,7 @@ from typing import TextIO
 from pylint_rpcsurface import rules
 from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
+    EXIT_ERROR,
     config_option,
     configs,
     facts,
@@ -101,7 +102,8 @@ def add_parser(
         "verdict (ok, or the symbols of its findings). With paths, report the projects "
         "those paths belong to. Rich tables on a terminal when rich is installed, plain "
         "text otherwise. It analyses afresh (the fact cache holds findings, not these "
-        "facts). Exit status: 0, or 2 for a usage or configuration error.",
+        "facts). Exit status: 0, or 2 for a usage or configuration error (a registry that "
+        "can't be read included: the tables are still printed).",
     )
     report_command.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders of projects"
@@ -118,9 +120,11 @@ def add_parser(
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Exit status 0; a usage or configuration error is raised."""
+    """Exit status 0, or 2 when a registry can't be used at all (said in its table, which
+    is still shown); a usage or configuration error is raised."""
     del err
     reports: list[SurfaceReport] = []
+    status = EXIT_CLEAN
     for config in configs(arguments.paths, arguments.config):
         analysed = facts(config)
         control = messages_control(config, arguments)
@@ -128,6 +132,8 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             (f.location, f.symbol) for f in analysed.findings if control.silenced(f)
         )
         reports.extend(build(surface, silenced) for surface in analysed.surfaces)
+        if any(rules.unusable_registry(f) and not control.silenced(f) for f in analysed.findings):
+            status = EXIT_ERROR
     if arguments.format == "json":
         render_json(reports, out)
     elif arguments.format == "markdown":
@@ -136,7 +142,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         render_rich(reports, out)
     else:
         render_text(reports, out)
-    return EXIT_CLEAN
+    return status
 
 
 def build(

@@ -279,6 +279,20 @@ def _listed_names(registry: Registry | None) -> frozenset[str] | None:
     return frozenset(e.value for e in registry.elements if e.value is not None)
 
 
+# How the second argument of an element's rpc-registry-invalid starts (below): one element
+# is wrong, where the registry's own finding says why none can be read.
+_ELEMENT_PROBLEMS = ("in ", "is listed twice in ")
+
+
+def unusable_registry(found: Finding) -> bool:
+    """Whether *found* says that a registry can't be used at all (its constant missing,
+    bound twice, not statically readable), so nothing is judged against it: a
+    configuration that can't be used as written, not one wrong element."""
+    return found.symbol == "rpc-registry-invalid" and not (
+        len(found.args) > 1 and found.args[1].startswith(_ELEMENT_PROBLEMS)
+    )
+
+
 def _registry_findings(surface: SurfaceFacts, registry: Registry) -> list[Finding]:
     if registry.problem is not None:
         return [
@@ -296,7 +310,7 @@ def _registry_findings(surface: SurfaceFacts, registry: Registry) -> list[Findin
                 finding(
                     element.location,
                     "rpc-registry-invalid",
-                    (element.source, f"in {registry.qualname} is not a str"),
+                    (element.source, f"{_ELEMENT_PROBLEMS[0]}{registry.qualname} is not a str"),
                 )
             )
             continue
@@ -306,7 +320,7 @@ def _registry_findings(surface: SurfaceFacts, registry: Registry) -> list[Findin
                 finding(
                     element.location,
                     "rpc-registry-invalid",
-                    (value, f"is listed twice in {registry.qualname} (first at {first})"),
+                    (value, f"{_ELEMENT_PROBLEMS[1]}{registry.qualname} (first at {first})"),
                 )
             )
             continue
