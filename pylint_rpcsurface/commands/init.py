@@ -38,10 +38,11 @@ from typing import TYPE_CHECKING, TextIO
 
 from pylint_rpcsurface.commands.fix.edit import Refused
 from pylint_rpcsurface.commands.fix.write import SourceFile, create, update
+from pylint_rpcsurface.commands.progress import Progress
 from pylint_rpcsurface.commands.projects import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
 from pylint_rpcsurface.config import PYPROJECT, ConfigError, existing_table, parse_table
 from pylint_rpcsurface.model import Record
-from pylint_rpcsurface.sources import UnreadableSource, read_source
+from pylint_rpcsurface.sources import SourceTree, UnreadableSource, read_source
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -103,7 +104,8 @@ class Outcome(Record):
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    outcome = plan(Path(arguments.path))
+    with Progress(err, "rpcsurface init: ") as progress:
+        outcome = plan(Path(arguments.path), progress)
     if not outcome.refusals and outcome.changed and not arguments.diff:
         try:
             outcome = write(outcome, force=arguments.force)
@@ -188,9 +190,9 @@ def diff(outcome: Outcome) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def plan(folder: Path) -> Outcome:
+def plan(folder: Path, progress: Progress | None = None) -> Outcome:
     """What init proposes for the project in *folder*; raises UsageError when it can't
-    read the folder or its pyproject.toml."""
+    read the folder or its pyproject.toml. *progress* is told each phase."""
     if not folder.is_dir():
         raise UsageError(f"{folder}: not a folder (expected the project's folder)")
     # Not resolved: the project is the folder the file is in, a link's target is not;
@@ -203,7 +205,12 @@ def plan(folder: Path) -> Outcome:
         discover,
     )
 
+    if progress is not None and progress.shown:  # the count costs a walk of the tree
+        files = len(SourceTree(roots).python_files())
+        progress.phase(f"reading {files} Python files and finding the dispatch surface")
     proposal = discover(path.parent, roots)
+    if progress is not None:
+        progress.phase("checking the proposed table")
     outcome = _outcome(path, old or b"", existing, proposal, roots)
     return outcome if old is not None else replace(outcome, exists=False)
 
