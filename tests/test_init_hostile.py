@@ -24,6 +24,7 @@ from support import ROOT, run_cli
 from pylint_rpcsurface.analysis import discovery
 from pylint_rpcsurface.commands.main import main
 from pylint_rpcsurface.config import load_config
+from pylint_rpcsurface.sources import MAX_SOURCE_BYTES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -157,14 +158,26 @@ def test_valid_toml_of_a_shape_init_cant_use_is_one_line_naming_the_key(
         assert (folder / "pyproject.toml").read_text("utf-8") == text
 
 
+OVER_CAP = MAX_SOURCE_BYTES + 1
+
+
+def _sparse(path: Path) -> None:
+    """A file one byte over the cap that takes no room: a hole, then a table."""
+    with path.open("wb") as stream:
+        stream.truncate(OVER_CAP - len(BEFORE))
+        stream.seek(0, os.SEEK_END)
+        stream.write(BEFORE)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs and devices")
 @pytest.mark.parametrize(
     ("make", "kind"),
     [
         (os.mkfifo, "a FIFO"),
         (lambda path: os.symlink("/dev/zero", path), "a character device"),
+        (_sparse, f"{OVER_CAP} bytes, over the {MAX_SOURCE_BYTES}-byte size cap"),
     ],
-    ids=["fifo", "dev-zero"],
+    ids=["fifo", "dev-zero", "over-cap"],
 )
 def test_a_pyproject_that_is_no_regular_file_is_refused_unread(
     tmp_path: Path, make: Callable[[Path], None], kind: str
