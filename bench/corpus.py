@@ -326,14 +326,16 @@ def judge_cli(target: str, kind: str, root: Path, folders: list[str], timeout: f
     )
     tracebacks = out.count("Traceback") + err.count("Traceback")
     try:
-        findings = json.loads(out) if code in (0, 1) else []
+        # 2 prints the findings too when a registry can't be used at all
+        findings = json.loads(out) if code in (0, 1) or out.startswith("[") else []
     except json.JSONDecodeError:
         findings, tracebacks = [], tracebacks + 1  # unreadable output fails the run
     by_symbol: dict[str, int] = {}
     for finding in findings:
         by_symbol[finding["symbol"]] = by_symbol.get(finding["symbol"], 0) + 1
-    # exit 2 is a usage or configuration error: one line on stderr, the errors joined by "; "
-    config_errors = err.count("; ") + 1 if code == 2 else 0
+    # exit 2 is a usage or configuration error: one line on stderr, the errors joined by
+    # "; " (none there when the error is a registry that can't be used, a finding above)
+    config_errors = err.count("; ") + 1 if code == 2 and err.strip() else 0
     return Result(
         target,
         kind,

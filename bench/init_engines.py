@@ -130,7 +130,8 @@ def findings(tree: Path, table: str) -> tuple[int, set[str], str]:
         text=True,
         check=False,
     )
-    found = json.loads(done.stdout) if done.returncode in (0, 1) and done.stdout.strip() else []
+    # 2 prints the findings too when a registry can't be used at all
+    found = json.loads(done.stdout) if done.stdout.startswith("[") else []
     keys = {f"{f['path']}:{f['line']}:{f['symbol']}" for f in found}
     return done.returncode, keys, done.stderr.strip()
 

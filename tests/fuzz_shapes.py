@@ -841,11 +841,18 @@ class _Examination:
             self.findings = parsed
             if (cold.returncode == EXIT_FINDINGS) != bool(parsed):
                 self.problem("check json: exit status disagrees with findings", "", cold)
-        elif cold.returncode == EXIT_ERROR:
-            if cold.stdout.strip():
-                self.problem("check: output on stdout with exit 2", "", cold)
-            if not cold.stderr.startswith("rpcsurface: error: "):
-                self.problem("check: exit 2 without an error message", "", cold)
+        elif cold.returncode == EXIT_ERROR and cold.stdout.strip():
+            # A registry that can't be used at all is a configuration error printed as a
+            # finding: exit 2 with the findings, that one among them.
+            parsed = _parse_check_json(self.root, cold)
+            if isinstance(parsed, str):
+                self.problem("check json: not valid", parsed, cold)
+                return
+            self.findings = parsed
+            if "rpc-registry-invalid" not in {m.symbol for m in parsed}:
+                self.problem("check: findings with exit 2 but no rpc-registry-invalid", "", cold)
+        elif cold.returncode == EXIT_ERROR and not cold.stderr.startswith("rpcsurface: error: "):
+            self.problem("check: exit 2 without an error message", "", cold)
         self.controls("check stderr", cold, cold.stderr)
 
     def determinism(self) -> None:

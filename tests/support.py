@@ -221,7 +221,8 @@ def run_check(
     """
     completed = run_cli(project, "check", *args, env=env, timeout=timeout)
     messages: tuple[Reported, ...] = ()
-    if "json" in args and completed.returncode in (0, 1):
+    # 2 with findings too: a registry that can't be read is a configuration error.
+    if "json" in args and completed.returncode in (0, 1, 2) and completed.stdout.startswith("["):
         messages = _reported(json.loads(completed.stdout), project)
     return CheckRun(completed.returncode, messages, completed.stdout, completed.stderr)
 

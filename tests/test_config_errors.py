@@ -30,6 +30,7 @@ from support import (
     assert_no_crash,
     describe_run,
     project,
+    run_cli,
     run_pylint,
 )
 
@@ -426,3 +427,59 @@ def test_broken_surface_does_not_silence_a_good_one(tmp_path: Path) -> None:
     )
     (finding,) = [m for m in run.messages if m.symbol == "rpc-unanswered"]
     assert finding.text.startswith("'no_such_rpc' is broadcast by Core,"), finding.text
+
+
+# Each a configuration that names what the code doesn't have, or a registry that can't be
+# used as written: no surface is fully judged, so every command exits 2, never 1 or 0.
+BROKEN = {
+    "class-missing": ('handlers = ["app.FastRunner"]', 'handlers = ["app.NoRunner"]', ""),
+    "registry-module-missing": ('registry = "app.FAST_RPCS"', 'registry = "nowhere.RPCS"', ""),
+    "registry-constant-missing": (
+        'registry = "app.FAST_RPCS"',
+        'registry = "app.NO_RPCS"',
+        "'app.NO_RPCS' is not defined in module app",
+    ),
+    "registry-unreadable": (
+        'registry = "app.FAST_RPCS"',
+        'registry = "names.RPCS"',
+        "'names.RPCS' can't be evaluated statically",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_every_kind_of_configuration_error_exits_2_in_every_command(
+    tmp_path: Path, case: str
+) -> None:
+    old, new, finding = BROKEN[case]
+    root = project(
+        tmp_path,
+        {
+            "pyproject.toml": edit(PYPROJECT, old, new),
+            "app.py": APP,
+            "names.py": "RPCS = tuple(sorted(open('names.txt')))\n",
+        },
+    )
+    for args in (("check", "--no-cache"), ("report",), ("fix",), ("fix", "--diff")):
+        run = run_cli(root, *args)
+        assert run.returncode == 2, (args, run)
+        assert "Traceback" not in run.stderr, run.stderr
+        if finding and args[0] == "check":
+            assert finding in run.stdout, run  # the finding is printed all the same
+    linted = run_pylint(root, "app.py", "names.py")
+    assert linted.returncode & ERROR_BIT, describe_run(linted)
+
+
+def test_a_wrong_registry_element_is_a_finding_not_a_configuration_error(tmp_path: Path) -> None:
+    # One element listed twice: the registry is read and judged, so check exits 1.
+    root = project(
+        tmp_path,
+        {
+            "pyproject.toml": PYPROJECT,
+            "app.py": APP.replace('("fast_step",)', '("fast_step", "fast_step")'),
+        },
+    )
+    run = run_cli(root, "check", "--no-cache")
+    assert run.returncode == 1, run
+    assert "'fast_step' is listed twice in app.FAST_RPCS" in run.stdout, run
+    assert run_cli(root, "report").returncode == 0

@@ -177,12 +177,15 @@ def test_diff_prints_the_change_and_writes_nothing(tmp_path: Path) -> None:
     assert '+    "fast_d",\n' in run.stdout
 
 
-def test_nothing_to_do_exits_0_silently(tmp_path: Path) -> None:
+def test_nothing_to_do_exits_0_and_the_diff_says_no_change(tmp_path: Path) -> None:
+    # fix is silent, as a formatter with nothing to do; --diff says so on stderr, so that
+    # its standard output stays an (empty) patch.
     text = 'RPCS = ("fast_a", "fast_c", "fast_d")\n'
     root = _project(tmp_path, text)
-    for args in (("fix",), ("fix", "--diff")):
-        run = run_cli(root, *args)
-        assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    run = run_cli(root, "fix")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    run = run_cli(root, "fix", "--diff")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "rpcsurface fix: no change\n")
     assert (root / "registry.py").read_text(encoding="utf-8") == text
 
 
@@ -319,3 +322,75 @@ def test_a_silenced_finding_leaves_its_name_alone(tmp_path: Path) -> None:
     )
     assert run_cli(root, "fix").returncode == 0
     assert _names((root / "registry.py").read_text()) == ["fast_a", "fast_b"]
+
+
+LONG = tuple(f"fast_rpc_name_{n}" for n in range(1, 8))  # 7 names: ~140 columns inline
+LONG_APP = (
+    "class Runner:\n    def step(self):\n        return 1\n\n\n"
+    "class FastRunner(Runner):\n"
+    + "".join(f"    def {n}(self):\n        return 2\n\n" for n in LONG)
+    + "\nclass Core:\n    def __init__(self, mgr):\n        self.mgr = mgr\n\n"
+    "    def run(self):\n"
+    + "".join(f'        self.mgr.call_func("{n}", wait_out=True)\n' for n in LONG)
+)
+# One element per line, as black and ruff format a literal past the line length.
+WRAPPED = "RPCS = (\n" + "".join(f'    "{n}",\n' for n in LONG) + ")\n"
+INLINE = "RPCS = (" + ", ".join(f'"{n}"' for n in LONG) + ")\n"
+LAYOUTS = {
+    # the formatter's settings beside [tool.rpcsurface], and whether fix wraps the line
+    "default-88": ({}, WRAPPED),
+    "black-200": ({"pyproject": "[tool.black]\nline-length = 200\n"}, INLINE),
+    "ruff-first": (
+        {"pyproject": "[tool.ruff]\nline-length = 200\n\n[tool.black]\nline-length = 80\n"},
+        INLINE,
+    ),
+    "ruff-toml": ({"ruff.toml": "line-length = 200\n"}, INLINE),
+    "pylint-200": ({"pyproject": "[tool.pylint.format]\nmax-line-length = 200\n"}, INLINE),
+    "pylint-100": ({"pyproject": "[tool.pylint.format]\nmax-line-length = 100\n"}, WRAPPED),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_a_line_past_the_configured_length_is_wrapped_one_name_a_line(
+    tmp_path: Path, layout: str
+) -> None:
+    assert 100 < len(INLINE) - 1 < 200  # the cases' premise
+    settings, after = LAYOUTS[layout]
+    files = {
+        "pyproject.toml": PYPROJECT + "\n" + settings.get("pyproject", ""),
+        "app.py": LONG_APP,
+        "registry.py": "RPCS = ()\n",
+    }
+    if "ruff.toml" in settings:
+        files["ruff.toml"] = settings["ruff.toml"]
+    root = project(tmp_path / "proj", files)
+    run = run_cli(root, "fix")
+    assert (run.returncode, run.stderr) == (0, ""), run
+    assert (root / "registry.py").read_text(encoding="utf-8") == after
+    assert run_check(root, "--no-cache").returncode == 0
+
+
+WRAPPED_FORMS = {
+    "frozenset-with-a-comment-after": (
+        'RPCS = frozenset({"fast_rpc_name_1"})  # the fast ones\n',
+        "RPCS = frozenset(\n    {\n"
+        + "".join(f'        "{n}",\n' for n in LONG)
+        + "    }\n)  # the fast ones\n",
+    ),
+    "list-single-quotes": (
+        "RPCS = ['fast_rpc_name_1', 'fast_rpc_name_2']\n",
+        "RPCS = [\n" + "".join(f"    '{n}',\n" for n in LONG) + "]\n",
+    ),
+    "crlf": ("RPCS = ()\r\n", WRAPPED.replace("\n", "\r\n")),
+}
+
+
+@pytest.mark.parametrize("form", sorted(WRAPPED_FORMS))
+def test_each_form_is_wrapped_as_a_formatter_would(tmp_path: Path, form: str) -> None:
+    before, after = WRAPPED_FORMS[form]
+    files: dict[str, str | bytes] = {"pyproject.toml": PYPROJECT, "app.py": LONG_APP}
+    files["registry.py"] = before.encode()
+    root = project(tmp_path / "proj", files)
+    run = run_cli(root, "fix")
+    assert (run.returncode, run.stderr) == (0, ""), run
+    assert (root / "registry.py").read_bytes() == after.encode()

@@ -416,3 +416,37 @@ def test_a_file_whose_owner_a_rename_would_change_is_written_in_place(
     assert update(str(target), _adds("fix"))
     assert (target.stat().st_ino, target.read_bytes()) == (inode, b"old\nfix\n")
     assert [p.name for p in tmp_path.iterdir()] == ["registry.py"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs and devices")
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_file_that_is_no_regular_file_is_refused_unread(tmp_path: Path, kind: str) -> None:
+    target = tmp_path / "registry.py"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        os.symlink("/dev/zero", target)
+    plan = _adds("fix")
+    with pytest.raises(Refused) as refused:
+        update(str(target), plan)
+    assert refused.value.why == "not a regular file; nothing written"
+    assert plan.calls == 0  # type: ignore[attr-defined]
+    assert stat.S_ISFIFO(target.stat().st_mode) if kind == "fifo" else target.is_symlink()
+
+
+def test_the_messages_name_the_command_that_writes(tmp_path: Path) -> None:
+    target = tmp_path / "pyproject.toml"
+    target.write_bytes(b"0\n")
+
+    def changing(source: SourceFile) -> bytes:
+        other = tmp_path / "other"
+        other.write_bytes(source.data + b"theirs\n")
+        os.replace(other, target)
+        return source.data + b"mine\n"
+
+    with pytest.raises(Refused) as refused:
+        update(str(target), changing, command="init", decode=SourceFile.undecoded)
+    assert refused.value.why == (
+        f"the file changed while init was writing it, {write.ATTEMPTS} times; "
+        "nothing written: re-run `rpcsurface init`"
+    )

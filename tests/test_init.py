@@ -10,15 +10,29 @@ with either polarity.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT, load_bench_script, marked_findings, project, run_check, run_cli
+from support import (
+    CONSOLE_SCRIPT,
+    ROOT,
+    clean_environment,
+    load_bench_script,
+    marked_findings,
+    project,
+    run_check,
+    run_cli,
+)
 
 from pylint_rpcsurface.config import load_config
+
+if sys.platform != "win32":
+    import pty
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -410,3 +424,46 @@ def test_a_pyproject_that_is_a_folder_is_a_clear_error(tmp_path: Path) -> None:
     assert refused.returncode == 2
     assert "pyproject.toml: can't be read" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def _init_on_a_terminal(folder: Path) -> tuple[int, str]:
+    """``rpcsurface init --diff`` with its standard error on a terminal: the status, and
+    what the terminal showed."""
+    main, secondary = pty.openpty()
+    with subprocess.Popen(
+        [*CONSOLE_SCRIPT, "init", "--diff"],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=secondary,
+        env=clean_environment({"TERM": "xterm"}),
+    ) as process:
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        status = process.wait(timeout=120)
+    os.close(main)
+    return status, b"".join(chunks).decode("utf-8", errors="replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_progress_is_shown_on_a_terminal_only(tmp_path: Path) -> None:
+    folder = _copy("init_vllm", tmp_path)
+    files = len(list(folder.rglob("*.py")))
+    status, shown = _init_on_a_terminal(folder)
+    assert status == 1, shown
+    # The phases, each on the one line the next overwrites; cleared at the end.
+    assert f"rpcsurface init: reading {files} Python files" in shown, shown
+    assert "rpcsurface init: checking the proposed table" in shown, shown
+    assert "\r\x1b[K" in shown
+    piped = run_cli(folder, "init", "--diff")
+    assert piped.returncode == 1
+    assert "reading" not in piped.stderr
+    assert "\r" not in piped.stderr
+    assert "\x1b" not in piped.stderr

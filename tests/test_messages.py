@@ -11,7 +11,7 @@ from pathlib import Path
 import pylint.extensions
 from pylint import interfaces
 from pylint.lint import PyLinter
-from support import clean_environment
+from support import HANDLERS, PYPROJECT, clean_environment, project, run_check, run_pylint
 
 from pylint_rpcsurface.messages import BY_SYMBOL, CHECKER_ID, CHECKER_NAME, MESSAGES
 from pylint_rpcsurface.pylint_plugin import RpcSurfaceChecker
@@ -55,7 +55,9 @@ def test_every_message_uses_our_id_starts_with_a_quoted_name_and_has_a_confidenc
     for spec in MESSAGES:
         assert spec.msgid[1:3] == CHECKER_ID
         assert spec.confidence in names
-        if spec.symbol != "rpcsurface-config-error":  # its text is a file and a key
+        if spec.symbol == "rpc-name-uninferable":  # the name's source, quoted by the rule
+            assert spec.template.startswith("%s ")
+        elif spec.symbol != "rpcsurface-config-error":  # its text is a file and a key
             assert spec.template.startswith("'%s'")
     assert len({spec.msgid for spec in MESSAGES}) == len(MESSAGES)
 
@@ -86,3 +88,27 @@ def test_pylint_help_msg_shows_the_text_with_its_pointer_and_the_description(
     assert first.endswith(f"({spec.pointer})*")
     # pylint wraps the description to its own width.
     assert " ".join(spec.description.split()) in " ".join(" ".join(rest).split())
+
+
+def test_an_uninferable_name_is_shown_as_written_and_quoted_once(tmp_path: Path) -> None:
+    # An f-string is shown as written, its own quotes the only ones; a call is quoted.
+    root = project(
+        tmp_path,
+        {
+            "pyproject.toml": PYPROJECT,
+            "app.py": HANDLERS
+            + "\n\nclass Core:\n"
+            + "    def run(self, phase, name):\n"
+            + "        self.mgr.call_func(f'profile_{phase}', wait_out=True)\n"
+            + "        self.mgr.call_func(self.pick(), wait_out=True)\n",
+        },
+    )
+    tail = (
+        " does not infer to one str, so the RPC that Core broadcasts with call_func() "
+        "can't be checked"
+    )
+    wanted = {"f'profile_{phase}'" + tail, "'self.pick()'" + tail}
+    checked = run_check(root, "--format", "json", "--no-cache")
+    assert {m.text for m in checked.messages if m.symbol == "rpc-name-uninferable"} == wanted
+    linted = run_pylint(root, "app.py")
+    assert {m.text for m in linted.messages if m.symbol == "rpc-name-uninferable"} == wanted

@@ -217,3 +217,27 @@ def test_the_fixture_marks_one_planted_bug() -> None:
     assert CORE_BUGGY.splitlines()[line - 1][column:].startswith('"prefil"')
     assert '"prefil"' not in CORE_FIXED
     assert "# expect" not in CORE_FIXED
+
+
+def test_the_documented_rev_is_a_commit_that_declares_both_hooks() -> None:
+    # No release is tagged: the docs pin a commit, which must exist and hold the hooks.
+    blocks = re.findall(
+        r"```yaml\n(.*?)```", (ROOT / "docs" / "pre-commit.md").read_text("utf-8"), re.S
+    )
+    (config,) = [yaml.safe_load(b) for b in blocks if "repos:" in b]
+    (repo,) = config["repos"]
+    rev = str(repo["rev"])
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), f"{rev!r} is not a full commit hash"
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    shown = subprocess.run(
+        ["git", "show", f"{rev}:.pre-commit-hooks.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    ids = {hook["id"] for hook in yaml.safe_load(shown.stdout)}
+    assert ids == {"pylint-rpcsurface", "rpcsurface-check"}
+    assert {hook["id"] for hook in repo["hooks"]} <= ids

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import fast_surface, project, run_check, run_cli
+from support import APP, fast_surface, project, run_check, run_cli
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "engine"
 README = (EXAMPLE / "README.md").read_text(encoding="utf-8")
@@ -281,3 +281,30 @@ def test_report_takes_checks_enable_and_disable(tmp_path: Path) -> None:
     again = run_cli(root, "report", "--format", "json")
     (row,) = [row for row in json.loads(again.stdout)[0]["rows"] if row["rpc"] == "missing"]
     assert row["verdict"] == ["rpc-unanswered"], row
+
+
+def test_an_invalid_registry_is_said_in_the_title_and_in_every_row(tmp_path: Path) -> None:
+    # app.NO_SUCH does not resolve: whether a name must be listed can't be judged, so no
+    # row may say "listed: no, verdict: ok" (with FAST_RPCS = () fast_step is unlisted).
+    table = fast_surface("app.Core", "app.FastRunner", "app.Runner", "app.NO_SUCH")
+    root = project(tmp_path, {"pyproject.toml": table, "app.py": APP})
+    check = run_check(root, "--format", "json", "--no-cache")
+    assert [m.symbol for m in check.messages] == ["rpc-registry-invalid"], check
+    run = run_cli(root, "report", "--format", "json")
+    assert (run.returncode, run.stderr) == (2, ""), run  # a configuration error, as in check
+    (surface,) = json.loads(run.stdout)
+    assert surface["registryProblem"] == "is not defined in module app"
+    cells = {row["rpc"]: (row["listed"], row["verdict"]) for row in surface["rows"]}
+    unknown = ("? (registry invalid)", ["? (registry invalid)"])
+    assert cells == {"fast_step": unknown, "step": unknown}
+    text = run_cli(root, "report")
+    assert (text.returncode, text.stderr) == (2, ""), text
+    lines = text.stdout.splitlines()
+    assert lines[0] == "surface fast (registry app.NO_SUCH, invalid)"
+    assert re.search(
+        r"^fast_step .*  \? \(registry invalid\)  \? \(registry invalid\)$", text.stdout, re.M
+    )
+    assert lines[-1] == "note: app.NO_SUCH is not defined in module app (rpc-registry-invalid)"
+    markdown = run_cli(root, "report", "--format", "markdown")
+    assert "### Surface `fast` (registry `app.NO_SUCH`, invalid)" in markdown.stdout
+    assert "| ? (registry invalid) | ? (registry invalid) |" in markdown.stdout

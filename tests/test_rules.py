@@ -158,7 +158,7 @@ def test_unanswered_says_what_happens_for_each_wait_state() -> None:
     assert len(texts) == 4
 
 
-def test_every_text_starts_with_the_quoted_name() -> None:
+def test_every_text_starts_with_the_name_quoted_once() -> None:
     facts = surface(
         [site("nope", 10), site(None, 11), site("prefill", 12, waited=None), site("decode", 13)],
         registry("ghost", "forward", "x", "x", None),
@@ -166,7 +166,11 @@ def test_every_text_starts_with_the_quoted_name() -> None:
     findings = rules.findings([facts])
     assert len(findings) >= 6
     for finding in findings:
-        assert render(finding.symbol, finding.args).startswith("'")
+        text = render(finding.symbol, finding.args)
+        if finding.symbol == "rpc-name-uninferable":  # an f-string's own quotes, no others
+            assert text.startswith("f'x_{kind}' does not infer"), text
+        else:
+            assert text.startswith("'"), text
 
 
 def test_an_unknown_name_is_reported_and_never_judged_against_the_registry() -> None:
@@ -305,3 +309,19 @@ def test_fix_refuses_for_each_unknown_the_rules_refuse_to_judge() -> None:
     }
     for why, facts in unknowns.items():
         assert isinstance(rules.wanted_registry(facts), str), why
+
+
+def test_only_a_registry_that_cant_be_read_at_all_is_unusable() -> None:
+    """check and report exit 2 for these: nothing is judged against the registry."""
+    for problem in ("is not defined in module config", "is bound 2 times (lines 1, 2)"):
+        facts = surface([site("prefill", 10)], replace(registry(), problem=problem))
+        (found,) = rules.findings([facts])
+        assert rules.unusable_registry(found), problem
+    # A non-str element and a duplicate one are the registry's findings, judged as such.
+    facts = surface([site("prefill", 10)], registry("prefill", "prefill", None))
+    invalid = [f for f in rules.findings([facts]) if f.symbol == "rpc-registry-invalid"]
+    assert len(invalid) == 2
+    assert not any(rules.unusable_registry(f) for f in invalid)
+    assert not any(
+        rules.unusable_registry(f) for f in rules.findings([surface([site("x", 10)], registry())])
+    )

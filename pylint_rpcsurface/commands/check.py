@@ -1,6 +1,8 @@
 """``rpcsurface check``: the findings pylint would give, as text, JSON or SARIF.
 
-Exit status: 0 clean, 1 findings, 2 usage or configuration error.
+Exit status: 0 clean, 1 findings, 2 usage or configuration error: one that stops it (a
+class name that doesn't resolve), or a finding that the registry the configuration names
+can't be used at all (``rules.unusable_registry``), printed with the others.
 """
 
 from __future__ import annotations
@@ -13,11 +15,10 @@ from typing import TextIO
 
 from pylint_rpcsurface.cache import NO_CACHE_ENV, analyse_with_cache, disabled_by_environment
 from pylint_rpcsurface.commands.projects import (
-    EXIT_CLEAN,
-    EXIT_FINDINGS,
     Scope,
     UsageError,
     config_option,
+    exit_status,
     messages_control,
     messages_control_option,
     scopes,
@@ -40,7 +41,7 @@ def add_parser(
         f"With no paths, check the project whose {PYPROJECT} (with a [tool.rpcsurface] "
         "table) is found upward from the current folder; with paths, report the findings "
         "in those files and folders. Exit status: 0 clean, 1 findings, 2 usage or "
-        "configuration error.",
+        "configuration error (a registry that can't be read included).",
     )
     check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to report on")
     check.add_argument(
@@ -101,7 +102,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         json.dump(log, out, indent=2)
         out.write("\n")
-        return EXIT_FINDINGS if set(findings) - silenced else EXIT_CLEAN
+        return exit_status(set(findings) - silenced)
     ordered = sorted(set(findings) - silenced)
     if arguments.format == "json":
         json.dump([_as_json(finding) for finding in ordered], out, indent=2)
@@ -113,7 +114,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"{safe_name(shown(where.path))}:{where.line}:{where.col}: "
                 f"{finding.symbol}: {message_text(finding)}\n"
             )
-    return EXIT_FINDINGS if ordered else EXIT_CLEAN
+    return exit_status(ordered)
 
 
 def message_text(finding: Finding) -> str:

@@ -14,6 +14,12 @@ prints the change instead of writing it.
   ``[[tool.rpcsurface.surface]]`` for handlers no surface names. A key the user wrote is
   never rewritten, so a second run proposes nothing new.
 
+It writes as ``fix`` does (:func:`~pylint_rpcsurface.commands.fix.write.update`): only
+if the file still holds what it planned from, else it plans again from the new text (the
+analysis stands: only the table changes), keeping the file's owner, group, mode and hard
+links; a read-only file is refused unless ``--force``. A new file gets the mode the umask
+gives. Only a regular file within the size cap is read.
+
 Exit status: 0 written or nothing to change, 1 with ``--diff`` when there is a change,
 2 refused (an ambiguous surface, no dispatch found, a pyproject.toml that can't be read
 or appended to).
@@ -26,14 +32,17 @@ import difflib
 import json
 import os
 import sys
-import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from pylint_rpcsurface.commands.fix.edit import Refused
+from pylint_rpcsurface.commands.fix.write import SourceFile, create, update
+from pylint_rpcsurface.commands.progress import Progress
 from pylint_rpcsurface.commands.projects import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
-from pylint_rpcsurface.config import PYPROJECT, ConfigError, parse_table
+from pylint_rpcsurface.config import PYPROJECT, ConfigError, existing_table, parse_table
 from pylint_rpcsurface.model import Record
+from pylint_rpcsurface.sources import SourceTree, UnreadableSource, read_source
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -56,14 +65,22 @@ def add_parser(
         f"are sent and answered by name, and append the [tool.rpcsurface] table to its "
         f"{PYPROJECT}, keeping every other byte. Each key has a comment naming its "
         "evidence; an ambiguous key is left out with its candidates listed. With a table "
-        "already there, only new dispatch methods and surfaces are added. Exit status: 0 "
-        "written or nothing to change, 1 with --diff when there is a change, 2 refused.",
+        "already there, only new dispatch methods and surfaces are added. It writes as fix "
+        "does: only if the file still holds what it planned from (else it plans again), "
+        "keeping its owner, group, mode and hard links; a read-only file is refused unless "
+        "--force. Exit status: 0 written or nothing to change, 1 with --diff when there is "
+        "a change, 2 refused.",
     )
     init.add_argument(
         "path", nargs="?", default=".", metavar="PATH", help="the project's folder (.)"
     )
     init.add_argument(
         "--diff", action="store_true", help="print the change as a unified diff; write nothing"
+    )
+    init.add_argument(
+        "--force",
+        action="store_true",
+        help="write pyproject.toml even if it is read-only (it stays read-only)",
     )
     return init
 
@@ -77,6 +94,9 @@ class Outcome(Record):
     new: bytes
     refusals: tuple[str, ...]
     notes: tuple[str, ...]
+    exists: bool  # a pyproject.toml was there (*old* may be empty all the same)
+    roots: tuple[Path, ...]  # the source roots the proposal was found under
+    proposal: Proposal
 
     @property
     def changed(self) -> bool:
@@ -84,12 +104,26 @@ class Outcome(Record):
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    outcome = plan(Path(arguments.path))
-    for note in outcome.notes:
-        err.write(f"rpcsurface init: {note}\n")
+    with Progress(err, "rpcsurface init: ") as progress:
+        outcome = plan(Path(arguments.path), progress)
+    if not outcome.refusals and outcome.changed and not arguments.diff:
+        try:
+            outcome = write(outcome, force=arguments.force)
+        except Refused as refused:
+            _say(outcome, err)
+            err.write(f"rpcsurface init: refused: {outcome.path}: {refused.why}\n")
+            return EXIT_ERROR
+        except OSError as error:
+            raise UsageError(
+                f"{outcome.path}: can't be written: {error.strerror or error}"
+            ) from None
+        _say(outcome, err)
+        if outcome.changed:
+            err.write(f"rpcsurface init: wrote the [tool.rpcsurface] table to {outcome.path}\n")
+            return EXIT_CLEAN
+    else:
+        _say(outcome, err)
     if outcome.refusals:
-        for refusal in outcome.refusals:
-            err.write(f"rpcsurface init: refused: {refusal}\n")
         if arguments.diff and outcome.changed:
             out.write(diff(outcome))
         err.write(f"rpcsurface init: nothing written to {outcome.path}\n")
@@ -97,15 +131,55 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not outcome.changed:
         err.write(f"rpcsurface init: nothing new to propose for {outcome.path}\n")
         return EXIT_CLEAN
-    if arguments.diff:
-        out.write(diff(outcome))
-        return EXIT_FINDINGS
+    out.write(diff(outcome))
+    return EXIT_FINDINGS
+
+
+def _say(outcome: Outcome, err: TextIO) -> None:
+    for note in outcome.notes:
+        err.write(f"rpcsurface init: {note}\n")
+    for refusal in outcome.refusals:
+        err.write(f"rpcsurface init: refused: {refusal}\n")
+
+
+def write(outcome: Outcome, *, force: bool) -> Outcome:
+    """Write *outcome* as fix writes a registry: the outcome written, planned again from
+    the file's new text when another program changed it since it was read (unchanged:
+    the other program wrote what init proposes). Raises Refused (a read-only file, a
+    refusal of the new plan, a file that keeps changing) or OSError."""
+    path = str(outcome.path)
+    if not outcome.exists and create(path, outcome.new):
+        return outcome
+    written = outcome
+
+    def planner(source: SourceFile) -> bytes | None:
+        nonlocal written
+        written = outcome
+        if source.data != outcome.old or not outcome.exists:
+            written = replan(outcome, source.data)
+        if written.refusals:
+            raise Refused(1, "; ".join(written.refusals))
+        return written.new if written.changed else None
+
+    if not update(path, planner, force=force, command="init", decode=SourceFile.undecoded):
+        return replace(written, new=written.old)
+    return written
+
+
+def replan(outcome: Outcome, data: bytes) -> Outcome:
+    """*outcome*'s proposal planned again for the file holding *data*; Refused when the
+    new text can't be appended to, or moves the source roots the analysis read."""
     try:
-        _write(outcome.path, outcome.new)
-    except OSError as error:
-        raise UsageError(f"{outcome.path}: can't be written: {error.strerror or error}") from None
-    err.write(f"rpcsurface init: wrote the [tool.rpcsurface] table to {outcome.path}\n")
-    return EXIT_CLEAN
+        existing, roots = _existing(data, outcome.path)
+    except UsageError as error:
+        raise Refused(1, f"another program changed the file meanwhile: {error}") from None
+    if roots != outcome.roots:
+        raise Refused(
+            1,
+            "another program changed tool.rpcsurface.source-roots while init read the "
+            "project; nothing written: re-run `rpcsurface init`",
+        )
+    return _outcome(outcome.path, data, existing, outcome.proposal, roots)
 
 
 def diff(outcome: Outcome) -> str:
@@ -116,30 +190,67 @@ def diff(outcome: Outcome) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def plan(folder: Path) -> Outcome:
+def plan(folder: Path, progress: Progress | None = None) -> Outcome:
     """What init proposes for the project in *folder*; raises UsageError when it can't
-    read the folder or its pyproject.toml."""
+    read the folder or its pyproject.toml. *progress* is told each phase."""
     if not folder.is_dir():
         raise UsageError(f"{folder}: not a folder (expected the project's folder)")
-    path = (folder / PYPROJECT).resolve()
-    try:
-        old = path.read_bytes() if path.exists() else b""
-    except OSError as error:
-        raise UsageError(f"{path}: can't be read: {error.strerror or error}") from None
-    try:
-        document = tomllib.loads(old.decode("utf-8-sig"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise UsageError(f"{path}: can't be read as TOML: {error}") from None
-    existing = document.get("tool", {}).get("rpcsurface")
-    if existing is not None and not isinstance(existing, dict):
-        raise UsageError(f"{path}: tool.rpcsurface: expected a table")
+    # Not resolved: the project is the folder the file is in, a link's target is not;
+    # the write goes through a link.
+    path = Path(os.path.abspath(folder / PYPROJECT))
+    old = _read(path)
+    existing, roots = _existing(old or b"", path)
     # astroid is imported by the analysis only: --help stays cheap.
     from pylint_rpcsurface.analysis.discovery import (  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
         discover,
     )
 
-    roots = _source_roots(existing, path)
+    if progress is not None and progress.shown:  # the count costs a walk of the tree
+        files = len(SourceTree(roots).python_files())
+        progress.phase(f"reading {files} Python files and finding the dispatch surface")
     proposal = discover(path.parent, roots)
+    if progress is not None:
+        progress.phase("checking the proposed table")
+    outcome = _outcome(path, old or b"", existing, proposal, roots)
+    return outcome if old is not None else replace(outcome, exists=False)
+
+
+def _read(path: Path) -> bytes | None:
+    """The bytes of *path*, None when there is no such file; only a regular file within
+    the size cap is read (a FIFO would hang init, a link to /dev/zero never end)."""
+    try:
+        data, _ = read_source(str(path))
+    except FileNotFoundError:
+        return None
+    except UnreadableSource as error:
+        reason = str(error).removeprefix(f"{path}: ").removeprefix("not read: ")
+        raise UsageError(f"{path}: can't be read: {reason}") from None
+    except OSError as error:
+        raise UsageError(f"{path}: can't be read: {error.strerror or error}") from None
+    return data
+
+
+def _existing(data: bytes, path: Path) -> tuple[dict[str, object] | None, tuple[Path, ...]]:
+    """The table already in the file holding *data* (None: none) and its source roots."""
+    try:
+        document = tomllib.loads(data.decode("utf-8-sig"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: can't be read as TOML: {error}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: can't be read as TOML: nested too deeply") from None
+    try:
+        return existing_table(document, path)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def _outcome(
+    path: Path,
+    old: bytes,
+    existing: dict[str, object] | None,
+    proposal: Proposal,
+    roots: tuple[Path, ...],
+) -> Outcome:
     text, refusals, notes = render(proposal, existing)
     new = old
     if text:
@@ -147,33 +258,24 @@ def plan(folder: Path) -> Outcome:
         problem = _check(new, path)
         if problem is not None:
             refusals = [*refusals, problem]
-    return Outcome(path, old, new, tuple(refusals), tuple(notes))
+    return Outcome(path, old, new, tuple(refusals), tuple(notes), True, roots, proposal)
 
 
-def _source_roots(existing: dict[str, Any] | None, path: Path) -> tuple[Path, ...]:
-    roots = (existing or {}).get("source-roots", ["."])
-    if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
-        raise UsageError(f"{path}: tool.rpcsurface.source-roots: expected an array of paths")
-    return tuple(Path(os.path.realpath(path.parent / root)) for root in roots)
-
-
-def render(proposal: Proposal, existing: dict[str, Any] | None) -> tuple[str, list[str], list[str]]:
+def render(
+    proposal: Proposal, existing: dict[str, object] | None
+) -> tuple[str, list[str], list[str]]:
     """The TOML text to append (``""``: nothing new), the refusals and the notes."""
     refusals: list[str] = []
     notes = list(proposal.notes)
-    configured_methods = {
-        str(table.get("method"))
-        for table in (existing or {}).get("dispatch", [])
-        if isinstance(table, dict)
-    }
+    configured_methods = {str(table.get("method")) for table in _tables(existing, "dispatch")}
     configured_classes: set[str] = set()
     names: set[str] = set()
-    for table in (existing or {}).get("surface", []):
-        if isinstance(table, dict):
-            names.add(str(table.get("name")))
-            for key in ("handlers", "base-handlers"):
-                values = table.get(key, [])
-                configured_classes.update(str(v) for v in values if isinstance(values, list))
+    for table in _tables(existing, "surface"):
+        names.add(str(table.get("name")))
+        for key in ("handlers", "base-handlers"):
+            values = table.get(key, [])
+            if isinstance(values, list):
+                configured_classes.update(str(v) for v in values)
     blocks: list[str] = []
     for dispatch in proposal.dispatch:
         if dispatch.method in configured_methods:
@@ -204,6 +306,14 @@ def render(proposal: Proposal, existing: dict[str, Any] | None) -> tuple[str, li
         return "", refusals, notes
     head = "" if existing is not None else f"[tool.rpcsurface]\n{_HEADER}\n\n"
     return head + "\n\n".join(blocks) + "\n", refusals, notes
+
+
+def _tables(existing: dict[str, object] | None, key: str) -> list[dict[str, object]]:
+    """The ``[[tool.rpcsurface.KEY]]`` tables already there (their shapes are checked)."""
+    tables = (existing or {}).get(key, [])
+    return (
+        [table for table in tables if isinstance(table, dict)] if isinstance(tables, list) else []
+    )
 
 
 def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) -> str:
@@ -285,18 +395,3 @@ def _check(new: bytes, path: Path) -> str | None:
     except ConfigError as error:
         return f"the proposed table does not validate: {error}"
     return None
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Replace *path* with *data* at once, keeping its permissions."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise

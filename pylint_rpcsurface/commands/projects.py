@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,8 @@ from pylint_rpcsurface.config.pylint_control import (
     message_control,
     overridden,
 )
-from pylint_rpcsurface.model import Record
+from pylint_rpcsurface.model import Finding, Record
+from pylint_rpcsurface.rules import unusable_registry
 from pylint_rpcsurface.sources import SourceTree, real
 
 if TYPE_CHECKING:
@@ -29,6 +30,19 @@ if TYPE_CHECKING:
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+
+
+def exit_status(findings: Iterable[Finding]) -> int:
+    """The status for these (not silenced) findings: EXIT_ERROR when one says that a
+    registry can't be used at all (its constant missing, not readable), a configuration
+    that can't be used as written, as a class name that doesn't resolve is (a usage
+    error, raised before any finding); else EXIT_FINDINGS when there is one."""
+    status = EXIT_CLEAN
+    for found in findings:
+        if unusable_registry(found):
+            return EXIT_ERROR
+        status = EXIT_FINDINGS
+    return status
 
 
 class UsageError(Exception):

@@ -26,6 +26,7 @@ from typing import TextIO
 from pylint_rpcsurface import rules
 from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
+    EXIT_ERROR,
     config_option,
     configs,
     facts,
@@ -36,6 +37,9 @@ from pylint_rpcsurface.model import CallerBroadcast, Location, Record, SurfaceFa
 from pylint_rpcsurface.rules.text import names_list, safe_name, where
 
 COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
+# A registry that can't be read judges no name: whether one must be listed is unknown, so
+# its row says so in "listed" and, with no other finding, in "verdict" (not "no", "ok").
+UNKNOWN_LISTING = "? (registry invalid)"
 # Findings about a whole module rather than a name: each is a note under the table.
 _MODULE_NOTES = frozenset({"rpcsurface-config-error"})
 
@@ -79,6 +83,7 @@ class SurfaceReport(Record):
     registry: str | None
     rows: tuple[Row, ...]
     notes: tuple[str, ...]  # findings about the registry as a whole
+    registry_problem: str | None = None  # why the registry can't be read
 
 
 def _site_text(site: Site) -> str:
@@ -97,7 +102,8 @@ def add_parser(
         "verdict (ok, or the symbols of its findings). With paths, report the projects "
         "those paths belong to. Rich tables on a terminal when rich is installed, plain "
         "text otherwise. It analyses afresh (the fact cache holds findings, not these "
-        "facts). Exit status: 0, or 2 for a usage or configuration error.",
+        "facts). Exit status: 0, or 2 for a usage or configuration error (a registry that "
+        "can't be read included: the tables are still printed).",
     )
     report_command.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders of projects"
@@ -114,9 +120,11 @@ def add_parser(
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Exit status 0; a usage or configuration error is raised."""
+    """Exit status 0, or 2 when a registry can't be used at all (said in its table, which
+    is still shown); a usage or configuration error is raised."""
     del err
     reports: list[SurfaceReport] = []
+    status = EXIT_CLEAN
     for config in configs(arguments.paths, arguments.config):
         analysed = facts(config)
         control = messages_control(config, arguments)
@@ -124,6 +132,8 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             (f.location, f.symbol) for f in analysed.findings if control.silenced(f)
         )
         reports.extend(build(surface, silenced) for surface in analysed.surfaces)
+        if any(rules.unusable_registry(f) and not control.silenced(f) for f in analysed.findings):
+            status = EXIT_ERROR
     if arguments.format == "json":
         render_json(reports, out)
     elif arguments.format == "markdown":
@@ -132,7 +142,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         render_rich(reports, out)
     else:
         render_text(reports, out)
-    return EXIT_CLEAN
+    return status
 
 
 def build(
@@ -152,6 +162,7 @@ def build(
         )
     listed: dict[tuple[bool, str], list[Location]] = defaultdict(list)
     registry = surface.registry
+    problem = None if registry is None else registry.problem
     notes: list[str] = []
     if registry is not None:
         if registry.problem is not None:
@@ -182,17 +193,19 @@ def build(
                     for s in sorted(sites.get(key, []), key=lambda s: s.broadcast.name_at)
                 ),
                 answered_by=_answered_by(surface, rpc if inferred else None),
-                listed=_listed(registry is not None, len(listed.get(key, []))),
+                listed=UNKNOWN_LISTING
+                if problem is not None
+                else _listed(registry is not None, len(listed.get(key, []))),
                 verdict=tuple(
                     f"{symbol} (silenced)" if symbol in quiet else symbol
                     for symbol in sorted(symbols)
                 )
-                or ("ok",),
+                or (UNKNOWN_LISTING if problem is not None else "ok",),
                 silenced=tuple(sorted(quiet)),
             )
         )
     return SurfaceReport(
-        surface.name, registry.qualname if registry else None, tuple(rows), tuple(notes)
+        surface.name, registry.qualname if registry else None, tuple(rows), tuple(notes), problem
     )
 
 
@@ -219,7 +232,11 @@ def _listed(has_registry: bool, count: int) -> str:
 
 def _title(report: SurfaceReport) -> str:
     registry = f"registry {report.registry}" if report.registry else "no registry"
-    return safe_name(f"surface {report.name} ({registry})")
+    return safe_name(f"surface {report.name} ({registry}{_invalid(report)})")
+
+
+def _invalid(report: SurfaceReport) -> str:
+    return "" if report.registry_problem is None else ", invalid"
 
 
 def render_text(reports: Sequence[SurfaceReport], out: TextIO) -> None:
@@ -260,7 +277,7 @@ def _markdown_code(text: str) -> str:
 
 def _verdict_markdown(verdict: str) -> str:
     """``ok``, or the symbol as code, with what follows it (`` (silenced)``) as text."""
-    if verdict == "ok":
+    if verdict in ("ok", UNKNOWN_LISTING):
         return verdict
     symbol, space, rest = verdict.partition(" ")
     return f"`{symbol}`{space}{rest}"
@@ -275,7 +292,8 @@ def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
             if report.registry
             else "no registry"
         )
-        out.write(f"### Surface {_markdown_code(safe_name(report.name))} ({registry})\n\n")
+        title = f"### Surface {_markdown_code(safe_name(report.name))}"
+        out.write(f"{title} ({registry}{_invalid(report)})\n\n")
         out.write("| " + " | ".join(c[0].upper() + c[1:] for c in COLUMNS) + " |\n")
         out.write("|" + "---|" * len(COLUMNS) + "\n")
         for row in report.rows:
@@ -300,6 +318,7 @@ def as_json(reports: Sequence[SurfaceReport]) -> list[dict[str, object]]:
         {
             "surface": report.name,
             "registry": report.registry,
+            "registryProblem": report.registry_problem,
             "rows": [
                 {
                     "rpc": row.rpc,

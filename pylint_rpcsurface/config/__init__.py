@@ -21,6 +21,7 @@ from pylint_rpcsurface.config.schema import (
     ConfigError,
     DispatchForm,
     SurfaceSpec,
+    existing_table,
     key_of_class,
     parse_table,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "DispatchForm",
     "SurfaceSpec",
     "declares_rpcsurface",
+    "existing_table",
     "key_of_class",
     "load_config",
     "parse_table",

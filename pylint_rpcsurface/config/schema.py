@@ -192,6 +192,33 @@ def parse_table(table: object, path: Path) -> Config:
     )
 
 
+def existing_table(
+    document: dict[str, Any], path: Path
+) -> tuple[dict[str, object] | None, tuple[Path, ...]]:
+    """The ``[tool.rpcsurface]`` table of a parsed pyproject (None when there is none)
+    and its source roots, for ``rpcsurface init`` to add to. The table may lack keys
+    (init adds them), but each key it has must have its shape, as :func:`parse_table`
+    checks it: the same one line naming the key. Raises ConfigError; a ``tool`` that is
+    no table is one too, since no table can be added under it."""
+    check = _Checker(Path(os.path.abspath(path)))
+    tool = document.get(TABLE[0])
+    if tool is not None and not isinstance(tool, dict):
+        check.fail(TABLE[0], f"expected a table, got {_describe(tool)}")
+    table = None if tool is None else tool.get(TABLE[1])
+    if table is None:
+        return None, check.source_roots({})
+    top = check.table(table, _TABLE_KEY, TOP_KEYS)
+    roots = check.source_roots(top)
+    for name, keys in (("dispatch", DISPATCH_KEYS), ("surface", SURFACE_KEYS)):
+        key = f"{_TABLE_KEY}.{name}"
+        for index, item in enumerate(check.tables(top.get(name, []), key)):
+            entry = check.table(item, f"{key}[{index}]", keys)
+            for field in _CLASS_FIELDS if name == "surface" else ():
+                if field in entry:
+                    check.dotted_list(entry[field], f"{key}[{index}].{field}", required=False)
+    return top, roots
+
+
 class _Checker:
     """Validation steps for one file; each raises ConfigError naming that file."""
 

@@ -148,7 +148,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec(
         "W7706",
         "rpc-name-uninferable",
-        "'%s' does not infer to one str, so the RPC that %s broadcasts with %s() can't be checked",
+        "%s does not infer to one str, so the RPC that %s broadcasts with %s() can't be checked",
         "A caller's dispatch call whose RPC name is not one inferable str. The "
         "checker refuses to guess.",
         "Only a name known before the code runs can be checked against the handlers. An "

@@ -21,6 +21,7 @@ from pylint_rpcsurface.rules.registry_rules import (
     RegistryEquation,
     registry_equation,
     registry_findings,
+    unusable_registry,
     wanted_registry,
 )
 from pylint_rpcsurface.rules.reply_rules import reply_findings
@@ -31,6 +32,7 @@ __all__ = [
     "registry_equation",
     "surface_findings",
     "surfaces_suffix",
+    "unusable_registry",
     "wanted_registry",
 ]
 

@@ -11,6 +11,7 @@ its own message instead.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ from pylint_rpcsurface.rules.text import (
     names_list,
     where,
 )
+
+# A string literal's source: an optional prefix (f, rb, ...) and its opening quote.
+_STRING_SOURCE = re.compile(r"[rRbBuUfFtT]{0,2}['\"]")
 
 # What follows an unanswered name, by the site's wait state: when the worker skips a name
 # it lacks (unknown-name = "skipped", the default), and when it raises (``_RAISES``).
@@ -178,11 +182,18 @@ def _uninferable_sites(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
         symbol, location = key
         broadcast = site.broadcast
         if symbol == "rpc-name-uninferable":
-            args = (broadcast.name_source, callers_list(callers[key]), broadcast.method)
+            args = (_quoted(broadcast.name_source), callers_list(callers[key]), broadcast.method)
         else:
             args = (str(broadcast.rpc), callers_list(callers[key]), str(broadcast.wait_source))
         findings.append(finding(location, symbol, args))
     return findings
+
+
+def _quoted(source: str) -> str:
+    """The source of a name argument, quoted as the other messages quote a name, unless
+    it is a string literal (an f-string) with quotes of its own: ``f'profile_{phase}'``,
+    not ``'f'profile_{phase}''``."""
+    return source if _STRING_SOURCE.match(source) else f"'{source}'"
 
 
 def _why_callers_unknown(surface: SurfaceFacts) -> str:
@@ -268,6 +279,20 @@ def _listed_names(registry: Registry | None) -> frozenset[str] | None:
     return frozenset(e.value for e in registry.elements if e.value is not None)
 
 
+# How the second argument of an element's rpc-registry-invalid starts (below): one element
+# is wrong, where the registry's own finding says why none can be read.
+_ELEMENT_PROBLEMS = ("in ", "is listed twice in ")
+
+
+def unusable_registry(found: Finding) -> bool:
+    """Whether *found* says that a registry can't be used at all (its constant missing,
+    bound twice, not statically readable), so nothing is judged against it: a
+    configuration that can't be used as written, not one wrong element."""
+    return found.symbol == "rpc-registry-invalid" and not (
+        len(found.args) > 1 and found.args[1].startswith(_ELEMENT_PROBLEMS)
+    )
+
+
 def _registry_findings(surface: SurfaceFacts, registry: Registry) -> list[Finding]:
     if registry.problem is not None:
         return [
@@ -285,7 +310,7 @@ def _registry_findings(surface: SurfaceFacts, registry: Registry) -> list[Findin
                 finding(
                     element.location,
                     "rpc-registry-invalid",
-                    (element.source, f"in {registry.qualname} is not a str"),
+                    (element.source, f"{_ELEMENT_PROBLEMS[0]}{registry.qualname} is not a str"),
                 )
             )
             continue
@@ -295,7 +320,7 @@ def _registry_findings(surface: SurfaceFacts, registry: Registry) -> list[Findin
                 finding(
                     element.location,
                     "rpc-registry-invalid",
-                    (value, f"is listed twice in {registry.qualname} (first at {first})"),
+                    (value, f"{_ELEMENT_PROBLEMS[1]}{registry.qualname} (first at {first})"),
                 )
             )
             continue

@@ -16,6 +16,7 @@ import argparse
 from typing import TextIO
 
 from pylint_rpcsurface.commands.fix.edit import Refused, rewrite
+from pylint_rpcsurface.commands.fix.layout import line_length
 from pylint_rpcsurface.commands.fix.plan import Refusal, RegistryRewrite, plan
 from pylint_rpcsurface.commands.fix.write import SourceFile, unified_diff, update
 from pylint_rpcsurface.commands.projects import (
@@ -67,6 +68,7 @@ def add_parser(
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     refusals: list[Refusal] = []
     targets: list[RegistryRewrite] = []
+    lengths: dict[str, int] = {}  # a registry file's line length, its project's
     for config in configs(arguments.paths, arguments.config):
         analysed = facts(config)
         control = messages_control(config, arguments)
@@ -74,12 +76,14 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         planned, refused = plan(analysed.surfaces, analysed.findings, silenced)
         targets.extend(planned)
         refusals.extend(refused)
+        length = line_length(config.root)
+        lengths.update((target.path, length) for target in planned)
     by_file: dict[str, list[RegistryRewrite]] = {}
     for target in targets:
         by_file.setdefault(target.path, []).append(target)
     changed = 0
     for path, in_file in sorted(by_file.items()):
-        edit = _FileEdit(path, in_file)
+        edit = _FileEdit(path, in_file, lengths[path])
         diff = ""
         try:
             if arguments.diff:
@@ -109,6 +113,9 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{shown(each.path)}:{each.line}: can't fix {each.qualname}: {each.why}\n")
     if refusals:
         return EXIT_ERROR
+    if arguments.diff and not changed:
+        # An empty diff and a run that failed to print one look alike: say which.
+        err.write("rpcsurface fix: no change\n")
     return EXIT_FINDINGS if arguments.diff and changed else EXIT_CLEAN
 
 
@@ -116,9 +123,10 @@ class _FileEdit:
     """The registries of one file rewritten in its text; called again on the new text
     when the file changed under fix, it keeps the refusals of the last call only."""
 
-    def __init__(self, path: str, targets: list[RegistryRewrite]) -> None:
+    def __init__(self, path: str, targets: list[RegistryRewrite], length: int) -> None:
         self.path = path
         self.targets = targets
+        self.length = length
         self.refusals: list[Refusal] = []
         self.text: str | None = None
 
@@ -127,7 +135,7 @@ class _FileEdit:
         text = source.text
         for target in self.targets:
             try:
-                text = rewrite(text, target.attribute, target.qualname, target.wanted)
+                text = rewrite(text, target.attribute, target.qualname, target.wanted, self.length)
             except Refused as refused:
                 self.refusals.append(Refusal(self.path, refused.line, target.qualname, refused.why))
         self.text = text

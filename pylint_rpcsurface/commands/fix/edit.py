@@ -20,6 +20,7 @@ import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pylint_rpcsurface.commands.fix.layout import DEFAULT_LINE_LENGTH
 from pylint_rpcsurface.model import Record
 
 _CONSTRUCTORS = frozenset({"frozenset", "set", "tuple", "list"})
@@ -213,9 +214,16 @@ def final_order(values: Sequence[str], wanted: frozenset[str]) -> list[str]:
     return kept + added
 
 
-def rewrite(text: str, attribute: str, qualname: str, wanted: frozenset[str]) -> str:
+def rewrite(
+    text: str,
+    attribute: str,
+    qualname: str,
+    wanted: frozenset[str],
+    line_length: int = DEFAULT_LINE_LENGTH,
+) -> str:
     """*text* with the registry *attribute* holding exactly *wanted*; :class:`Refused`
-    (with a line and a reason) when that can't be done safely."""
+    (with a line and a reason) when that can't be done safely. A literal on one line that
+    the edit takes past *line_length* is written one name a line, as a formatter would."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError) as error:
@@ -227,8 +235,59 @@ def rewrite(text: str, attribute: str, qualname: str, wanted: frozenset[str]) ->
     if expected == list(literal.values):
         return text
     new = _Editor(text, literal, line, qualname).apply(expected)
+    new = _wrapped(new, attribute, line_length)
     _verify(new, attribute=attribute, form=literal.form, expected=expected, line=line)
     return new
+
+
+def _wrapped(text: str, attribute: str, limit: int) -> str:
+    """*text* with the registry's literal one element a line, with a trailing comma (as
+    black and ruff write a collection past the line length), when it is on one line, a
+    line of its statement is longer than *limit*, and it holds no comment; else *text*."""
+    try:
+        tree = ast.parse(text)
+        line, literal = _read_literal(tree, attribute)
+    except (SyntaxError, ValueError, Refused):
+        return text  # the check after the edit refuses it
+    statement = next((s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+    container = literal.container
+    node: ast.expr | None = literal.call or container
+    if statement is None or container is None or node is None or not literal.elements:
+        return text
+    if node.lineno != node.end_lineno:
+        return text  # laid out by hand over several lines: kept
+    offsets = _Offsets(text)
+    lines = range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
+    if max(len(_LINE_END.sub("", offsets.line_text(n))) for n in lines) <= limit:
+        return text
+    start = offsets.at(node.lineno, node.col_offset)
+    end = offsets.at(node.end_lineno or node.lineno, node.end_col_offset or 0)
+    if any(start <= c < end for c in _comment_offsets(text)):
+        return text
+    first = offsets.line_text(statement.lineno)
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    newline_match = _LINE_END.search(first)
+    newline = newline_match.group(0) if newline_match else "\n"
+    items = [
+        text[
+            offsets.at(e.lineno, e.col_offset) : offsets.at(
+                e.end_lineno or e.lineno, e.end_col_offset or 0
+            )
+        ]
+        for e in literal.elements
+    ]
+    inner_start = offsets.at(container.lineno, container.col_offset)
+    inner_end = offsets.at(container.end_lineno or container.lineno, container.end_col_offset or 0)
+
+    def block(base: str) -> str:
+        rows = "".join(f"{base}    {item},{newline}" for item in items)
+        return f"{text[inner_start]}{newline}{rows}{base}{text[inner_end - 1]}"
+
+    if literal.call is None:
+        return text[:start] + block(indent) + text[end:]
+    inner = f"{indent}    "
+    call = f"{text[start:inner_start]}{newline}{inner}{block(inner)}{newline}{indent})"
+    return text[:start] + call + text[end:]
 
 
 def _verify(new: str, *, attribute: str, form: str, expected: list[str], line: int) -> None:

@@ -47,11 +47,11 @@ from dataclasses import dataclass
 
 from pylint_rpcsurface.commands.fix.edit import Refused
 from pylint_rpcsurface.model import Record
+from pylint_rpcsurface.sources import MAX_SOURCE_BYTES
 
 ATTEMPTS = 3  # plans of one file before fix gives up on a file that keeps changing
 _LEASE_WAIT = 2.0  # seconds to wait for another program to close the file it writes
 _SETTLE = 0.02  # seconds given, without a lease, to a write begun before the rename
-_RERUN = "re-run `rpcsurface fix`"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -75,6 +75,12 @@ class SourceFile(Record):
             raise Refused(1, f"the file can't be decoded: {error}") from None
         return cls(path, data, encoding, text)
 
+    @classmethod
+    def undecoded(cls, path: str, data: bytes) -> SourceFile:
+        """The bytes alone, for a planner that reads them itself (a TOML file is
+        UTF-8 whatever a comment on its first line says)."""
+        return cls(path, data, "utf-8", "")
+
     def encode(self, text: str) -> bytes:
         try:
             return text.encode(self.encoding)
@@ -83,34 +89,123 @@ class SourceFile(Record):
 
 
 Planner = Callable[[SourceFile], "bytes | None"]
+Decoder = Callable[[str, bytes], SourceFile]
 
 
 class _Changed(Exception):
     """The file no longer holds what was planned from: plan again."""
 
 
-def update(path: str, planner: Planner, *, force: bool = False) -> bool:
+class _HeldOpen(Exception):
+    """Another program keeps the file open for writing past the wait."""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class _Writer(Record):
+    """How one call of :func:`update` plans and writes, and which command it is."""
+
+    planner: Planner
+    decode: Decoder
+    force: bool
+    command: str
+
+    @property
+    def rerun(self) -> str:
+        return f"re-run `rpcsurface {self.command}`"
+
+
+def update(
+    path: str,
+    planner: Planner,
+    *,
+    force: bool = False,
+    command: str = "fix",
+    decode: Decoder = SourceFile.decode,
+) -> bool:
     """Write ``planner(file)`` over *path* if the file still holds what it was planned
     from; plan again when it changed, up to :data:`ATTEMPTS` times. False when there is
-    nothing to change; :class:`Refused` when the file is read-only (unless *force*),
-    keeps changing, or is held open for writing by another program; OSError when it
-    can't be read or written.
+    nothing to change; :class:`Refused` when the file is not a regular file within the
+    size cap, is read-only (unless *force*), keeps changing, or is held open for writing
+    by another program; OSError when it can't be read or written. *command* is the one
+    the messages tell to re-run; *decode* turns the bytes read into the planner's file.
 
     A link (a registry module linked into the source roots) is written through: the file
     it points to is replaced, and the link stays."""
     path = os.path.realpath(path)
+    writer = _Writer(planner, decode, force, command)
     for _ in range(ATTEMPTS):
         status = os.stat(path)
+        _check_regular(status)
         try:
             if status.st_nlink > 1 or not _owner_kept_by_rename(path, status):
-                return _write_in_place(path, planner, force=force)
-            return _replace(path, planner, force=force)
+                return _write_in_place(path, writer)
+            return _replace(path, writer)
         except _Changed:
             continue
+        except _HeldOpen:
+            raise Refused(
+                1,
+                "another program keeps the file open for writing; nothing written: "
+                f"close it and {writer.rerun}",
+            ) from None
     raise Refused(
         1,
-        f"the file changed while fix was writing it, {ATTEMPTS} times; nothing written: {_RERUN}",
+        f"the file changed while {command} was writing it, {ATTEMPTS} times; "
+        f"nothing written: {writer.rerun}",
     )
+
+
+def create(path: str, data: bytes) -> bool:
+    """Create *path* holding *data*, atomically and only if nothing is there: False
+    when something is (then :func:`update` it). The new file's mode is what the umask
+    (and a default ACL) gives a file created for reading and writing, as an editor's."""
+    folder, name = os.path.split(os.path.abspath(path))
+    # The kernel applies the umask to the mode asked for: asking for 0o666 gives the
+    # user's usual mode, where a temporary file from tempfile would be 0o600.
+    for _ in range(100):
+        temporary = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.rpcsurface.tmp")
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:  # pragma: no cover - 100 collisions of 48 random bits
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), folder)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        # A link, unlike a rename, fails when the path exists: what another program
+        # created meanwhile is never replaced unread.
+        os.link(temporary, path)
+    except FileExistsError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+    return True
+
+
+def _check_regular(status: os.stat_result) -> None:
+    """Refuse what is not a regular file within the cap: a FIFO would block the read,
+    a device (a link to /dev/zero) would never end."""
+    if not stat.S_ISREG(status.st_mode):
+        raise Refused(1, "not a regular file; nothing written")
+    if status.st_size > MAX_SOURCE_BYTES:
+        raise Refused(1, f"over the {MAX_SOURCE_BYTES}-byte size cap; nothing written")
+
+
+def _open(path: str, flags: int) -> int:
+    """*path* opened without blocking (a FIFO put in its place can't hang the open) and
+    checked on the descriptor: what is read is what was checked."""
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _check_regular(os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def write_atomically(path: str, data: bytes) -> None:
@@ -118,27 +213,25 @@ def write_atomically(path: str, data: bytes) -> None:
     update(path, lambda _: data, force=True)
 
 
-def _planned(
-    path: str, planner: Planner, data: bytes, status: os.stat_result, *, force: bool
-) -> bytes | None:
-    new = planner(SourceFile.decode(path, data))
+def _planned(path: str, writer: _Writer, data: bytes, status: os.stat_result) -> bytes | None:
+    new = writer.planner(writer.decode(path, data))
     if new is None or new == data:
         return None
-    if not force and _read_only(status):
+    if not writer.force and _read_only(status):
         raise Refused(1, "the file is read-only; pass --force to write it anyway")
     return new
 
 
-def _replace(path: str, planner: Planner, *, force: bool) -> bool:
+def _replace(path: str, writer: _Writer) -> bool:
     """Plan from *path* and rename a temporary file holding the new text over it, if it
     is still the inode read and starts with the bytes read. What another program
     appends to the old inode meanwhile is appended to the new file."""
-    with open(path, "rb") as held:
+    with open(_open(path, os.O_RDONLY), "rb") as held:
         fd = held.fileno()
         with _lease(fd, writing=False) as lease:
             status = os.fstat(fd)
             data = _read_all(fd)
-            new = _planned(path, planner, data, status, force=force)
+            new = _planned(path, writer, data, status)
             if new is None:
                 return False
             temporary = _temporary(path, new, status)
@@ -157,13 +250,13 @@ def _replace(path: str, planner: Planner, *, force: bool) -> bool:
         _settle(fd, leased=lease.held)
         old = _read_all(fd)
     if old != data:
-        _carry_over(path, data, old)
+        _carry_over(path, data, old, writer)
     return True
 
 
-def _carry_over(path: str, data: bytes, old: bytes) -> None:
+def _carry_over(path: str, data: bytes, old: bytes, writer: _Writer) -> None:
     """Another program wrote the old file (which held *data* and now holds *old*) after
-    fix read it: append what it appended to the new file; save anything else."""
+    it was read: append what it appended to the new file; save anything else."""
     if old.startswith(data):
         with open(path, "ab") as stream:
             stream.write(old[len(data) :])
@@ -171,8 +264,9 @@ def _carry_over(path: str, data: bytes, old: bytes) -> None:
     saved = _saved(path, old)
     raise Refused(
         1,
-        "another program rewrote the file while fix replaced it; fix's text is in "
-        f"place and theirs is saved in {saved}: merge them by hand and {_RERUN}",
+        f"another program rewrote the file while {writer.command} replaced it; "
+        f"{writer.command}'s text is in place and theirs is saved in {saved}: merge them "
+        f"by hand and {writer.rerun}",
     )
 
 
@@ -187,10 +281,16 @@ def _saved(path: str, data: bytes) -> str:
 
 
 def _read_all(fd: int) -> bytes:
+    """The file's bytes; :class:`Refused` once they pass the cap (a file that grows
+    without end)."""
     os.lseek(fd, 0, os.SEEK_SET)
     chunks = []
+    size = 0
     while chunk := os.read(fd, 1 << 20):
         chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_SOURCE_BYTES:
+            raise Refused(1, f"over the {MAX_SOURCE_BYTES}-byte size cap; nothing written")
     return b"".join(chunks)
 
 
@@ -249,20 +349,20 @@ def _temporary(path: str, data: bytes, status: os.stat_result | None) -> str:
     return temporary
 
 
-def _write_in_place(path: str, planner: Planner, *, force: bool) -> bool:
+def _write_in_place(path: str, writer: _Writer) -> bool:
     """Plan from *path* and write the new text into its own inode; the old bytes are
     kept beside it until the new ones are on disk."""
     try:
-        fd = os.open(path, os.O_RDWR)
+        fd = _open(path, os.O_RDWR)
         writable = True
     except PermissionError:  # read-only: refused below, or an error when forced
-        fd = os.open(path, os.O_RDONLY)
+        fd = _open(path, os.O_RDONLY)
         writable = False
     try:
         with _lease(fd, writing=True) as lease:
             status = os.fstat(fd)
             data = _read_all(fd)
-            new = _planned(path, planner, data, status, force=force)
+            new = _planned(path, writer, data, status)
             if new is None:
                 return False
             if not writable:
@@ -330,11 +430,7 @@ if sys.platform == "linux":
             if time.monotonic() > deadline:
                 if writing:
                     return False
-                raise Refused(
-                    1,
-                    "another program keeps the file open for writing; nothing written: "
-                    f"close it and {_RERUN}",
-                )
+                raise _HeldOpen
             time.sleep(0.001)
 
     def _settle(fd: int, *, leased: bool) -> None:
