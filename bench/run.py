@@ -26,15 +26,19 @@ tree has no planted markers: its expected findings are the oracle's, ``rpcsurfac
 --no-cache --format json`` on the copy as saved, run at the start and again after each
 saved edit; after a buffer edit, the edited file's expected findings are a pylint run on
 that same buffer under ``RPCSURFACE_NO_CACHE=1``. bench/trees.py fetches the two engines
-measured so far (wheels only, the .py files unpacked; never installed or imported):
+measured so far (wheels only, the .py files unpacked; never installed or imported), writes
+each one's bench/engines/<name>.toml in as its pyproject.toml and prints these commands:
 
     python bench/trees.py /tmp/trees
-    python bench/run.py --tree /tmp/trees/vllm/src --config bench/engines/vllm.toml \
+    python bench/run.py --tree /tmp/trees/vllm/src \
         --caller vllm/v1/executor/multiproc_executor.py \
         --handler vllm/v1/worker/gpu_worker.py --repeat 5
-    python bench/run.py --tree /tmp/trees/lmdeploy/src --config bench/engines/lmdeploy.toml \
+    python bench/run.py --tree /tmp/trees/lmdeploy/src \
         --caller lmdeploy/pytorch/engine/executor/mp_executor.py \
         --handler lmdeploy/pytorch/engine/executor/base_worker.py --repeat 5
+
+A tree unpacked some other way, without the configuration: add ``--config
+bench/engines/vllm.toml`` (or the engine's own file).
 
 Every run gets ``RPCSURFACE_CACHE_DIR`` set to a folder next to the project, which the
 benchmark owns. "Cold" deletes that folder and the project's .rpcsurface_cache/ before the

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -765,3 +766,50 @@ def test_repeat_5_is_the_median_of_5_interleaved_pairs(
     assert order == ["ours", "base"] * 5
     assert [s.seconds for s in pairs[0].a] == [5, 4, 3, 2, 1]
     assert run.table(pairs, None)[2].startswith("| whole tree (every file named), cold: x | 3.00 s")
+
+
+def test_trees_fetches_a_wheel_once_unpacks_only_python_and_writes_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trees = load_bench_script("trees")
+    tree = trees.TREES["vllm"]
+    fetched: list[object] = []
+
+    def download(engine: object, into: Path) -> Path:  # what pip download would leave
+        fetched.append(engine)
+        wheel = into / "vllm-0.7.3-cp38-abi3-manylinux1_x86_64.whl"
+        with zipfile.ZipFile(wheel, "w") as archive:
+            for name in ("vllm/__init__.py", tree.caller, tree.handler):
+                archive.writestr(name, "raise SystemExit('imported')\n")
+            archive.writestr("vllm/_C.abi3.so", "\0")
+            archive.writestr("vllm-0.7.3.dist-info/RECORD", "")
+        return wheel
+
+    monkeypatch.setattr(trees.engines, "download", download)
+    assert trees.main([str(tmp_path / "out"), "--engines", "vllm"]) == 0
+    root = tmp_path / "out" / "vllm" / "src"
+    assert fetched == [tree.engine]
+    unpacked = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    assert unpacked == sorted(["pyproject.toml", "vllm/__init__.py", tree.caller, tree.handler])
+    config = (trees.engines.CONFIGS / "vllm.toml").read_text("utf-8")
+    assert (root / "pyproject.toml").read_text("utf-8") == config
+    printed = capsys.readouterr().out
+    assert (
+        f"python bench/run.py --tree {root} --caller vllm/v1/executor/multiproc_executor.py "
+        "--handler vllm/v1/worker/gpu_worker.py\n"
+    ) in printed
+    (root / tree.caller).write_text("edited\n", encoding="utf-8")
+    (root / "vllm" / "stale.py").write_text("left over\n", encoding="utf-8")
+    assert trees.main([str(tmp_path / "out"), "--engines", "vllm"]) == 0
+    assert fetched == [tree.engine]  # the wheel already there is reused
+    assert (root / tree.caller).read_text("utf-8") != "edited\n"  # unpacked again, afresh
+    assert not (root / "vllm" / "stale.py").exists()
+    with pytest.raises(SystemExit):
+        trees.main([str(tmp_path / "out"), "--engines", "nope"])
+    # LMDeploy's caller and handler: the executor and the worker wrapper modules its
+    # configuration names.
+    lmdeploy = (trees.engines.CONFIGS / "lmdeploy.toml").read_text("utf-8")
+    mp = trees.TREES["lmdeploy"]
+    assert mp.caller.removesuffix(".py").replace("/", ".") + ".MPExecutor" in lmdeploy
+    assert "WorkerWrapper" in lmdeploy
+    assert mp.handler.endswith("executor/base_worker.py")
