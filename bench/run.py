@@ -1230,7 +1230,9 @@ def report(
         "`python bench/run.py --out docs/performance.md` (every row, and the growth curve "
         "at 1x, 2x, 4x and 7x; medians of 3). Only the editor's and pre-commit's rows, in "
         "a few minutes: `python bench/run.py --rows editor --scales 1 --out "
-        "docs/performance.md`.",
+        "docs/performance.md`. The same rows on a real tree: `python bench/trees.py "
+        "/tmp/trees`, then the `python bench/run.py --tree ... --caller ... --handler ...` "
+        "command it prints for each engine (see bench/run.py's docstring).",
         "",
         f"Measured with `{command}` in {seconds:.0f} s, from the repository's root in its "
         "virtualenv (the one the package is installed in).",
