@@ -656,7 +656,11 @@ def validate(site: Site, command: Command, sample: Sample, buffer: str | None = 
     With *buffer* (the text sent on stdin for the file ``command.only``), that file's
     findings are the markers of the buffer.
     """
-    where = f"{command.label} at scale {site.scale:g} ({site.path})"
+    where = (
+        f"{command.label} at scale {site.scale:g} ({site.path})"
+        if site.tree is None
+        else f"{command.label} on the copy of {site.tree} ({site.path})"
+    )
     tail = sample.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
     if "Traceback (most recent call last)" in sample.stderr:
         raise Abort(f"{where}: crashed (exit {sample.returncode}): {tail[0]}")
@@ -686,9 +690,13 @@ def validate(site: Site, command: Command, sample: Sample, buffer: str | None = 
     if found != expected:
         missing = sorted(expected - found)
         extra = sorted(found - expected)
-        raise Abort(
-            f"{where}: findings differ from the planted ones: missing {missing}, extra {extra}"
-        )
+        if site.oracle is None:
+            whose = "the planted ones"
+        elif buffer is not None:
+            whose = "the oracle's (a pylint run on the same buffer, RPCSURFACE_NO_CACHE=1)"
+        else:
+            whose = "the oracle's (rpcsurface check --no-cache on the tree as saved)"
+        raise Abort(f"{where}: findings differ from {whose}: missing {missing}, extra {extra}")
     if command.kind == "check" and bool(code) != bool(expected):
         raise Abort(f"{where}: exited {code} with {len(found)} findings")
 
