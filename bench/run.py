@@ -450,7 +450,8 @@ def interface_text(
             segment = ast.get_source_segment(text, call)
             if segment is None:
                 continue
-            key = (cls.name not in callers, not segment.startswith("self."), call.lineno)
+            first_seen = (call.lineno, call.col_offset, len(candidates))
+            key = (cls.name not in callers, not segment.startswith("self."), *first_seen)
             candidates.append((key, cls, call, segment))
     if not candidates:
         raise Abort("no waited dispatch call with a constant RPC name in a class to copy")
