@@ -560,6 +560,19 @@ def test_an_interface_edit_adds_a_caller_method_that_waits_on_a_name_it_sends() 
     assert ast.unparse(helper.body[-1]).endswith("call_func('helper_rpc', wait_out=True)")
     with pytest.raises(run.Abort, match="no waited dispatch call"):
         run.interface_text(INTERFACE, 1, (run.Dispatch("other", True),))
+    # The first call in the text, whatever the order classes are walked in.
+    nested = (
+        "class Outer:\n"
+        "    class Inner:\n"
+        "        def f(self):\n"
+        "            return self.m.call_func('inner', wait_out=True)\n"
+        "\n"
+        "\n"
+        "class Later:\n"
+        "    def g(self):\n"
+        "        return self.m.call_func('later', wait_out=True)\n"
+    )
+    assert "class `Inner`" in run.interface_text(nested, 2, CALL_FUNC)[1]
 
 
 def test_the_new_rows_have_the_new_targets_and_the_whole_tree_names_every_file(
