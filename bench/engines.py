@@ -116,9 +116,16 @@ def package_root(tree: Path, package: str) -> Path:
     return found[0].parent.parent
 
 
+def write_config(root: Path, config: Path) -> Path:
+    """Write *config* (an engine's committed table) as *root*'s pyproject.toml."""
+    target = root / "pyproject.toml"
+    target.write_text(config.read_text("utf-8"), encoding="utf-8")
+    return target
+
+
 def check(root: Path, config: Path) -> tuple[int, list[dict[str, object]], str]:
     """``rpcsurface check --format json --no-cache`` in *root* with *config* as its table."""
-    (root / "pyproject.toml").write_text(config.read_text("utf-8"), encoding="utf-8")
+    write_config(root, config)
     script = Path(sys.executable).parent / "rpcsurface"
     command = (
         [str(script)] if script.exists() else [sys.executable, "-m", "pylint_rpcsurface.commands"]

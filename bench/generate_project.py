@@ -16,6 +16,13 @@ unrelated code (7x is about 1.3M lines); any float scale works for smoke tests. 
   own module), thousands of lines each, and a registry module with a tuple constant;
 - hundreds of unrelated modules with thousands of classes, methods, imports and calls, a few of
   them ``call_func`` calls on other receivers, which are not callers and must not be judged;
+- a real import graph (generator version 3): every regular package's ``__init__.py``
+  imports some of its submodules, and ``infer/engine/__init__.py`` imports the caller
+  module lazily, through a module-level ``__getattr__``; the unrelated modules import
+  each other in a ring (and the classes of earlier ones), which makes them and the
+  packages importing them one strongly connected component, most of the tree; and 19
+  unrelated modules in 20 import the caller module (some through that ``__getattr__``),
+  without subclassing a caller;
 - a ``pyproject.toml`` whose ``[tool.rpcsurface]`` table covers all of it;
 - planted bugs: a waited RPC the registry lacks (``rpc-unlisted``) and a misspelled one
   (``rpc-unanswered``). Each planted line ends with ``# expect: <symbol>``.
@@ -45,7 +52,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GENERATOR_VERSION = 2  # 2: the shape of the surface modules (--shape)
+# 2: the shape of the surface modules (--shape); 3: a real import graph (see imports())
+GENERATOR_VERSION = 3
 MANIFEST = ".bench.json"
 EXPECT_MARK = "# expect: "
 ROOT = "infer"
@@ -471,11 +479,12 @@ def build(  # noqa: PLR0915
         ),
     )
 
-    unrelated(project, rng, max(3, round(UNRELATED_AT_1X * scale)))
+    graph = unrelated(project, rng, max(3, round(UNRELATED_AT_1X * scale)))
 
-    # __init__.py of the regular packages.
+    # __init__.py of the regular packages: each imports its submodules, as a real
+    # package's does; the engine package imports its caller module lazily.
     for package in sorted(project.packages_regular):
-        project.modules.append(Module(f"{package}/__init__.py", f'"""{package}."""\n'))
+        project.modules.append(Module(f"{package}/__init__.py", init_text(project, package)))
 
     expected = []
     for module in project.modules:
@@ -504,12 +513,72 @@ def build(  # noqa: PLR0915
         "namespace_packages": sorted(project.packages_namespace),
         "regular_packages": sorted(project.packages_regular),
         "expected_findings": sorted(expected),
+        "import_graph": {
+            "lazy_getattr": f"{ROOT}/engine/__init__.py",  # imports the caller module
+            "caller_importers": len(graph.caller_importers),
+            "ring": graph.count if graph.count > 1 else 0,
+        },
     }
     return project, manifest
 
 
-def unrelated(project: Project, rng: random.Random, count: int) -> None:
+def unrelated_module(index: int) -> tuple[str, str]:
+    """The package (a folder) and the dotted name of unrelated module *index*."""
+    area = AREAS[index % len(AREAS)]
+    sub = SUBS[(index // len(AREAS)) % len(SUBS)]
+    package = f"{ROOT}/{area}/{sub}"
+    return package, f"{package.replace('/', '.')}.mod_{index}"
+
+
+CALLER_MODULE = f"{ROOT}.engine.core"
+
+
+@dataclass
+class Graph:
+    """The import graph of the unrelated modules (generator version 3), as real trees have:
+
+    - a ring: module *i* imports module *i + 1* (the last the first), so that with the
+      imports of earlier modules' classes every unrelated module, and every package
+      ``__init__.py`` that imports one, is in one strongly connected component;
+    - 19 modules in 20 import the caller module: ``from infer.engine.core import
+      EngineCore``, or every third of them ``from infer.engine import core``, which
+      resolves through the package's lazy module-level ``__getattr__``; none subclasses a
+      caller, so the planted findings stay the same.
+    """
+
+    count: int
+    caller_importers: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.caller_importers = [i for i in range(self.count) if i % 20 != 19]
+
+    def imports_of(self, index: int) -> list[str]:
+        lines = []
+        if self.count > 1:
+            package, name = unrelated_module((index + 1) % self.count)
+            lines.append(
+                f"from {package.replace('/', '.')} import {name.rsplit('.', 1)[1]} as _ring"
+            )
+        if index in self.caller_importers:
+            if index % 3 == 2:
+                lines.append(f"from {ROOT}.engine import core as engine_core")
+            else:
+                lines.append(f"from {CALLER_MODULE} import EngineCore")
+        return lines
+
+    def uses_of(self, index: int) -> list[str]:
+        lines = []
+        if self.count > 1:
+            lines += ["", "", "def ring_size():", "    return _ring.DEFAULT_SIZE + DEFAULT_SIZE"]
+        if index in self.caller_importers:
+            core = "engine_core.EngineCore" if index % 3 == 2 else "EngineCore"
+            lines += ["", "", "def is_engine_core(obj):", f"    return isinstance(obj, {core})"]
+        return lines
+
+
+def unrelated(project: Project, rng: random.Random, count: int) -> Graph:
     """*count* modules of ordinary code: classes, methods, imports and calls."""
+    graph = Graph(count)
     classes: list[tuple[str, str]] = []  # (module, class name) defined so far
     for area_index, area in enumerate(AREAS):
         if area_index % 3 == 0:  # a third of the areas are regular packages
@@ -517,12 +586,11 @@ def unrelated(project: Project, rng: random.Random, count: int) -> None:
     for index in range(count):
         area = AREAS[index % len(AREAS)]
         sub = SUBS[(index // len(AREAS)) % len(SUBS)]
-        package = f"{ROOT}/{area}/{sub}"
+        package, module_name = unrelated_module(index)
         # pylint --recursive=y skips a folder without __init__.py inside a regular package,
         # so a regular area's sub-packages are regular too.
         if f"{ROOT}/{area}" in project.packages_regular or (index // len(AREAS)) % 4 == 1:
             project.regular(package)
-        module_name = f"{package.replace('/', '.')}.mod_{index}"
         target = rng.randint(*MODULE_LINES)
         stdlib = sorted(rng.sample(STDLIB, 3))
         unused = rng.random() < 0.3  # a few unused imports, as in real code
@@ -535,6 +603,7 @@ def unrelated(project: Project, rng: random.Random, count: int) -> None:
             *(["import functools as _unused_functools"] if unused else []),
             "",
         ]
+        lines += graph.imports_of(index)
         parents: list[tuple[str, str]] = []
         if classes:
             for module, name in rng.sample(classes, min(3, len(classes))):
@@ -585,7 +654,57 @@ def unrelated(project: Project, rng: random.Random, count: int) -> None:
         if parents:
             module, name = parents[0]
             lines += ["", f"def make_{index}(pool=None):", f"    return {name}(pool, DEFAULT_SIZE)"]
+        lines += graph.uses_of(index)
         project.add(f"{package}/mod_{index}.py", "\n".join(lines) + "\n")
+    return graph
+
+
+ENGINE_INIT = f'''"""{ROOT}/engine: the engine cores; the caller module is imported lazily."""
+
+from __future__ import annotations
+
+from {ROOT}.engine import rpc_names
+
+__all__ = ["core", "rpc_names"]
+
+
+def __getattr__(name):
+    if name == "core":
+        import {CALLER_MODULE} as core
+
+        return core
+    raise AttributeError(f"module {{__name__!r}} has no attribute {{name!r}}")
+'''
+
+
+def init_text(project: Project, package: str) -> str:
+    """The ``__init__.py`` of *package*: its docstring and imports of its submodules.
+
+    ``infer/engine``'s imports the name constants and, through a module-level
+    ``__getattr__``, the caller module (lazily, as vLLM's ``vllm/__init__.py`` does); every
+    other package imports up to three of its modules and regular sub-packages, in the
+    order of their names.
+    """
+    if package == f"{ROOT}/engine":
+        return ENGINE_INIT
+    prefix = package + "/"
+    children = sorted(
+        {
+            m.path[len(prefix) : -3]
+            for m in project.modules
+            if m.path.startswith(prefix) and "/" not in m.path[len(prefix) :]
+        }
+        | {
+            sub[len(prefix) :]
+            for sub in project.packages_regular
+            if sub.startswith(prefix) and "/" not in sub[len(prefix) :]
+        }
+    )
+    text = f'"""{package}."""\n'
+    if children:
+        dotted = package.replace("/", ".")
+        text += f"\nfrom {dotted} import {', '.join(children[:3])}\n"
+    return text
 
 
 PYPROJECT = f"""\
