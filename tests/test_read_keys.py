@@ -115,6 +115,18 @@ SCENARIOS: dict[str, tuple[dict[str, str], tuple[str, str, str]]] = {
             "from pkg.base import Base\n\n\ndef __getattr__(name):",
         ),
     ),
+    "a submodule reached through another module's attribute": (
+        {
+            "a.py": "import pkg.sub\n",
+            "pkg/__init__.py": "",
+            "pkg/sub.py": (
+                "class Base:\n    def step(self):\n"
+                "        self.mgr.call_func('alpha', wait_out=True)\n"
+            ),
+            "app.py": "import a\n\n\nclass Core(a.pkg.sub.Base):\n    pass\n",
+        },
+        ("pkg/sub.py", "'alpha'", "'gamma'"),
+    ),
     "a factory-made base": (
         {
             "factory.py": (

@@ -263,6 +263,16 @@ def _judge(name: nodes.Name, proof: _Proof) -> nodes.AssignName | None:
     function, bindings = _bindings(name, proof)
     if function is None:
         return None
+    if len(bindings) > 1:
+        # The parameter rebound before the read: its value as passed counts for no path,
+        # so the rebinding itself must give the parameter (``method = method if
+        # isinstance(method, str) else dumps(method)``), not only an expression of it
+        # (``method = method.strip()`` sends another name).
+        bindings = [
+            b
+            for b in bindings
+            if not (isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments))
+        ]
     alternatives: list[nodes.NodeNG] = []
     for binding in bindings:
         values = _bound_values(binding, function)
