@@ -60,25 +60,47 @@ EDITS = {
 def test_each_edit_changes_the_digests_it_should(edit: str) -> None:
     old, new, interface_changes = EDITS[edit]
     assert old in MODULE
-    body, interface = module_digests(MODULE)
-    edited_body, edited_interface = module_digests(MODULE.replace(old, new, 1))
-    assert edited_body != body
-    assert (edited_interface != interface) is interface_changes
+    levels, _ = module_digests(MODULE)
+    edited, _ = module_digests(MODULE.replace(old, new, 1))
+    assert edited["body"] != levels["body"]
+    assert (edited["interface"] != levels["interface"]) is interface_changes
 
 
-def test_comments_and_trailing_blank_lines_change_neither() -> None:
-    commented = MODULE.replace("total = 0", "total = 0  # start") + "\n# the end\n\n"
-    assert module_digests(commented) == module_digests(MODULE)
+def test_comments_change_no_tree_digest() -> None:
+    """A comment after the code changes nothing; one inside a function changes that
+    function's own digest only (it is of the function's text)."""
+    assert module_digests(MODULE + "\n# the end\n\n") == module_digests(MODULE)
+    before, _ = module_digests(MODULE)
+    after, _ = module_digests(MODULE.replace("total = 0", "total = 0  # start"))
+    changed = {level for level in before if after.get(level) != before[level]}
+    assert changed == {"def Runner.forward"}
 
 
 def test_a_line_inserted_moves_positions_but_not_the_interface() -> None:
-    moved = "\n" + MODULE
-    body, interface = module_digests(MODULE)
-    assert module_digests(moved) == (module_digests(moved)[0], interface)
-    assert module_digests(moved)[0] != body
+    before, _ = module_digests(MODULE)
+    after, _ = module_digests("\n" + MODULE)
+    assert after["interface"] == before["interface"]
+    assert after["body"] != before["body"]
+    # Every function moved, and facts read from it hold its lines: each is another version.
+    functions = [level for level in before if level.startswith("def ")]
+    assert functions
+    assert all(after[level] != before[level] for level in functions)
+
+
+def test_an_edit_in_one_function_leaves_the_others_digests() -> None:
+    before, spans = module_digests(MODULE)
+    after, _ = module_digests(MODULE.replace("total = 0", "total = 1"))
+    changed = {level for level in before if after.get(level) != before[level]}
+    assert changed == {"body", "def Runner.forward"}
+    start, end = spans["Runner.forward"][0]
+    lines = MODULE.splitlines()
+    assert lines[start - 1].strip() == "@decorate"
+    assert lines[end - 1].strip() == "return total * scale"
 
 
 def test_a_module_that_does_not_parse_changes_with_any_byte() -> None:
     broken = "def f(:\n"
-    assert module_digests(broken)[0] == module_digests(broken)[1]
-    assert module_digests(broken) != module_digests(broken + "# x\n")
+    levels, spans = module_digests(broken)
+    assert levels["body"] == levels["interface"]
+    assert spans == {}
+    assert module_digests(broken + "# x\n")[0] != levels

@@ -38,20 +38,37 @@ _V = TypeVar("_V")
 
 
 class Reads:
-    """The project modules one span read, by path, each with the widest level read."""
+    """The project modules one span read, by path, each with the levels read: the
+    interface, the code of some functions (``def Q``, ``place Q``), or the whole body."""
 
     __slots__ = ("levels",)
 
-    def __init__(self, levels: Mapping[str, str] | None = None) -> None:
-        self.levels: dict[str, str] = dict(levels or {})
+    def __init__(self, levels: Mapping[str, set[str]] | None = None) -> None:
+        self.levels: dict[str, set[str]] = {p: set(v) for p, v in (levels or {}).items()}
 
     def add(self, path: str, level: str) -> None:
-        if level == BODY or path not in self.levels:
-            self.levels[path] = level
+        found = self.levels.get(path)
+        if found is None:
+            self.levels[path] = {level}
+        elif level not in found:
+            found.add(level)
 
     def merge(self, other: Reads) -> None:
-        for path, level in other.levels.items():
-            self.add(path, level)
+        for path, levels in other.levels.items():
+            found = self.levels.get(path)
+            if found is None:
+                self.levels[path] = set(levels)
+            else:
+                found |= levels
+
+    def dependencies(self) -> list[tuple[str, str]]:
+        """Every (path, level) read, sorted; the whole body stands for every other level
+        of its module."""
+        return sorted(
+            (path, level)
+            for path, levels in self.levels.items()
+            for level in ({BODY} if BODY in levels else levels)
+        )
 
     def __repr__(self) -> str:
         return f"Reads({self.levels!r})"
@@ -132,6 +149,7 @@ class ReadRecorder:
 
     def _place(self, node: Any) -> tuple[str | None, str]:
         level = INTERFACE
+        code: Any = None  # the outermost function whose body holds the node
         current = node
         while True:
             parent = getattr(current, "parent", None)
@@ -142,8 +160,10 @@ class ReadRecorder:
                 and type(current).__name__ not in _SIGNATURE_NODES
                 and current is not getattr(parent, "returns", None)
             ):
-                level = BODY
+                code = parent
             current = parent
+        if code is not None:
+            level = _code_level(code)
         file = getattr(current, "file", None)
         if not isinstance(file, str):
             return (None, level)
@@ -214,6 +234,23 @@ class ReadRecorder:
             value = compute()
         table[key] = (value, reads)
         return value
+
+
+def _code_level(code: Any) -> str:
+    """The level of a read inside *code*'s body: ``def Q`` for a function or method Q
+    defined at module level or in classes there, else the module's whole body."""
+    names = [getattr(code, "name", "")]
+    if type(code).__name__ == "Lambda":
+        return BODY
+    current = getattr(code, "parent", None)
+    while current is not None and getattr(current, "parent", None) is not None:
+        kind = type(current).__name__
+        if kind in _CODE_NODES:
+            return BODY
+        if kind == "ClassDef":
+            names.append(current.name)
+        current = current.parent
+    return "def " + ".".join(reversed(names))
 
 
 # Nodes whose inside is code run later (a call's result), not the module's interface:

@@ -14,7 +14,7 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 from functools import partial
 from typing import Any, TypeVar, cast
 
@@ -41,7 +41,7 @@ from pylint_rpcsurface.analysis.modules import (
     recording_reads,
 )
 from pylint_rpcsurface.analysis.pragmas import pragma_states
-from pylint_rpcsurface.analysis.reads import BODY, ReadRecorder, Reads
+from pylint_rpcsurface.analysis.reads import BODY, INTERFACE, ReadRecorder, Reads
 from pylint_rpcsurface.analysis.registry import read_registry, read_registry_alone
 from pylint_rpcsurface.analysis.subclasses import (
     CallerClassFacts,
@@ -266,10 +266,15 @@ class _Run:
         on: Iterable[str],
         compute: Callable[[], _T],
         expect: Any,
+        *,
+        own: str = INTERFACE,
     ) -> _T:
         """The piece *kind* of *parts*: from the memo if every module it read then has the
         digest it read, else computed, recording what it reads. The modules *on* are its
-        own (the class's, the name's): read whole, positions included."""
+        own (the class's, the name's), read at the level *own* at least: their interface
+        when *parts* hold the positions the piece looks its definitions up by, else their
+        whole body. A position in the value outside every function the piece read counts
+        as a read of its module's whole body: the value holds it."""
         key = json.dumps([kind, *parts], default=str)
         if not self.memo.keeps:
             # A memo that keeps nothing (--no-cache): its pieces live for this run only,
@@ -282,10 +287,13 @@ class _Run:
             return cast(_T, value)
         with self.reads.span() as read:
             for path in on:
-                read.add(path, BODY)
+                read.add(path, own)
             computed = compute()
+        for path, line in _positions(computed):
+            if not self._read_around(read, path, line):
+                read.add(path, BODY)
         dependencies = tuple(
-            (path, level, self._digest(path, level)) for path, level in sorted(read.levels.items())
+            (path, level, self._digest(path, level)) for path, level in read.dependencies()
         )
         lasting = not any(path in self.buffers for path, _, _ in dependencies)
         self.memo.keep(key, computed, dependencies, lasting=lasting)
@@ -296,16 +304,33 @@ class _Run:
         return all(self._digest(path, level) == digest for path, level, digest in dependencies)
 
     def _digest(self, path: str, level: str) -> str:
-        """*path*'s digest at *level*: of its code with positions, or of its interface
-        (:mod:`.digests`), each computed once per version of the module."""
+        """*path*'s digest at *level* (:mod:`.digests`); "absent" for a function the
+        module no longer defines."""
+        return self._summary(path)[0].get(level, "absent")
+
+    def _summary(self, path: str) -> ModuleDigests:
+        """*path*'s digests and function spans, computed once per version of the module."""
         content = self.store.digest(path)
-        pair = self._digests.get(content) or self.memo.digests_of(content)
-        if pair is None:
-            pair = module_digests(self.store.text(path))
+        found = self._digests.get(content) or self.memo.digests_of(content)
+        if found is None:
+            found = module_digests(self.store.text(path))
             if path not in self.buffers and not content.startswith("not read"):
-                self.memo.keep_digests(content, pair)
-        self._digests[content] = pair
-        return pair[0] if level == BODY else pair[1]
+                self.memo.keep_digests(content, found)
+        self._digests[content] = found
+        return found
+
+    def _read_around(self, read: Reads, path: str, line: int) -> bool:
+        """Whether *read* read the code of a function of *path* that spans *line*."""
+        levels = read.levels.get(path, set())
+        if BODY in levels:
+            return True
+        spans = self._summary(path)[1]
+        return any(
+            start <= line <= end
+            for level in levels
+            if level.startswith("def ")
+            for start, end in spans.get(level[4:], ())
+        )
 
     def _file_key(self, kind: str, path: str, *parts: object) -> str:
         """The key of a piece of one file's version (its words, its pragmas)."""
@@ -325,8 +350,8 @@ class _Run:
         return found
 
     def node(self, ref: _Ref) -> nodes.ClassDef | nodes.FunctionDef | None:
-        # Found by its position: what finds it reads the module's positions.
-        self.reads.path(ref.path, BODY)
+        # Found by its position, which the pieces that look it up hold in their keys.
+        self.reads.path(ref.path, INTERFACE)
         if ref not in self._nodes:
             module = self.store.module(ref.path)
             found = None
@@ -351,11 +376,15 @@ class _Run:
 
         def compute() -> _Resolved:
             value = (self.index.resolve_caller if is_callers else self.index.resolve)(dotted)
-            if isinstance(value, str):
-                return _Resolved(None, dotted, False, value)
             if not isinstance(value, (nodes.ClassDef, nodes.FunctionDef)):
-                return _Resolved(None, dotted, False, "not a class")
-            self._nodes.setdefault(_Ref.of(value, self.store.tree), value)
+                # Why it does not resolve may name the lines of its definitions.
+                for path in self._modules_of(dotted):
+                    self.reads.path(path, BODY)
+                problem = value if isinstance(value, str) else "not a class"
+                return _Resolved(None, dotted, False, problem)
+            ref = _Ref.of(value, self.store.tree)
+            self.reads.path(ref.path, "place " + _name_in_module(value))
+            self._nodes.setdefault(ref, value)
             return _Resolved(
                 _Ref.of(value, self.store.tree),
                 self.index.qualname(value),
@@ -387,7 +416,12 @@ class _Run:
             return registry if isinstance(registry, Registry) else ("unresolved", registry)
 
         value = self._piece(
-            "registry", (dotted,), self._modules_of(modname), compute, Registry | tuple[str, str]
+            "registry",
+            (dotted,),
+            self._modules_of(modname),
+            compute,
+            Registry | tuple[str, str],
+            own=BODY,
         )
         return value if isinstance(value, Registry) else str(value[1])
 
@@ -429,6 +463,7 @@ class _Run:
             [path],
             lambda: _callers_to_plain(compute()),
             _ModuleCallersShape,
+            own=BODY,
         )
         return _as_module_callers(value)
 
@@ -771,6 +806,32 @@ class _Run:
             )
 
 
+def _name_in_module(node: nodes.ClassDef | nodes.FunctionDef) -> str:
+    """*node*'s dotted name within its module (``Class.method``)."""
+    names = [node.name]
+    current = node.parent
+    while current is not None and not isinstance(current, nodes.Module):
+        if isinstance(current, (nodes.ClassDef, nodes.FunctionDef)):
+            names.append(current.name)
+        current = current.parent
+    return ".".join(reversed(names))
+
+
+def _positions(value: Any) -> Iterator[tuple[str, int]]:
+    """The (path, line) of every Location *value* holds, at any depth."""
+    if isinstance(value, Location):
+        yield (value.path, value.line)
+    elif isinstance(value, (tuple, list, frozenset)):
+        for item in value:
+            yield from _positions(item)
+    elif isinstance(value, dict):
+        for item in value.items():
+            yield from _positions(item)
+    elif is_dataclass(value) and not isinstance(value, type):
+        for field in fields(value):
+            yield from _positions(getattr(value, field.name))
+
+
 def modules_astroid_has_read() -> dict[str, str]:
     """Each module in astroid's cache that has a file, by name: all an analysis can have read.
 
@@ -940,8 +1001,8 @@ class _BroadcastCollector:
         )
 
     def _calls_in(self, code: Code) -> list[nodes.Call]:
-        # Read from the code's body, wherever it is: its module's positions included.
-        self.reads.file(code.root().file, BODY)
+        # Read from the code's body, wherever it is.
+        self.reads.node(code.body[0] if isinstance(code, nodes.FunctionDef) else code.body)
         return self.reads.cached(self._call_nodes, id(code), lambda: calls_in(code))
 
     @staticmethod

@@ -28,23 +28,68 @@ __all__ = ["DIGEST_FILENAME", "ModuleDigests", "module_digests"]
 # The file name the parse for digests gives: it is no build of the module, and says so.
 DIGEST_FILENAME = "<rpcsurface digests>"
 
-ModuleDigests = tuple[str, str]  # (body, interface)
+# A module version's digests by level ("body", "interface", "def Q" for the code of the
+# function or method Q, "place Q" for where Q's definitions are), and the lines each
+# function Q spans (its decorators included).
+ModuleDigests = tuple[dict[str, str], dict[str, tuple[tuple[int, int], ...]]]
 
 
 def module_digests(text: str) -> ModuleDigests:
-    """The body and interface digests of the module whose source is *text*.
+    """The digests of the module whose source is *text*, at every level.
 
-    A text that does not parse has no interface to speak of: both digests are then its
-    text's hash, so that any edit of it changes them."""
+    A text that does not parse has no interface to speak of: its body and interface
+    digests are then its text's hash, so that any edit of it changes them, and it has no
+    function to read alone."""
     try:
         tree = ast.parse(text, DIGEST_FILENAME)
-        body = hashlib.sha256(pickle.dumps(tree, protocol=5)).hexdigest()
+        levels = {"body": hashlib.sha256(pickle.dumps(tree, protocol=5)).hexdigest()}
+        spans = _definitions(tree.body, "", text.splitlines(keepends=True), levels)
         _cut_bodies(tree.body)
-        interface = hashlib.sha256(ast.dump(tree).encode("utf-8", "surrogatepass")).hexdigest()
+        levels["interface"] = _hash(ast.dump(tree))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         unparsed = "unparsed " + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        return (unparsed, unparsed)
-    return (body, interface)
+        return ({"body": unparsed, "interface": unparsed}, {})
+    return (levels, spans)
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _definitions(
+    statements: list[ast.stmt], prefix: str, lines: list[str], levels: dict[str, str]
+) -> dict[str, tuple[tuple[int, int], ...]]:
+    """Add to *levels* the "def Q" digest of each function and method among *statements*
+    (classes' bodies and compound statements searched, function bodies not) and the
+    "place Q" digest of each class and function; the lines each function spans.
+
+    A function's digest is of its text with the line it starts at: the facts read from
+    it hold absolute positions, so a function moved by a line is another version of it.
+    Several definitions of one name (``if``/``else``) make one digest of them all."""
+    texts: dict[str, list[str]] = {}
+    places: dict[str, list[str]] = {}
+    spans: dict[str, list[tuple[int, int]]] = {}
+    pending = [(statement, prefix) for statement in statements]
+    while pending:
+        statement, within = pending.pop(0)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = within + statement.name
+            places.setdefault(name, []).append(f"{statement.lineno}:{statement.col_offset}")
+            if isinstance(statement, ast.ClassDef):
+                pending.extend((inner, name + ".") for inner in statement.body)
+                continue
+            start = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
+            end = statement.end_lineno or statement.lineno
+            texts.setdefault(name, []).append(f"{start}\n" + "".join(lines[start - 1 : end]))
+            spans.setdefault(name, []).append((start, end))
+        else:
+            for block in _blocks(statement):
+                pending.extend((inner, within) for inner in block)
+    for name, parts in texts.items():
+        levels["def " + name] = _hash("\0".join(parts))
+    for name, parts in places.items():
+        levels["place " + name] = _hash(" ".join(parts))
+    return {name: tuple(found) for name, found in spans.items()}
 
 
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)

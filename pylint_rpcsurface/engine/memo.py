@@ -37,6 +37,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pylint_rpcsurface import model
+from pylint_rpcsurface.engine.digests import ModuleDigests
 from pylint_rpcsurface.sources import KnownFile, read_source, write_atomically
 
 __all__ = ["Memo"]
@@ -113,8 +114,8 @@ class Memo:
         self._found: dict[str, tuple[tuple[Dependency, ...], Any]] = {}
         self._fresh: dict[str, tuple[tuple[Dependency, ...], Any]] = {}
         # The two digests of each module version, by content hash (see .digests).
-        self._digests: dict[str, tuple[str, str]] = {}
-        self._new_digests: dict[str, tuple[str, str]] = {}
+        self._digests: dict[str, ModuleDigests] = {}
+        self._new_digests: dict[str, ModuleDigests] = {}
         if file is not None:
             read = _read(file, identity, locate)
             self._raw, self._externals, self._resolution, self._variants, self._digests = read
@@ -245,12 +246,12 @@ class Memo:
         else:
             self._found[key] = (reads, value)
 
-    def digests_of(self, content: str) -> tuple[str, str] | None:
+    def digests_of(self, content: str) -> ModuleDigests | None:
         """The body and interface digests of the module version whose content hash is
         *content*, if known."""
         return self._new_digests.get(content) or self._digests.get(content)
 
-    def keep_digests(self, content: str, digests: tuple[str, str]) -> None:
+    def keep_digests(self, content: str, digests: ModuleDigests) -> None:
         """Keep the two digests of a saved module version for the next runs."""
         if content not in self._digests:
             self._new_digests[content] = digests
@@ -305,7 +306,7 @@ class Memo:
                 pieces[key] = (fresh + stored)[:_VARIANTS]
             digests = {**self._digests, **self._new_digests}
             if contents is not None:
-                digests = {c: pair for c, pair in digests.items() if c in contents}
+                digests = {c: found for c, found in digests.items() if c in contents}
             data = json.dumps(
                 {
                     "format": _FORMAT,
@@ -314,7 +315,13 @@ class Memo:
                     "resolution": sorted([name, where] for name, where in resolution.items()),
                     "facts": facts,
                     "pieces": {key: versions for key, versions in pieces.items() if versions},
-                    "digests": {content: list(pair) for content, pair in digests.items()},
+                    "digests": {
+                        content: [
+                            levels,
+                            {name: list(map(list, lines)) for name, lines in spans.items()},
+                        ]
+                        for content, (levels, spans) in digests.items()
+                    },
                 },
                 separators=(",", ":"),
             ).encode()
@@ -334,7 +341,7 @@ _Read = tuple[
     _Externals,
     dict[str, str | None],
     dict[str, list[Any]],
-    dict[str, tuple[str, str]],
+    dict[str, ModuleDigests],
 ]
 
 
@@ -378,16 +385,43 @@ def _read(file: Path, identity: str, locate: Callable[[str], str | None] | None)
             for key, versions in pieces.items()
             if isinstance(key, str) and isinstance(versions, list)
         }
-        digests: dict[str, tuple[str, str]] = {}
         stored = raw.get("digests")
         if not isinstance(stored, dict):
             return nothing
-        for content, pair in stored.items():
-            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(d, str) for d in pair):
-                digests[str(content)] = (pair[0], pair[1])
+        digests = {}
+        for content, entry in stored.items():
+            found = _module_digests(entry)
+            if found is not None:
+                digests[str(content)] = found
         return facts, externals, resolution, variants, digests
     except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError):
         return nothing
+
+
+def _module_digests(raw: Any) -> ModuleDigests | None:
+    """A module version's digests as stored, or None if they are not of that shape."""
+    if not (isinstance(raw, list) and len(raw) == 2):
+        return None
+    levels, spans = raw
+    if not isinstance(levels, dict) or not isinstance(spans, dict):
+        return None
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in levels.items()):
+        return None
+    lines: dict[str, tuple[tuple[int, int], ...]] = {}
+    for name, found in spans.items():
+        if not isinstance(found, list):
+            return None
+        pairs = []
+        for pair in found:
+            if not (
+                isinstance(pair, list)
+                and len(pair) == 2
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in pair)
+            ):
+                return None
+            pairs.append((pair[0], pair[1]))
+        lines[str(name)] = tuple(pairs)
+    return (levels, lines)
 
 
 def _dependencies(raw: Any) -> tuple[Dependency, ...]:
