@@ -13,7 +13,7 @@ import gc
 import json
 import os
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 from functools import partial
 from typing import Any, TypeVar, cast
@@ -22,19 +22,9 @@ import astroid
 from astroid import nodes
 
 from pylint_rpcsurface import rules
-from pylint_rpcsurface.analysis.broadcasts import (
-    Code,
-    calls_in,
-    dispatch_calls,
-    not_a_named_rpc,
-    own_code,
-    read_broadcast,
-)
 from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
 from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.handlers import handler_methods
-from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
-from pylint_rpcsurface.analysis.inference import location_of
 from pylint_rpcsurface.analysis.modules import (
     BuiltFromFile,
     ModuleStore,
@@ -53,7 +43,8 @@ from pylint_rpcsurface.analysis.subclasses import (
     word_groups,
     words_held,
 )
-from pylint_rpcsurface.config import Config, ConfigError, DispatchForm, SurfaceSpec, key_of_class
+from pylint_rpcsurface.config import Config, ConfigError, SurfaceSpec, key_of_class
+from pylint_rpcsurface.engine.collector import BroadcastCollector, chain_order
 from pylint_rpcsurface.engine.digests import ModuleDigests, module_digests
 from pylint_rpcsurface.engine.memo import Dependency, Memo
 from pylint_rpcsurface.engine.words_index import (
@@ -246,7 +237,7 @@ class _Run:
         store.reads = self.reads
         self.index = ClassIndex(store, self.reads)
         forms = {form.method: form for form in config.dispatch}
-        self.collector = _BroadcastCollector(forms, self.index, config.helper_depth, self.reads)
+        self.collector = BroadcastCollector(forms, self.index, config.helper_depth, self.reads)
         self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
         self._search_records: dict[str, Searched] = {}
         self._words: WordsIndex | None = None  # the memo's, read on first use
@@ -740,7 +731,7 @@ class _Run:
                 site = replace(broadcast, via=())
                 callers_by_site[site].add(name)
                 known = chains.get(site)
-                if known is None or _chain_order(broadcast.via) < _chain_order(known):
+                if known is None or chain_order(broadcast.via) < chain_order(known):
                     chains[site] = broadcast.via
         rpcs = {broadcast.rpc for broadcast in callers_by_site if broadcast.rpc is not None}
         methods = self.handler_methods(rpcs, [*surface.handlers, *surface.base_handlers])
@@ -933,82 +924,3 @@ class _Family(Record):
 
     classes: dict[str, tuple[_Ref, frozenset[str]]]
     unknown: tuple[UnknownCallers, ...]
-
-
-class _BroadcastCollector:
-    """Reads each method's dispatch calls once, however many callers inherit it.
-
-    A class caller runs its own methods (:func:`own_code`); a function caller runs its
-    own body, and has no subclasses.
-
-    A method's broadcasts include those of the helpers it calls (within ``depth``
-    calls), each marked with the chain of helper calls that leads to it. Calls that pass
-    the name through from a parameter, or send a callable, are not named RPCs: left out.
-    """
-
-    def __init__(
-        self,
-        forms: Mapping[str, DispatchForm],
-        index: ClassIndex,
-        depth: int,
-        reads: ReadRecorder,
-    ) -> None:
-        self.forms = dict(forms)
-        self.index = index
-        self.depth = depth
-        self.reads = reads
-        # Each kept with what computing it read (ReadRecorder.cached): a piece that
-        # reuses it read that too.
-        self._direct: dict[Hashable, tuple[list[Broadcast], Reads]] = {}
-        self._calls: dict[Hashable, tuple[list[tuple[nodes.FunctionDef, HelperStep]], Reads]] = {}
-        self._supers: dict[Hashable, tuple[list[Code], Reads]] = {}
-        # Each code's calls, walked once for its dispatch calls, helpers and super().
-        self._call_nodes: dict[Hashable, tuple[list[nodes.Call], Reads]] = {}
-
-    def of_caller(self, caller: nodes.ClassDef | nodes.FunctionDef) -> tuple[list[Broadcast], bool]:
-        if isinstance(caller, nodes.FunctionDef):
-            codes: list[Code] = [caller]
-            complete = True
-        else:
-            order, complete = self.index.linearize(caller)
-            codes = self.reads.cached(
-                self._supers, tuple(map(id, order)), lambda: own_code(order, None, self._calls_in)
-            )
-        own = frozenset(id(code) for code in codes)
-        found: list[Broadcast] = []
-        for code in codes:
-            found.extend(self._read(code))
-            for helper, chain in reached_helpers(code, self.depth, self._helper_calls, own):
-                found.extend(self._via(self._read(helper), chain))
-        return found, complete
-
-    def _read(self, code: Code) -> list[Broadcast]:
-        def compute() -> list[Broadcast]:
-            fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
-            return [
-                read_broadcast(call, form, fallback)
-                for call, form in dispatch_calls(code, self.forms, self._calls_in(code))
-                if not not_a_named_rpc(call, form)
-            ]
-
-        return self.reads.cached(self._direct, id(code), compute)
-
-    def _helper_calls(self, code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
-        """The helper calls of *code*, inferred once however many callers run it."""
-        tree = self.index.store.tree
-        return self.reads.cached(
-            self._calls, id(code), lambda: list(helper_calls(code, tree, self._calls_in(code)))
-        )
-
-    def _calls_in(self, code: Code) -> list[nodes.Call]:
-        # Read from the code's body, wherever it is.
-        self.reads.node(code.body[0] if isinstance(code, nodes.FunctionDef) else code.body)
-        return self.reads.cached(self._call_nodes, id(code), lambda: calls_in(code))
-
-    @staticmethod
-    def _via(broadcasts: list[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
-        return [replace(broadcast, via=chain) for broadcast in broadcasts]
-
-
-def _chain_order(chain: tuple[HelperStep, ...]) -> tuple[int, list[tuple[Location, str]]]:
-    return len(chain), [(step.call, step.name) for step in chain]
