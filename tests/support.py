@@ -421,3 +421,17 @@ def load_bench_script(name: str) -> ModuleType:
     sys.modules[key] = module
     spec.loader.exec_module(module)
     return module
+
+
+def read_terminal(descriptor: int) -> str:
+    """Everything a pseudo-terminal's main side gives until its process closes it."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(descriptor, 65536)
+        except OSError:  # the other side closed: Linux says EIO
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")

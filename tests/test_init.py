@@ -25,6 +25,7 @@ from support import (
     load_bench_script,
     marked_findings,
     project,
+    read_terminal,
     run_check,
     run_cli,
 )
@@ -438,18 +439,10 @@ def _init_on_a_terminal(folder: Path) -> tuple[int, str]:
         env=clean_environment({"TERM": "xterm"}),
     ) as process:
         os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
+        shown = read_terminal(main)
         status = process.wait(timeout=120)
     os.close(main)
-    return status, b"".join(chunks).decode("utf-8", errors="replace")
+    return status, shown
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")

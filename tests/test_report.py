@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import APP, fast_surface, project, run_check, run_cli
+from support import APP, fast_surface, project, read_terminal, run_check, run_cli
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "engine"
 README = (EXAMPLE / "README.md").read_text(encoding="utf-8")
@@ -120,18 +120,9 @@ def test_a_terminal_gets_a_rich_table() -> None:
         env=environment,
     ) as process:
         os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
+        shown = read_terminal(main)
         assert process.wait(timeout=120) == 0
     os.close(main)
-    shown = b"".join(chunks).decode("utf-8", errors="replace")
     assert "┃" in shown or "│" in shown  # rich's box drawing, absent from the plain table
     assert "export_kv_handles" in shown
     assert "rpc-unlisted" in shown
