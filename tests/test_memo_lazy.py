@@ -25,8 +25,8 @@ from pylint_rpcsurface.model import Analysis, Answers, Location, Registry, Regis
 
 IDENTITY = "the test's identity"
 HERE = Location("core.py", 3, 4, 3, 9)
-# One piece of each shape the engine stores: a dataclass nesting others, a frozenset (as
-# the "direct " pieces are), plain tuples.
+# One piece of each shape the memo stores: a dataclass nesting others, a frozenset, plain
+# tuples.
 PIECES: dict[str, Any] = {
     "registry": Registry("registry.FAST", HERE, (RegistryElement("prefill", "'p'", HERE),)),
     "answers": Answers(("runners.Fast",), frozenset({"b", "a"}), True, ()),
@@ -99,29 +99,11 @@ def test_a_piece_that_does_not_decode_is_a_miss_for_its_key_only(
     assert memo.get("answers", _not_called) is recomputed  # once computed, kept
 
 
-@pytest.mark.parametrize("shape", sorted(FORGED))
-def test_known_drops_the_pieces_that_do_not_decode(tmp_path: Path, shape: str) -> None:
-    file = tmp_path / "memo.json"
-    _saved(file, PIECES)
-    _forge(file, {"direct core.py\0d1": FORGED[shape]})
-    memo = Memo(file, IDENTITY)
-    assert memo.known("direct ") == {"runners.py\0d2": PIECES["direct runners.py\0d2"]}
-    # The engine computes it again and puts it: a miss, so that the file is written.
-    memo.put("direct core.py\0d1", PIECES["direct core.py\0d1"])
-    memo.put("direct runners.py\0d2", PIECES["direct runners.py\0d2"])
-    assert (memo.hits, memo.misses) == (0, 1)
-
-
 def test_pieces_decode_to_what_was_stored(tmp_path: Path) -> None:
     file = tmp_path / "memo.json"
     _saved(file, PIECES)
     memo = Memo(file, IDENTITY)
     assert {key: memo.get(key, _not_called) for key in PIECES} == PIECES
-    assert memo.known("direct ") == {
-        key.removeprefix("direct "): value
-        for key, value in PIECES.items()
-        if key.startswith("direct ")
-    }
 
 
 def test_a_reused_piece_is_written_back_as_it_was_read(tmp_path: Path) -> None:
@@ -137,8 +119,7 @@ def test_a_reused_piece_is_written_back_as_it_was_read(tmp_path: Path) -> None:
     before = _facts_text(file)
     memo = Memo(file, IDENTITY)
     assert memo.get("answers", _not_called) == PIECES["answers"]
-    known = memo.known("direct ")
-    memo.put("direct runners.py\0d2", known["runners.py\0d2"])
+    memo.put("direct runners.py\0d2", memo.get("direct runners.py\0d2", _not_called))
     memo.get("registry", _not_called)
     memo.get("new", lambda: ("computed", 1))  # a miss: the memo is written
     memo.save()
@@ -158,7 +139,6 @@ def test_a_piece_that_does_not_decode_is_not_written_back(tmp_path: Path, shape:
     memo = Memo(file, IDENTITY)
     memo.get("answers", lambda: PIECES["answers"])  # computed again
     memo.get("registry", lambda: PIECES["registry"])
-    memo.known("direct ")  # the engine reads these first
     memo.get("direct core.py\0d1", _not_called)
     memo.save()
     after = json.loads(file.read_text(encoding="utf-8"))["facts"]
@@ -170,12 +150,12 @@ def test_a_piece_that_does_not_decode_is_not_written_back(tmp_path: Path, shape:
 
 def test_a_piece_put_with_another_value_is_written_with_it(tmp_path: Path) -> None:
     """A stored piece that decodes to something else than what the engine puts (a
-    "direct " piece that is not a frozenset: the engine ignores it and scans again)."""
+    frozenset stored as a list): written with the value put."""
     file = tmp_path / "memo.json"
     stored = _saved(file, PIECES)
     _forge(file, {"direct core.py\0d1": '["runners.py"]'})
     memo = Memo(file, IDENTITY)
-    assert memo.known("direct ")["core.py\0d1"] == ("runners.py",)
+    assert memo.get("direct core.py\0d1", _not_called) == ("runners.py",)
     memo.put("direct core.py\0d1", PIECES["direct core.py\0d1"])
     assert memo.misses == 1
     memo.save()

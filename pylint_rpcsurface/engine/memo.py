@@ -256,16 +256,6 @@ class Memo:
         if content not in self._digests:
             self._new_digests[content] = digests
 
-    def known(self, prefix: str) -> dict[str, Any]:
-        """The stored pieces whose key starts with *prefix*, by the rest of their key
-        (those that decode)."""
-        found = {}
-        for key in [key for key in self._raw if key.startswith(prefix)]:
-            decodes, value = self._stored(key)
-            if decodes:
-                found[key[len(prefix) :]] = value
-        return found
-
     def external_modules(self) -> dict[str, str]:
         """The modules outside the project the stored pieces were computed from, by name."""
         return {name: path for name, (path, _, _) in self._externals.items()}
@@ -493,11 +483,6 @@ def _decode(raw: Any, depth: int) -> Any:
 
 
 Check = Callable[[Any], bool]
-
-
-def conforms(value: Any, expected: Any) -> bool:
-    """Whether *value* is of the type *expected* (see :func:`checker`)."""
-    return checker(expected)(value)
 
 
 def checker(expected: Any) -> Check:
