@@ -261,3 +261,60 @@ def test_a_body_edit_that_keeps_the_interface_builds_only_what_read_the_body(
     # handlers' pieces read neither module: runners.py and replies.py are not built.
     assert "runners.py" not in built
     assert "replies.py" not in built
+
+
+def test_lines_inserted_above_a_handler_move_its_findings_and_build_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blank lines above the handler classes move every position in runners.py, but no
+    function's text: the pieces that read those functions hold, their positions moved
+    with the functions (the finding names the handler's new line), and no module is
+    built."""
+    files = {
+        "app.py": (
+            'class Core:\n    def step(self):\n        self.mgr.call_func("alpha", wait_out=True)\n'
+        ),
+        "runners.py": RUNNERS.replace("return 1", "return None"),
+    }
+    root = _project(tmp_path, files)
+    config = load_config(root / "pyproject.toml")
+    memo_file = root / ".memo.json"
+    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
+    runners = root / "runners.py"
+    runners.write_text("\n\n" + runners.read_text(encoding="utf-8"), encoding="utf-8")
+    expected = _answer(analyse(config))
+    assert expected != before, "the handler's line is in a finding: it must move"
+    with _counting_builds(monkeypatch) as built:
+        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+    assert built == []
+
+
+def test_an_edit_in_one_method_recomputes_that_method_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Core.step reaches names.py's helper; an edit inside Core.other (a line more,
+    which moves Core.step's positions too) recomputes Core.other's piece alone: the
+    helper's module is not built, and the answer is the one from nothing."""
+    files = {
+        "names.py": 'def rpc_name():\n    return "alpha"\n',
+        "app.py": (
+            "from names import rpc_name\n\n\nclass Core:\n    def other(self):\n"
+            "        return 1\n\n    def step(self):\n"
+            "        self.mgr.call_func(rpc_name(), wait_out=True)\n"
+            '        self.mgr.call_func("ghost", wait_out=True)\n'
+        ),
+    }
+    root = _project(tmp_path, files)
+    config = load_config(root / "pyproject.toml")
+    memo_file = root / ".memo.json"
+    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
+    app = root / "app.py"
+    app.write_text(
+        app.read_text(encoding="utf-8").replace("return 1", "x = 1\n        return x"),
+        encoding="utf-8",
+    )
+    expected = _answer(analyse(config))
+    assert expected != before, "the finding on 'ghost' moves a line down"
+    with _counting_builds(monkeypatch) as built:
+        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+    assert "names.py" not in built

@@ -9,7 +9,8 @@ a helper twice (recursion terminates) and stops after ``depth`` calls.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import TypeVar
 
 from astroid import bases, nodes
 
@@ -250,31 +251,33 @@ def helper_calls(
         yield target, HelperStep(target.name, at)
 
 
-Calls = Callable[[Code], list[tuple[nodes.FunctionDef, HelperStep]]]
+_K = TypeVar("_K", bound=Hashable)
 
 
 def reached_helpers(
-    code: Code,
+    code: _K,
     depth: int,
-    calls: Calls,
-    own: frozenset[int] = frozenset(),
-) -> list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]]:
+    calls: Callable[[_K], Sequence[tuple[_K, HelperStep]]],
+    own: frozenset[_K] = frozenset(),
+) -> list[tuple[_K, tuple[HelperStep, ...]]]:
     """Every helper *code* reaches within *depth* calls, with the chain that reaches it.
 
-    *own* holds the ids of code already counted as the caller's own (its staticmethods
-    and classmethods): those are not helpers of it. *calls* gives the helper calls of
-    one function: :func:`helper_calls` over the project's tree, usually cached.
+    Code is named by any key that tells two functions apart (a node, or where it is
+    defined). *own* holds the code already counted as the caller's own (its
+    staticmethods and classmethods): those are not helpers of it. *calls* gives the
+    helper calls of one function: :func:`helper_calls` over the project's tree, usually
+    cached.
     """
-    reached: list[tuple[nodes.FunctionDef, tuple[HelperStep, ...]]] = []
-    seen: set[int] = {id(code), *own}
-    frontier: list[tuple[Code, tuple[HelperStep, ...]]] = [(code, ())]
+    reached: list[tuple[_K, tuple[HelperStep, ...]]] = []
+    seen: set[_K] = {code, *own}
+    frontier: list[tuple[_K, tuple[HelperStep, ...]]] = [(code, ())]
     for _ in range(depth):
-        following: list[tuple[Code, tuple[HelperStep, ...]]] = []
+        following: list[tuple[_K, tuple[HelperStep, ...]]] = []
         for current, chain in frontier:
             for helper, step in calls(current):
-                if id(helper) in seen:
+                if helper in seen:
                     continue
-                seen.add(id(helper))
+                seen.add(helper)
                 reached.append((helper, (*chain, step)))
                 following.append((helper, (*chain, step)))
         frontier = following

@@ -116,6 +116,20 @@ class ReadRecorder:
             if self._stack:
                 self._stack[-1].merge(reads)
 
+    @contextlib.contextmanager
+    def unrecorded(self) -> Iterator[None]:
+        """A stretch whose reads count for no span: what finds a node again by the name a
+        piece's key holds (the piece depends on what it reads of the node, not on how
+        it was found)."""
+        if not self._stack:
+            yield
+            return
+        self._stack.append(Reads())
+        try:
+            yield
+        finally:
+            self._stack.pop()
+
     def replay(self, reads: Reads) -> None:
         """Count *reads* (of a result reused from a cache) for the open spans."""
         if self._stack:

@@ -19,6 +19,7 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.branches import can_run, live_bindings
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.analysis.modules import definition_name
 from pylint_rpcsurface.model import Location, Record
 
 
@@ -30,6 +31,8 @@ class CallerClassFacts(Record):
     name: str
     line: int
     col: int
+    within: str  # its name in its module, and which definition of it (definition_name)
+    index: int
     descends_from: frozenset[str]  # the configured callers it descends from
 
 
@@ -85,6 +88,7 @@ def callers_in_module(
                     cls.name,
                     cls.lineno or 0,
                     cls.col_offset or 0,
+                    *definition_name(cls),
                     descends_from,
                 )
             )

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 from functools import partial
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import astroid
 from astroid import nodes
@@ -28,6 +28,8 @@ from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.modules import (
     BuiltFromFile,
     ModuleStore,
+    definition_name,
+    find_definition,
     recording_reads,
 )
 from pylint_rpcsurface.analysis.pragmas import pragma_states
@@ -44,9 +46,14 @@ from pylint_rpcsurface.analysis.subclasses import (
     words_held,
 )
 from pylint_rpcsurface.config import Config, ConfigError, SurfaceSpec, key_of_class
-from pylint_rpcsurface.engine.collector import BroadcastCollector, chain_order
+from pylint_rpcsurface.engine.collector import (
+    BroadcastCollector,
+    CodeFacts,
+    CodeRef,
+    chain_order,
+)
 from pylint_rpcsurface.engine.digests import ModuleDigests, module_digests
-from pylint_rpcsurface.engine.memo import Dependency, Memo
+from pylint_rpcsurface.engine.memo import USES, Dependency, Memo
 from pylint_rpcsurface.engine.words_index import (
     WORDS_KEY,
     Searched,
@@ -80,6 +87,9 @@ __all__ = [
 ]
 
 
+# The level of a dependency that is no digest but where the function Q spanned ("at Q",
+# "index start end") when a position in the piece was read from it.
+ANCHOR = "at "
 _T = TypeVar("_T")
 
 
@@ -188,17 +198,18 @@ def _surface_facts(
 
 @dataclass(frozen=True, eq=False, repr=False)
 class _Ref(Record):
-    """Where a class or function is defined: enough to find its node again, and to tell
-    two definitions of one name apart."""
+    """Where a class or function is defined, by name (:func:`definition_name`): enough
+    to find its node again and to tell two definitions of one name apart, and the same
+    when lines above it move."""
 
     path: str
-    line: int
-    col: int
+    name: str
+    index: int
 
     @classmethod
     def of(cls, node: nodes.ClassDef | nodes.FunctionDef, tree: SourceTree) -> _Ref:
         """Where *node* is, by the path its file is known by (``SourceTree.key``)."""
-        return cls(tree.key(node.root().file or ""), node.lineno or 0, node.col_offset or 0)
+        return cls(tree.key(node.root().file or ""), *definition_name(node))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -237,7 +248,14 @@ class _Run:
         store.reads = self.reads
         self.index = ClassIndex(store, self.reads)
         forms = {form.method: form for form in config.dispatch}
-        self.collector = BroadcastCollector(forms, self.index, config.helper_depth, self.reads)
+        self.collector = BroadcastCollector(
+            forms,
+            self.index,
+            config.helper_depth,
+            self.reads,
+            piece=self._code_piece,
+            spans=lambda path: self._summary(path)[1],
+        )
         self._nodes: dict[_Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
         self._search_records: dict[str, Searched] = {}
         self._words: WordsIndex | None = None  # the memo's, read on first use
@@ -247,6 +265,8 @@ class _Run:
         # them is never written to the memo (see Memo.ephemeral).
         self.buffers = frozenset(path for path in store.overrides if store.unsaved(path))
         self._digests: dict[str, ModuleDigests] = {}  # by content hash
+        # The keys of the pieces each piece being computed asks for, innermost last.
+        self._nested: list[dict[str, None]] = []
 
     # -------------------------------------------------------------- the memo's keys
 
@@ -271,28 +291,52 @@ class _Run:
             # A memo that keeps nothing (--no-cache): its pieces live for this run only,
             # over one version of every module, and nothing is recorded.
             return cast(_T, self.memo.get(key, compute, expect))
+        if self._nested:
+            self._nested[-1][key] = None
         found, value, reads = self.memo.find(key, expect, self._still_holds)
         if found:
+            anchors = [entry for entry in reads if entry[1].startswith(ANCHOR)]
             for path, level, _ in reads:
-                self.reads.path(path, level)
-            return cast(_T, value)
-        with self.reads.span() as read:
-            for path in on:
-                read.add(path, own)
-            computed = compute()
+                if level == USES:
+                    self.memo.retain(path)
+                elif not level.startswith(ANCHOR):
+                    self.reads.path(path, level)
+            return cast(_T, self._reanchored(value, anchors) if anchors else value)
+        self._nested.append({})
+        try:
+            with self.reads.span() as read:
+                for path in on:
+                    read.add(path, own)
+                computed = compute()
+        finally:
+            nested = self._nested.pop()
+        anchored: dict[Dependency, None] = {}
         for path, line in _positions(computed):
-            if not self._read_around(read, path, line):
+            anchor = self._anchor(read, path, line)
+            if anchor is None:
                 read.add(path, BODY)
+            elif anchor:
+                anchored[anchor] = None
         dependencies = tuple(
             (path, level, self._digest(path, level)) for path, level in read.dependencies()
         )
+        if anchored:
+            body_read = {path for path, level, _ in dependencies if level == BODY}
+            dependencies += tuple(a for a in anchored if a[0] not in body_read)
+        # The pieces computing it asked for: kept in the memo while this one is used.
+        dependencies += tuple((inner, USES, "") for inner in nested)
         lasting = not any(path in self.buffers for path, _, _ in dependencies)
         self.memo.keep(key, computed, dependencies, lasting=lasting)
         return computed
 
     def _still_holds(self, dependencies: tuple[Dependency, ...]) -> bool:
-        """Whether every module a stored piece read has the digest it read."""
-        return all(self._digest(path, level) == digest for path, level, digest in dependencies)
+        """Whether every module a stored piece read has the digest it read (an anchor is
+        no digest: the function's own "def Q" dependency says whether it holds; nor is
+        a piece it used)."""
+        return all(
+            level == USES or level.startswith(ANCHOR) or self._digest(path, level) == digest
+            for path, level, digest in dependencies
+        )
 
     def _digest(self, path: str, level: str) -> str:
         """*path*'s digest at *level* (:mod:`.digests`); "absent" for a function the
@@ -310,18 +354,58 @@ class _Run:
         self._digests[content] = found
         return found
 
-    def _read_around(self, read: Reads, path: str, line: int) -> bool:
-        """Whether *read* read the code of a function of *path* that spans *line*."""
+    def _anchor(self, read: Reads, path: str, line: int) -> Dependency | Literal[""] | None:
+        """How a position at *line* of *path* in a piece's value is kept: "" when *read*
+        read the module's whole body (the position holds while the body does); the anchor
+        of the innermost function read alone that spans it (the position moves with that
+        function, see :meth:`_reanchored`); None when neither, so that the piece must
+        depend on the whole body."""
         levels = read.levels.get(path, set())
         if BODY in levels:
-            return True
+            return ""
         spans = self._summary(path)[1]
-        return any(
-            start <= line <= end
-            for level in levels
-            if level.startswith("def ")
-            for start, end in spans.get(level[4:], ())
-        )
+        best: tuple[int, str, int, int, int] | None = None
+        for level in levels:
+            if not level.startswith("def "):
+                continue
+            for index, (start, end) in enumerate(spans.get(level[4:], ())):
+                if start <= line <= end and (best is None or end - start < best[0]):
+                    best = (end - start, level[4:], index, start, end)
+        if best is None:
+            return None
+        _, name, index, start, end = best
+        return (path, f"{ANCHOR}{name}", f"{index} {start} {end}")
+
+    def _reanchored(self, value: Any, anchors: Sequence[Dependency]) -> Any:
+        """*value* with each position that an anchor holds moved by as many lines as the
+        anchor's function has moved since the value was computed. The function's text is
+        what the piece read ("def Q"), so the position is the same place in it."""
+        moves: dict[str, list[tuple[int, int, int]]] = {}
+        for path, level, where in anchors:
+            index, start, end = (int(part) for part in where.split())
+            spans = self._summary(path)[1].get(level[len(ANCHOR) :], ())
+            if index >= len(spans):
+                raise LookupError(f"{level} of {path} is gone: the module changed")
+            shift = spans[index][0] - start
+            if shift:
+                moves.setdefault(path, []).append((start, end, shift))
+        if not moves:
+            return value
+        for found in moves.values():
+            found.sort(key=lambda move: move[1] - move[0])  # the innermost first
+
+        def moved(location: Location) -> Location:
+            for start, end, shift in moves.get(location.path, ()):
+                if start <= location.line <= end:
+                    end_line = location.end_line
+                    return replace(
+                        location,
+                        line=location.line + shift,
+                        end_line=None if end_line is None else end_line + shift,
+                    )
+            return location
+
+        return _map_locations(value, moved)
 
     def _file_key(self, kind: str, path: str, *parts: object) -> str:
         """The key of a piece of one file's version (its words, its pragmas)."""
@@ -341,16 +425,12 @@ class _Run:
         return found
 
     def node(self, ref: _Ref) -> nodes.ClassDef | nodes.FunctionDef | None:
-        # Found by its position, which the pieces that look it up hold in their keys.
+        # Found by its name, which the pieces that look it up hold in their keys: the
+        # module's interface says which definitions of it there are.
         self.reads.path(ref.path, INTERFACE)
         if ref not in self._nodes:
             module = self.store.module(ref.path)
-            found = None
-            if module is not None:
-                for candidate in module.nodes_of_class((nodes.ClassDef, nodes.FunctionDef)):
-                    if (candidate.lineno, candidate.col_offset) == (ref.line, ref.col):
-                        found = candidate
-                        break
+            found = None if module is None else find_definition(module, ref.name, ref.index)
             self._nodes[ref] = found
         return self._nodes[ref]
 
@@ -374,10 +454,9 @@ class _Run:
                 problem = value if isinstance(value, str) else "not a class"
                 return _Resolved(None, dotted, False, problem)
             ref = _Ref.of(value, self.store.tree)
-            self.reads.path(ref.path, "place " + _name_in_module(value))
             self._nodes.setdefault(ref, value)
             return _Resolved(
-                _Ref.of(value, self.store.tree),
+                ref,
                 self.index.qualname(value),
                 isinstance(value, nodes.ClassDef),
                 None,
@@ -436,7 +515,7 @@ class _Run:
         def compute() -> frozenset[str]:
             return configured_ancestors(self._class(ref), self.index, configured)
 
-        parts = (ref.path, ref.line, ref.col, sorted(configured))
+        parts = (ref.path, ref.name, ref.index, sorted(configured))
         return frozenset(self._piece("ancestors", parts, [ref.path], compute, frozenset[str]))
 
     def module_callers(self, path: str, configured: frozenset[str]) -> ModuleCallers:
@@ -458,6 +537,13 @@ class _Run:
         )
         return _as_module_callers(value)
 
+    def _code_piece(self, ref: CodeRef, compute: Callable[[], CodeFacts]) -> CodeFacts:
+        """One code's dispatch calls and helper calls, found by its name in its module
+        (its own "def Q"), or by its position (its module's body)."""
+        path, name, index = ref
+        own = BODY if name.startswith("@") else "def " + name
+        return self._piece("code", (path, name, index), [path], compute, CodeFacts, own=own)
+
     def broadcasts(self, name: str, ref: _Ref) -> tuple[tuple[Broadcast, ...], bool]:
         def compute() -> tuple[tuple[Broadcast, ...], bool]:
             caller = self.node(ref)
@@ -468,7 +554,7 @@ class _Run:
 
         found, complete = self._piece(
             "broadcasts",
-            (name, ref.path, ref.line, ref.col),
+            (name, ref.path, ref.name, ref.index),
             [ref.path],
             compute,
             tuple[tuple[Broadcast, ...], bool],
@@ -483,7 +569,7 @@ class _Run:
 
         value = self._piece(
             "answers",
-            ([(r.path, r.line, r.col) for r in refs],),
+            ([(r.path, r.name, r.index) for r in refs],),
             [r.path for r in refs],
             compute,
             Answers,
@@ -508,7 +594,7 @@ class _Run:
                 def compute(rpc: str = rpc, ref: _Ref = ref) -> tuple[HandlerMethod, ...]:
                     return handler_methods([rpc], [self._class(ref)], self.index, transparent)
 
-                parts = (rpc, ref.path, ref.line, ref.col)
+                parts = (rpc, ref.path, ref.name, ref.index)
                 found = self._piece(
                     "handler", parts, [ref.path], compute, tuple[HandlerMethod, ...]
                 )
@@ -635,7 +721,7 @@ class _Run:
                         UnknownCallers("open-class", open_class.location, open_class.reason)
                     )
                 for cls in module.classes:
-                    ref = _Ref(path, cls.line, cls.col)
+                    ref = _Ref(path, cls.within, cls.index)
                     name = cls.qualname
                     if name in found and found[name][0] != ref:
                         # Another definition that can run (if/else, try/except): judged
@@ -797,15 +883,22 @@ class _Run:
             )
 
 
-def _name_in_module(node: nodes.ClassDef | nodes.FunctionDef) -> str:
-    """*node*'s dotted name within its module (``Class.method``)."""
-    names = [node.name]
-    current = node.parent
-    while current is not None and not isinstance(current, nodes.Module):
-        if isinstance(current, (nodes.ClassDef, nodes.FunctionDef)):
-            names.append(current.name)
-        current = current.parent
-    return ".".join(reversed(names))
+def _map_locations(value: Any, moved: Callable[[Location], Location]) -> Any:
+    """*value* with every Location it holds, at any depth, replaced by *moved*'s."""
+    if isinstance(value, Location):
+        return moved(value)
+    if isinstance(value, tuple):
+        return tuple(_map_locations(item, moved) for item in value)
+    if isinstance(value, list):
+        return [_map_locations(item, moved) for item in value]
+    if isinstance(value, frozenset):
+        return frozenset(_map_locations(item, moved) for item in value)
+    if isinstance(value, dict):
+        return {_map_locations(k, moved): _map_locations(v, moved) for k, v in value.items()}
+    if is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: _map_locations(getattr(value, f.name), moved) for f in fields(value)}
+        return replace(value, **changes)
+    return value
 
 
 def _positions(value: Any) -> Iterator[tuple[str, int]]:
@@ -868,10 +961,10 @@ def analyse_recording_failed_imports(
 
 # The shapes of the pieces stored as plain data (Memo.get's expect): a stored piece of
 # any other shape is computed again.
-_ResolvedShape = tuple[tuple[str, int, int] | None, str, bool, str | None]
+_ResolvedShape = tuple[tuple[str, str, int] | None, str, bool, str | None]
 _ModuleCallersShape = tuple[
     bool,
-    tuple[tuple[str, str, int, int, frozenset[str]], ...],
+    tuple[tuple[str, str, int, int, str, int, frozenset[str]], ...],
     tuple[tuple[str, str], ...],
     tuple[tuple[str, Location, str], ...],
     tuple[int | None, str] | None,
@@ -881,18 +974,21 @@ _PragmaStates = tuple[tuple[str, int, bool | None], ...]
 
 def _resolved_to_plain(value: _Resolved) -> tuple[object, ...]:
     ref = value.ref
-    place = (ref.path, ref.line, ref.col) if ref is not None else None
+    place = (ref.path, ref.name, ref.index) if ref is not None else None
     return (place, value.qualname, value.is_class, value.problem)
 
 
 def _as_resolved(raw: Any) -> _Resolved:
     place, qualname, is_class, problem = raw
-    ref = _Ref(str(place[0]), int(place[1]), int(place[2])) if place is not None else None
+    ref = _Ref(str(place[0]), str(place[1]), int(place[2])) if place is not None else None
     return _Resolved(ref, str(qualname), bool(is_class), None if problem is None else str(problem))
 
 
 def _callers_to_plain(value: ModuleCallers) -> tuple[object, ...]:
-    classes = tuple((c.qualname, c.name, c.line, c.col, c.descends_from) for c in value.classes)
+    classes = tuple(
+        (c.qualname, c.name, c.line, c.col, c.within, c.index, c.descends_from)
+        for c in value.classes
+    )
     opened = tuple((c.name, c.location, c.reason) for c in value.open_classes)
     return (value.parsed, classes, value.aliases, opened, value.failure)
 
@@ -905,8 +1001,10 @@ def _as_module_callers(raw: Any) -> ModuleCallers:
     return ModuleCallers(
         bool(parsed),
         tuple(
-            CallerClassFacts(str(q), str(n), int(line), int(col), frozenset(d))
-            for q, n, line, col, d in classes
+            CallerClassFacts(
+                str(q), str(n), int(line), int(col), str(within), int(index), frozenset(d)
+            )
+            for q, n, line, col, within, index, d in classes
         ),
         tuple((str(alias), str(aliased)) for alias, aliased in aliases),
         tuple(

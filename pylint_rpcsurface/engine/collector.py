@@ -3,7 +3,7 @@ code read once however many callers run it."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 
 from astroid import nodes
@@ -23,11 +23,26 @@ from pylint_rpcsurface.analysis.reads import ReadRecorder, Reads
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, HelperStep, Location
 
-__all__ = ["BroadcastCollector", "chain_order"]
+__all__ = ["BroadcastCollector", "CodeFacts", "CodeRef", "chain_order"]
+
+
+# Where a code is defined, enough to find it again: its module's key, and either "Q",
+# the function or method's name as :mod:`.digests` has it (classes' names before it),
+# with which of the definitions of that name it is (``if``/``else`` may define two); or
+# "@line:col", for code no name finds (a nested function, a lambda, code outside the
+# source roots), with 0.
+CodeRef = tuple[str, str, int]
+# What one code holds: its own dispatch calls' broadcasts, and the helpers it calls
+# (each a CodeRef, flattened, with the call).
+CodeFacts = tuple[tuple[Broadcast, ...], tuple[tuple[str, str, int, HelperStep], ...]]
+# The piece of one code's facts: kept between runs, under what computing them read.
+CodePiece = Callable[[CodeRef, Callable[[], CodeFacts]], CodeFacts]
 
 
 class BroadcastCollector:
-    """Reads each method's dispatch calls once, however many callers inherit it.
+    """Reads each code's dispatch calls and helper calls once, however many callers
+    inherit it: one piece per code (*piece*, the engine's memo), so that an edit inside
+    one method recomputes that method alone.
 
     A class caller runs its own methods (:func:`own_code`); a function caller runs its
     own body, and has no subclasses.
@@ -43,18 +58,26 @@ class BroadcastCollector:
         index: ClassIndex,
         depth: int,
         reads: ReadRecorder,
+        *,
+        piece: CodePiece | None = None,
+        spans: Callable[[str], Mapping[str, tuple[tuple[int, int], ...]]] | None = None,
     ) -> None:
         self.forms = dict(forms)
         self.index = index
         self.depth = depth
         self.reads = reads
+        self._piece = piece
+        self._spans = spans
         # Each kept with what computing it read (ReadRecorder.cached): a piece that
         # reuses it read that too.
-        self._direct: dict[Hashable, tuple[list[Broadcast], Reads]] = {}
-        self._calls: dict[Hashable, tuple[list[tuple[nodes.FunctionDef, HelperStep]], Reads]] = {}
+        self._facts: dict[Hashable, tuple[CodeFacts, Reads]] = {}
         self._supers: dict[Hashable, tuple[list[Code], Reads]] = {}
         # Each code's calls, walked once for its dispatch calls, helpers and super().
         self._call_nodes: dict[Hashable, tuple[list[nodes.Call], Reads]] = {}
+        # The codes met in this run, by where they are defined.
+        self._codes: dict[CodeRef, Code] = {}
+        self._refs: dict[int, CodeRef] = {}
+        self._external: set[str] = set()  # the files of code outside the source roots
 
     def of_caller(self, caller: nodes.ClassDef | nodes.FunctionDef) -> tuple[list[Broadcast], bool]:
         if isinstance(caller, nodes.FunctionDef):
@@ -65,31 +88,110 @@ class BroadcastCollector:
             codes = self.reads.cached(
                 self._supers, tuple(map(id, order)), lambda: own_code(order, None, self._calls_in)
             )
-        own = frozenset(id(code) for code in codes)
+        refs = [self.ref(code) for code in codes]
+        own = frozenset(refs)
         found: list[Broadcast] = []
-        for code in codes:
-            found.extend(self._read(code))
-            for helper, chain in reached_helpers(code, self.depth, self._helper_calls, own):
-                found.extend(self._via(self._read(helper), chain))
+        for ref in refs:
+            found.extend(self.facts_of(ref)[0])
+            for helper, chain in reached_helpers(ref, self.depth, self._helper_calls, own):
+                found.extend(self._via(self.facts_of(helper)[0], chain))
         return found, complete
 
+    def ref(self, code: Code) -> CodeRef:
+        """Where *code* is defined (see CodeRef); the code is kept for this run."""
+        known = self._refs.get(id(code))
+        if known is not None:
+            return known
+        file = code.root().file or ""
+        path = self.index.store.project_key(file) if file else None
+        name = _name_of(code) if path is not None and self._spans is not None else None
+        index = -1
+        if (
+            path is not None
+            and name is not None
+            and self._spans is not None
+            and isinstance(code, nodes.FunctionDef)
+        ):
+            start = _first_line(code)
+            spans = self._spans(path).get(name, ())
+            index = next((i for i, (first, _) in enumerate(spans) if first == start), -1)
+        if path is None or name is None or index < 0:
+            if path is None:
+                self._external.add(file)
+            ref: CodeRef = (path or file, f"@{code.lineno or 0}:{code.col_offset or 0}", 0)
+        else:
+            ref = (path, name, index)
+        self._refs[id(code)] = ref
+        self._codes[ref] = code
+        return ref
+
+    def facts_of(self, ref: CodeRef) -> CodeFacts:
+        """The dispatch calls and helper calls of the code at *ref*: a piece of the memo
+        when it is found by its name in a project module, else computed in this run."""
+
+        def compute() -> CodeFacts:
+            code = self._code(ref)
+            direct = self._read(code)
+            calls = tuple(
+                (*self.ref(helper), step)
+                for helper, step in helper_calls(code, self.index.store.tree, self._calls_in(code))
+            )
+            return tuple(direct), calls
+
+        if self._piece is None or ref[0] in self._external:
+            return self.reads.cached(self._facts, ref, compute)
+        return self._piece(ref, compute)
+
+    def _code(self, ref: CodeRef) -> Code:
+        """The code at *ref*: met in this run, or found in its module (built if need be).
+        Finding it reads nothing the piece depends on: the piece's key names it, and its
+        own "def Q" (or, for a position, its module's body) is what it read."""
+        known = self._codes.get(ref)
+        if known is not None:
+            return known
+        with self.reads.unrecorded():
+            module = self.index.store.module(ref[0])
+            found = None if module is None else self._find(module, ref)
+        if found is None:
+            raise LookupError(f"no code at {ref}: the module changed during the analysis")
+        self._refs[id(found)] = ref
+        self._codes[ref] = found
+        return found
+
+    def _find(self, module: nodes.Module, ref: CodeRef) -> Code | None:
+        path, name, index = ref
+        if name.startswith("@"):
+            line, _, col = name[1:].partition(":")
+            for code in module.nodes_of_class((nodes.FunctionDef, nodes.Lambda)):
+                if (code.lineno, code.col_offset) == (int(line), int(col)):
+                    return code
+            return None
+        spans = self._spans(path).get(name, ()) if self._spans is not None else ()
+        if index >= len(spans):
+            return None
+        start = spans[index][0]
+        last = name.rpartition(".")[2]
+        for code in module.nodes_of_class(nodes.FunctionDef):
+            if (
+                isinstance(code, nodes.FunctionDef)
+                and code.name == last
+                and _first_line(code) == start
+                and _name_of(code) == name
+            ):
+                return code
+        return None
+
     def _read(self, code: Code) -> list[Broadcast]:
-        def compute() -> list[Broadcast]:
-            fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
-            return [
-                read_broadcast(call, form, fallback)
-                for call, form in dispatch_calls(code, self.forms, self._calls_in(code))
-                if not not_a_named_rpc(call, form)
-            ]
+        fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
+        return [
+            read_broadcast(call, form, fallback)
+            for call, form in dispatch_calls(code, self.forms, self._calls_in(code))
+            if not not_a_named_rpc(call, form)
+        ]
 
-        return self.reads.cached(self._direct, id(code), compute)
-
-    def _helper_calls(self, code: Code) -> list[tuple[nodes.FunctionDef, HelperStep]]:
-        """The helper calls of *code*, inferred once however many callers run it."""
-        tree = self.index.store.tree
-        return self.reads.cached(
-            self._calls, id(code), lambda: list(helper_calls(code, tree, self._calls_in(code)))
-        )
+    def _helper_calls(self, ref: CodeRef) -> list[tuple[CodeRef, HelperStep]]:
+        """The helper calls of the code at *ref*, from its facts."""
+        return [((path, name, index), step) for path, name, index, step in self.facts_of(ref)[1]]
 
     def _calls_in(self, code: Code) -> list[nodes.Call]:
         # Read from the code's body, wherever it is.
@@ -97,8 +199,32 @@ class BroadcastCollector:
         return self.reads.cached(self._call_nodes, id(code), lambda: calls_in(code))
 
     @staticmethod
-    def _via(broadcasts: list[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
+    def _via(broadcasts: Sequence[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
         return [replace(broadcast, via=chain) for broadcast in broadcasts]
+
+
+def _name_of(code: Code) -> str | None:
+    """The name :mod:`.digests` gives *code*: a function or method defined at module
+    level or in classes there (compound statements aside), its classes' names first;
+    None for a lambda or a function nested in another."""
+    if not isinstance(code, nodes.FunctionDef):
+        return None
+    names = [code.name]
+    current = code.parent
+    while current is not None and not isinstance(current, nodes.Module):
+        if isinstance(current, (nodes.FunctionDef, nodes.Lambda)):
+            return None
+        if isinstance(current, nodes.ClassDef):
+            names.append(current.name)
+        current = current.parent
+    return ".".join(reversed(names))
+
+
+def _first_line(code: nodes.FunctionDef) -> int:
+    """The line *code*'s definition starts at, its decorators included (as
+    :mod:`.digests` spans it)."""
+    decorators = code.decorators.nodes if code.decorators is not None else []
+    return min([code.lineno or 0, *(d.lineno or 0 for d in decorators)])
 
 
 def chain_order(chain: tuple[HelperStep, ...]) -> tuple[int, list[tuple[Location, str]]]:

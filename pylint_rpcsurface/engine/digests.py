@@ -63,9 +63,10 @@ def _definitions(
     (classes' bodies and compound statements searched, function bodies not) and the
     "place Q" digest of each class and function; the lines each function spans.
 
-    A function's digest is of its text with the line it starts at: the facts read from
-    it hold absolute positions, so a function moved by a line is another version of it.
-    Several definitions of one name (``if``/``else``) make one digest of them all."""
+    A function's digest is of its text alone: a function moved by a line is the same
+    version of it, and the positions facts read from it hold are moved with it (the
+    engine re-anchors them to where the function starts now). Several definitions of one
+    name (``if``/``else``) make one digest of them all, in order."""
     texts: dict[str, list[str]] = {}
     places: dict[str, list[str]] = {}
     spans: dict[str, list[tuple[int, int]]] = {}
@@ -80,7 +81,7 @@ def _definitions(
                 continue
             start = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
             end = statement.end_lineno or statement.lineno
-            texts.setdefault(name, []).append(f"{start}\n" + "".join(lines[start - 1 : end]))
+            texts.setdefault(name, []).append("".join(lines[start - 1 : end]))
             spans.setdefault(name, []).append((start, end))
         else:
             for block in _blocks(statement):

@@ -40,7 +40,7 @@ from pylint_rpcsurface import model
 from pylint_rpcsurface.engine.digests import ModuleDigests
 from pylint_rpcsurface.sources import KnownFile, read_source, write_atomically
 
-__all__ = ["Memo"]
+__all__ = ["USES", "Dependency", "Memo"]
 
 _FORMAT = 3  # 3: pieces under what they read, and the modules' digests
 # The facts' types: nothing else is ever built from a memo file. Each with its fields'
@@ -76,6 +76,10 @@ _VARIANTS = 3
 # What a piece read: each project module (its key) with the level read and that level's
 # digest of the module then.
 Dependency = tuple[str, str, str]
+# The level of a dependency that is another piece's key, with no digest: a piece that
+# computing this one asked for. Reusing this piece keeps that one (Memo.retain), for the
+# run that computes this one again to find it.
+USES = "uses"
 
 
 class Memo:
@@ -113,6 +117,8 @@ class Memo:
         self._variants: dict[str, list[Any]] = {}
         self._found: dict[str, tuple[tuple[Dependency, ...], Any]] = {}
         self._fresh: dict[str, tuple[tuple[Dependency, ...], Any]] = {}
+        # Pieces this run did not ask for, kept as stored (Memo.retain).
+        self._retained: set[str] = set()
         # The two digests of each module version, by content hash (see .digests).
         self._digests: dict[str, ModuleDigests] = {}
         self._new_digests: dict[str, ModuleDigests] = {}
@@ -238,6 +244,25 @@ class Memo:
         self.misses += 1
         return (False, None, ())
 
+    def retain(self, key: str) -> None:
+        """Keep the stored versions of the piece *key* in the memo although this run does
+        not ask for it (a piece it reused was computed from it), and those of the pieces
+        its newest version was computed from in turn."""
+        pending = [key]
+        while pending:
+            current = pending.pop()
+            if current in self._retained or current in self._found or current in self._fresh:
+                continue
+            versions = self._variants.get(current)
+            if not versions:
+                continue
+            self._retained.add(current)
+            try:
+                reads = _dependencies(versions[0][0])
+            except _UNREADABLE:
+                continue
+            pending.extend(inner for inner, level, _ in reads if level == USES)
+
     def keep(self, key: str, value: Any, reads: tuple[Dependency, ...], *, lasting: bool) -> None:
         """Keep *value* for the piece *key*, computed from *reads*: for the rest of this run,
         and, if *lasting* (it read no unsaved buffer), for the next runs."""
@@ -289,7 +314,7 @@ class Memo:
                 for key, value in self._used.items()
                 if key not in self.ephemeral
             }
-            pieces = {key: self._variants.get(key, []) for key in self._found}
+            pieces = {key: self._variants.get(key, []) for key in (*self._retained, *self._found)}
             for key, (reads, value) in self._fresh.items():
                 fresh = [[list(map(list, reads)), _encode(value)]]
                 stored = [v for v in self._variants.get(key, []) if v[0] != fresh[0][0]]
