@@ -550,6 +550,23 @@ def analyse_with_cache(
     return analysis
 
 
+def facts_with_cache(config: Config, *, use_cache: bool = True) -> Any:
+    """The facts of *config*'s surfaces (``engine.Facts``, for ``report`` and ``fix``),
+    their pieces taken from the memo that pylint and ``check`` keep, and the pieces
+    computed here kept in it. The memo's pieces are the ones an analysis from nothing
+    computes (its oracle tests say so), so the facts are the same either way."""
+    # pylint: disable=import-outside-toplevel
+    from pylint_rpcsurface import engine  # noqa: PLC0415
+
+    if not use_cache:
+        return engine.surface_facts(config)
+    cache = FactCache(config)
+    memo = engine.Memo(cache.memo_file, cache.memo_identity({}), _locate)
+    memo.known_files.update(cache.fingerprint({}).known_files())
+    with engine.failed_imports_recorded(memo):
+        return engine.surface_facts(config, memo=memo, tree=cache.tree)
+
+
 # ---------------------------------------------------------------- the entry as JSON
 
 

@@ -13,10 +13,11 @@ import os
 from pathlib import Path
 from typing import TextIO
 
-from pylint_rpcsurface.cache import NO_CACHE_ENV, analyse_with_cache, disabled_by_environment
+from pylint_rpcsurface.cache import analyse_with_cache, disabled_by_environment
 from pylint_rpcsurface.commands.projects import (
     Scope,
     UsageError,
+    cache_option,
     config_option,
     exit_status,
     messages_control,
@@ -53,11 +54,7 @@ def add_parser(
     )
     messages_control_option(check)
     config_option(check)
-    check.add_argument(
-        "--no-cache",
-        action="store_true",
-        help=f"don't read or write the fact cache (also: {NO_CACHE_ENV}=1)",
-    )
+    cache_option(check)
     return check
 
 

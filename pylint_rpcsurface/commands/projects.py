@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pylint_rpcsurface.cache import NO_CACHE_ENV, disabled_by_environment, facts_with_cache
 from pylint_rpcsurface.config import PYPROJECT, Config, ConfigError, ConfigFinder
 from pylint_rpcsurface.config.pylint_control import (
     MessageControl,
@@ -187,19 +188,23 @@ def configs(paths: Sequence[str], config_file: str | None) -> list[Config]:
     return list(found.values())
 
 
-def facts(config: Config) -> Facts:
-    """The facts of *config*'s surfaces, analysed afresh; a usage error for a bad
-    configuration."""
-    # The engine imports astroid: only report and fix need it here, and check's warm
-    # cache answers without it.
-    from pylint_rpcsurface.engine import (  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
-        surface_facts,
-    )
-
-    analysed = surface_facts(config)
+def facts(config: Config, arguments: argparse.Namespace) -> Facts:
+    """The facts of *config*'s surfaces, their pieces from the memo the fact cache keeps
+    unless *arguments* (``--no-cache``) or the environment say not to; a usage error for
+    a bad configuration."""
+    use_cache = not (arguments.no_cache or disabled_by_environment())
+    analysed: Facts = facts_with_cache(config, use_cache=use_cache)
     if analysed.config_errors:
         raise UsageError("; ".join(dict.fromkeys(str(e) for e in analysed.config_errors)))
     return analysed
+
+
+def cache_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=f"don't read or write the fact cache (also: {NO_CACHE_ENV}=1)",
+    )
 
 
 def shown(path: str) -> str:

@@ -27,6 +27,7 @@ from pylint_rpcsurface import rules
 from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
     EXIT_ERROR,
+    cache_option,
     config_option,
     configs,
     facts,
@@ -101,9 +102,10 @@ def add_parser(
         "(file:line), the handlers that answer it, whether the registry lists it, and the "
         "verdict (ok, or the symbols of its findings). With paths, report the projects "
         "those paths belong to. Rich tables on a terminal when rich is installed, plain "
-        "text otherwise. It analyses afresh (the fact cache holds findings, not these "
-        "facts). Exit status: 0, or 2 for a usage or configuration error (a registry that "
-        "can't be read included: the tables are still printed).",
+        "text otherwise. The facts come from the cache's memo where the code is unchanged "
+        "since pylint or check computed them (--no-cache: afresh). Exit status: 0, or 2 "
+        "for a usage or configuration error (a registry that can't be read included: the "
+        "tables are still printed).",
     )
     report_command.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders of projects"
@@ -115,6 +117,7 @@ def add_parser(
         help="output format (text); markdown is for pull request comments",
     )
     config_option(report_command)
+    cache_option(report_command)
     messages_control_option(report_command)
     return report_command
 
@@ -126,7 +129,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     reports: list[SurfaceReport] = []
     status = EXIT_CLEAN
     for config in configs(arguments.paths, arguments.config):
-        analysed = facts(config)
+        analysed = facts(config, arguments)
         control = messages_control(config, arguments)
         silenced = frozenset(
             (f.location, f.symbol) for f in analysed.findings if control.silenced(f)

@@ -939,6 +939,16 @@ def analyse_recording_failed_imports(
     """:func:`analyse`, and the names of the modules that astroid could not find on the
     search path meanwhile: a library installed later must change what the cache says
     (and what the memo keeps, which records them too)."""
+    with failed_imports_recorded(memo) as failed:
+        analysis = analyse(config, overrides, memo, prebuilt, tree)
+    return analysis, frozenset(failed)
+
+
+@contextlib.contextmanager
+def failed_imports_recorded(memo: Memo | None) -> Iterator[set[str]]:
+    """The names of the modules astroid could not find on the search path while the
+    block ran, kept in *memo* too (its pieces hold only while those names stay
+    missing)."""
     failed: set[str] = set()
 
     def record(modname: str) -> nodes.Module:
@@ -953,10 +963,9 @@ def analyse_recording_failed_imports(
     hooks = astroid.MANAGER._failed_import_hooks  # pylint: disable=protected-access
     hooks.append(record)
     try:
-        analysis = analyse(config, overrides, memo, prebuilt, tree)
+        yield failed
     finally:
         hooks.remove(record)
-    return analysis, frozenset(failed)
 
 
 # The shapes of the pieces stored as plain data (Memo.get's expect): a stored piece of

@@ -2,8 +2,9 @@
 
 :mod:`.plan` decides which registries to rewrite and to which names (from the rules'
 registry equation), :mod:`.edit` rewrites a literal in source text, :mod:`.write` reads
-and writes the file (only while it holds what was planned from). It analyses afresh:
-the fact cache keeps findings, not facts.
+and writes the file (only while it holds what was planned from). The facts come from the
+cache's memo where the code is unchanged since pylint or ``check`` computed them, as an
+analysis from nothing would give them (``--no-cache``: from nothing).
 
 Exit status: 0 nothing to change or every change written; 1 with ``--diff`` when changes
 are pending; 2 for a usage or configuration error, or when some registry can't be fixed
@@ -23,6 +24,7 @@ from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
+    cache_option,
     config_option,
     configs,
     facts,
@@ -45,9 +47,10 @@ def add_parser(
         "refused with the reason. It writes a file only if it still holds what it "
         "planned from (else it plans again, or refuses), keeps lines another program "
         "appends meanwhile, and keeps the file's owner, group, mode and hard links; a "
-        "read-only file is refused unless --force. It analyses afresh, without the fact "
-        "cache. Exit status: 0 nothing to change or all written; 1 with --diff when "
-        "changes are pending; 2 for a usage or configuration error, or a refused registry.",
+        "read-only file is refused unless --force. The facts come from the cache's memo "
+        "where the code is unchanged (--no-cache: afresh). Exit status: 0 nothing to "
+        "change or all written; 1 with --diff when changes are pending; 2 for a usage or "
+        "configuration error, or a refused registry.",
     )
     fix_command.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders of projects"
@@ -61,6 +64,7 @@ def add_parser(
         help="write a registry file even if it is read-only (it stays read-only)",
     )
     config_option(fix_command)
+    cache_option(fix_command)
     messages_control_option(fix_command)
     return fix_command
 
@@ -70,7 +74,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     targets: list[RegistryRewrite] = []
     lengths: dict[str, int] = {}  # a registry file's line length, its project's
     for config in configs(arguments.paths, arguments.config):
-        analysed = facts(config)
+        analysed = facts(config, arguments)
         control = messages_control(config, arguments)
         silenced = {f for f in analysed.findings if control.silenced(f)}
         planned, refused = plan(analysed.surfaces, analysed.findings, silenced)
