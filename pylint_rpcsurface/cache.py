@@ -563,7 +563,7 @@ def facts_with_cache(config: Config, *, use_cache: bool = True) -> Any:
     cache = FactCache(config)
     memo = engine.Memo(cache.memo_file, cache.memo_identity({}), _locate)
     memo.known_files.update(cache.fingerprint({}).known_files())
-    with engine.failed_imports_recorded(memo):
+    with engine.failed_imports_recorded(memo.failed_imports):
         return engine.surface_facts(config, memo=memo, tree=cache.tree)
 
 

@@ -28,7 +28,7 @@ from pylint import interfaces
 from pylint.checkers import BaseChecker
 from pylint.typing import MessageDefinitionTuple, ModuleDescriptionDict
 
-from pylint_rpcsurface.analysis.modules import BuiltFromFile, release_modules
+from pylint_rpcsurface.analysis.modules import BuiltFromFile, failed_import_hooks, release_modules
 from pylint_rpcsurface.cache import (
     CACHE_DIR_ENV,
     NO_CACHE_ENV,
@@ -121,7 +121,7 @@ class RpcSurfaceChecker(BaseChecker):
         self._opened_ns = time.time_ns()
         self._held_when_opened = frozenset(id(module) for module in MANAGER.astroid_cache.values())
         self._stop_recording()
-        _failed_import_hooks().append(self._record_failed_import)
+        failed_import_hooks().append(self._record_failed_import)
 
     def close(self) -> None:
         self._stop_recording()
@@ -140,7 +140,7 @@ class RpcSurfaceChecker(BaseChecker):
     def _stop_recording(self) -> None:
         # Any checker's recorder, not only this one's: a run that ended without close()
         # (pylint crashed) must not leave one behind in a long-lived process.
-        hooks = _failed_import_hooks()
+        hooks = failed_import_hooks()
         hooks[:] = [hook for hook in hooks if not _is_recorder(hook)]
 
     def visit_module(self, node: nodes.Module) -> None:
@@ -341,11 +341,6 @@ def _drop_earlier_buffers() -> None:
 def _is_recorder(hook: Callable[[str], nodes.Module]) -> bool:
     recorder = RpcSurfaceChecker._record_failed_import  # pylint: disable=protected-access
     return getattr(hook, "__func__", None) is recorder
-
-
-def _failed_import_hooks() -> list[Callable[[str], nodes.Module]]:
-    # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
-    return MANAGER._failed_import_hooks  # pylint: disable=protected-access
 
 
 def _spans(module: nodes.Module, lines: set[int]) -> dict[_Span, nodes.NodeNG]:

@@ -16,7 +16,7 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +51,8 @@ __all__ = [
     "ModuleStore",
     "ProjectImportRefused",
     "definition_name",
+    "failed_import_hooks",
+    "failed_imports_recorded",
     "find_definition",
 ]
 
@@ -595,6 +597,35 @@ def _definitions_named(module: nodes.NodeNG, name: str) -> list[Definition]:
         ]
         scopes = list(found)
     return sorted(found, key=lambda d: (d.lineno or 0, d.col_offset or 0))
+
+
+def failed_import_hooks() -> list[Callable[[str], nodes.Module]]:
+    """astroid's hooks for a module name it can't find, tried in order."""
+    # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+    return astroid.MANAGER._failed_import_hooks  # pylint: disable=protected-access
+
+
+@contextlib.contextmanager
+def failed_imports_recorded(also: set[str] | None = None) -> Iterator[set[str]]:
+    """The names of the modules astroid could not find on the search path while the
+    block ran, added to *also* too (a memo's, whose pieces hold only while those names
+    stay missing)."""
+    failed: set[str] = set()
+
+    def record(modname: str) -> nodes.Module:
+        # Names the roots' namespace packages answer too (by ModuleStore's hook, after
+        # this one): a regular package of that name installed later would win over them.
+        failed.add(modname)
+        if also is not None:
+            also.add(modname)
+        raise astroid.AstroidImportError(f"{modname} was not found")
+
+    hooks = failed_import_hooks()
+    hooks.append(record)
+    try:
+        yield failed
+    finally:
+        hooks.remove(record)
 
 
 def release_modules(roots: Iterable[str], keep: Container[int]) -> int:

@@ -29,6 +29,7 @@ from pylint_rpcsurface.analysis.modules import (
     BuiltFromFile,
     ModuleStore,
     definition_name,
+    failed_imports_recorded,
     find_definition,
     recording_reads,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "Memo",
     "analyse",
     "analyse_recording_failed_imports",
+    "failed_imports_recorded",
     "modules_astroid_has_read",
     "surface_facts",
 ]
@@ -939,33 +941,9 @@ def analyse_recording_failed_imports(
     """:func:`analyse`, and the names of the modules that astroid could not find on the
     search path meanwhile: a library installed later must change what the cache says
     (and what the memo keeps, which records them too)."""
-    with failed_imports_recorded(memo) as failed:
+    with failed_imports_recorded(memo.failed_imports if memo is not None else None) as failed:
         analysis = analyse(config, overrides, memo, prebuilt, tree)
     return analysis, frozenset(failed)
-
-
-@contextlib.contextmanager
-def failed_imports_recorded(memo: Memo | None) -> Iterator[set[str]]:
-    """The names of the modules astroid could not find on the search path while the
-    block ran, kept in *memo* too (its pieces hold only while those names stay
-    missing)."""
-    failed: set[str] = set()
-
-    def record(modname: str) -> nodes.Module:
-        # Names the roots' namespace packages answer too (by ModuleStore's hook, after
-        # this one): a regular package of that name installed later would win over them.
-        failed.add(modname)
-        if memo is not None:
-            memo.failed_imports.add(modname)
-        raise astroid.AstroidImportError(f"{modname} was not found")
-
-    # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
-    hooks = astroid.MANAGER._failed_import_hooks  # pylint: disable=protected-access
-    hooks.append(record)
-    try:
-        yield failed
-    finally:
-        hooks.remove(record)
 
 
 # The shapes of the pieces stored as plain data (Memo.get's expect): a stored piece of
