@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""A long run of the memo's oracle: random edit sequences, the memo's answer against the
+answer from nothing (``--no-cache``) after every step.
+
+    python scripts/oracle_campaign.py --examples 300            # random seed
+    python scripts/oracle_campaign.py --examples 300 --seed 7   # reproducible
+
+It draws from the property tests' own strategies, with more examples than the default
+test run gives them:
+
+- ``tests/test_incremental.py``: a project and up to four edits of one module each (the
+  caller's calls, the handlers' names, the registry, a subclass, everything), written to
+  disk, and an unsaved buffer of the caller over a saved project;
+- ``tests/test_incremental_bodies.py``: sequences of body-only edits over the shapes
+  inference sees through (a helper's return, ``__init__`` attributes, globals, factory
+  bases, lines inserted above methods and helpers...), saved or as buffers.
+
+Prints, per property, the sequences run and the differences found, and exits 1 if any
+sequence's answers differed (hypothesis then prints the shrunk sequence).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import test_incremental as saved_edits  # noqa: E402
+import test_incremental_bodies as body_edits  # noqa: E402
+from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _properties() -> dict[str, tuple[Callable[..., None], tuple[Any, ...]]]:
+    """Each property's body (the test without its settings) and its strategies."""
+    sequences = st.lists(
+        st.tuples(st.sampled_from(body_edits.SCENARIOS), st.sampled_from("ab"), st.booleans()),
+        min_size=2,
+        max_size=8,
+    )
+    return {
+        "edit sequences saved to disk (test_incremental)": (
+            lambda versions: _in_folder(saved_edits._edit_in_sequence, versions),
+            (saved_edits.edited(),),
+        ),
+        "an unsaved buffer over a saved project (test_incremental)": (
+            lambda saved, edited: _in_folder(saved_edits._edit_a_buffer, saved, edited),
+            (saved_edits.projects(), saved_edits.projects()),
+        ),
+        "body-only edit sequences, saved or buffered (test_incremental_bodies)": (
+            body_edits.test_sequences_of_body_edits_give_the_answer_from_nothing.hypothesis.inner_test,
+            (sequences,),
+        ),
+    }
+
+
+def _in_folder(body: Callable[..., None], *arguments: Any) -> None:
+    with saved_edits._folder() as root:
+        body(root, *arguments)
+
+
+def _counted(
+    body: Callable[..., None], strategies: tuple[Any, ...], count: list[int]
+) -> Callable[[st.DataObject], None]:
+    """*body* on values drawn from *strategies*, counting the sequences run."""
+
+    def run(data: st.DataObject) -> None:
+        count[0] += 1
+        body(*(data.draw(strategy) for strategy in strategies))
+
+    return run
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", type=int, default=200, help="sequences per property")
+    parser.add_argument("--seed", type=int, default=None)
+    options = parser.parse_args()
+    chosen = options.seed if options.seed is not None else random.randrange(2**32)
+    print(f"seed {chosen}, {options.examples} sequences per property")
+    failed = 0
+    for name, (body, strategies) in _properties().items():
+        count = [0]
+        test = seed(chosen)(
+            settings(
+                max_examples=options.examples,
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )(given(st.data())(_counted(body, strategies, count)))
+        )
+        started = time.monotonic()
+        try:
+            test()
+            differences = 0
+        except AssertionError as error:  # hypothesis re-raises the shrunk example's
+            differences = 1
+            print(f"  a difference: {error}")
+        failed += differences
+        took = time.monotonic() - started
+        print(f"{name}: {count[0]} sequences run, {differences} with a difference ({took:.0f} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
