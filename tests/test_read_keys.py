@@ -318,3 +318,33 @@ def test_an_edit_in_one_method_recomputes_that_method_alone(
     with _counting_builds(monkeypatch) as built:
         assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
     assert "names.py" not in built
+
+
+def test_an_edit_in_an_inherited_method_builds_no_subclass_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SubCore, in sub.py, inherits Core's methods: after an edit inside Core.other,
+    SubCore's broadcasts are put together again from the pieces of its members and
+    codes, and sub.py is not built."""
+    files = {
+        "app.py": (
+            "class Core:\n    def other(self):\n        return 1\n\n    def step(self):\n"
+            '        self.mgr.call_func("ghost", wait_out=True)\n'
+        ),
+        "sub.py": "from app import Core\n\n\nclass SubCore(Core):\n    pass\n",
+    }
+    root = _project(tmp_path, files)
+    config = load_config(root / "pyproject.toml")
+    memo_file = root / ".memo.json"
+    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
+    app = root / "app.py"
+    app.write_text(
+        app.read_text(encoding="utf-8").replace("return 1", "x = 1\n        return x"),
+        encoding="utf-8",
+    )
+    expected = _answer(analyse(config))
+    assert expected != before, "the finding on 'ghost' moves a line down"
+    assert "SubCore" in str(expected), "the subclass is a caller whose finding is reported"
+    with _counting_builds(monkeypatch) as built:
+        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+    assert "sub.py" not in built

@@ -23,7 +23,7 @@ from pylint_rpcsurface.model import Broadcast, Location, Sent
 Code = nodes.FunctionDef | nodes.Lambda
 
 
-def _code_of(binding: object) -> Code | None:
+def code_of(binding: object) -> Code | None:
     """The callable a class-body binding defines: a method, ``name = lambda ...``, or
     ``name = function`` (a function defined elsewhere, bound as a method: ``self.name()``
     runs it, so its calls are the class's)."""
@@ -75,7 +75,7 @@ def own_code(
             if name in seen_names:
                 continue  # overridden (or shadowed by a plain attribute) further down
             seen_names.add(name)
-            code = _code_of(bindings[-1])
+            code = code_of(bindings[-1])
             if code is not None:
                 pending.append((position, code))
     while pending:
@@ -84,12 +84,12 @@ def own_code(
             continue
         reached[id(code)] = code
         if id(code) not in supers:
-            supers[id(code)] = _super_attributes(calls(code))
+            supers[id(code)] = super_attributes(calls(code))
         pending.extend(_super_targets(supers[id(code)], position, order))
     return sorted(reached.values(), key=lambda c: (c.root().file or "", c.lineno or 0))
 
 
-def _super_attributes(calls: list[nodes.Call]) -> list[nodes.Attribute]:
+def super_attributes(calls: list[nodes.Call]) -> list[nodes.Attribute]:
     """The ``super(...).name`` attributes of the code whose calls are *calls*: each is
     the attribute whose object is a ``super(...)`` call."""
     return [
@@ -113,7 +113,7 @@ def _super_targets(
         for later, klass in enumerate(order[start:], start):
             bindings = klass.locals.get(attribute.attrname)
             if bindings:
-                target = _code_of(bindings[-1])
+                target = code_of(bindings[-1])
                 if target is not None:
                     yield later, target
                 break

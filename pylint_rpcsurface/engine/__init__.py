@@ -51,6 +51,7 @@ from pylint_rpcsurface.engine.collector import (
     BroadcastCollector,
     CodeFacts,
     CodeRef,
+    Members,
     chain_order,
 )
 from pylint_rpcsurface.engine.digests import ModuleDigests, module_digests
@@ -548,9 +549,17 @@ class _Run:
 
     def broadcasts(self, name: str, ref: _Ref) -> tuple[tuple[Broadcast, ...], bool]:
         def compute() -> tuple[tuple[Broadcast, ...], bool]:
-            caller = self.node(ref)
-            if caller is None:
-                raise LookupError(f"no caller at {ref}: the module changed during the analysis")
+            members = self._piece(
+                "members",
+                (ref.path, ref.name, ref.index),
+                [ref.path],
+                lambda: self._members_of(ref),
+                Members | None,
+            )
+            if members is not None:
+                # Put together from the pieces alone: no module is built for it.
+                return tuple(self.collector.of_members(members)), bool(members[0])
+            caller = self._caller(ref)
             found, complete = self.collector.of_caller(caller)
             return tuple(found), complete
 
@@ -562,6 +571,24 @@ class _Run:
             tuple[tuple[Broadcast, ...], bool],
         )
         return tuple(found), bool(complete)
+
+    def _caller(self, ref: _Ref) -> nodes.ClassDef | nodes.FunctionDef:
+        caller = self.node(ref)
+        if caller is None:
+            raise LookupError(f"no caller at {ref}: the module changed during the analysis")
+        return caller
+
+    def _members_of(self, ref: _Ref) -> Members | None:
+        """The caller's method resolution order and members (the collector's), a function
+        caller being the one member of a class of its own; None when some of its code
+        lies outside the project."""
+        caller = self._caller(ref)
+        if isinstance(caller, nodes.ClassDef):
+            return self.collector.members_of(caller)
+        code = self.collector.ref(caller)
+        if not self.store.project_key(code[0]):
+            return None
+        return (True, (("", (("", code),)),))
 
     def answers(self, classes: Sequence[_Resolved]) -> Answers:
         refs = [c.ref for c in classes if c.ref is not None]

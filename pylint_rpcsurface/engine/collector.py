@@ -3,7 +3,7 @@ code read once however many callers run it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from astroid import nodes
@@ -11,19 +11,22 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.broadcasts import (
     Code,
     calls_in,
+    code_of,
     dispatch_calls,
     not_a_named_rpc,
     own_code,
     read_broadcast,
+    super_attributes,
 )
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
-from pylint_rpcsurface.analysis.inference import location_of
-from pylint_rpcsurface.analysis.reads import ReadRecorder, Reads
+from pylint_rpcsurface.analysis.inference import infer_unique, location_of
+from pylint_rpcsurface.analysis.modules import definition_name
+from pylint_rpcsurface.analysis.reads import BODY, INTERFACE, ReadRecorder, Reads
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, HelperStep, Location
 
-__all__ = ["BroadcastCollector", "CodeFacts", "CodeRef", "chain_order"]
+__all__ = ["BroadcastCollector", "CodeFacts", "CodeRef", "Members", "chain_order"]
 
 
 # Where a code is defined, enough to find it again: its module's key, and either "Q",
@@ -32,9 +35,20 @@ __all__ = ["BroadcastCollector", "CodeFacts", "CodeRef", "chain_order"]
 # "@line:col", for code no name finds (a nested function, a lambda, code outside the
 # source roots), with 0.
 CodeRef = tuple[str, str, int]
-# What one code holds: its own dispatch calls' broadcasts, and the helpers it calls
-# (each a CodeRef, flattened, with the call).
-CodeFacts = tuple[tuple[Broadcast, ...], tuple[tuple[str, str, int, HelperStep], ...]]
+# What one code holds: its own dispatch calls' broadcasts, the helpers it calls (each a
+# CodeRef, flattened, with the call), and its ``super(...).name`` attributes: the name,
+# with where the look-up starts ("" after the code's own class, a class's key for
+# ``super(Class, self)``, "?" when Class does not infer to one class of the project).
+CodeFacts = tuple[
+    tuple[Broadcast, ...],
+    tuple[tuple[str, str, int, HelperStep], ...],
+    tuple[tuple[str, str], ...],
+]
+# A caller's method resolution order as the pieces see it: whether every base resolved,
+# and each class (its key, see class_key) with its members in the order astroid binds
+# them, each with the code it runs (a CodeRef) or None (a plain attribute).
+Member = tuple[str, tuple[str, str, int] | None]
+Members = tuple[bool, tuple[tuple[str, tuple[Member, ...]], ...]]
 # The piece of one code's facts: kept between runs, under what computing them read.
 CodePiece = Callable[[CodeRef, Callable[[], CodeFacts]], CodeFacts]
 
@@ -97,6 +111,115 @@ class BroadcastCollector:
                 found.extend(self._via(self.facts_of(helper)[0], chain))
         return found, complete
 
+    def members_of(self, caller: nodes.ClassDef) -> Members | None:
+        """*caller*'s method resolution order with each class's members (see Members), or
+        None when a class in it lies outside the project: its code is then read from its
+        nodes (:meth:`of_caller`), as no name in the project finds it again."""
+        order, complete = self.index.linearize(caller)
+        classes: list[tuple[str, tuple[Member, ...]]] = []
+        for klass in order:
+            key = self.class_key(klass)
+            if key is None:
+                return None
+            # Which names the class binds is its module's interface.
+            self.reads.path(key.split("\0", 1)[0], INTERFACE)
+            members: list[Member] = []
+            for name, bindings in klass.locals.items():
+                code = code_of(bindings[-1])
+                if code is None:
+                    members.append((name, None))
+                    continue
+                ref = self.ref(code)
+                if ref[0] in self._external:
+                    return None
+                if ref[1].startswith("@"):
+                    # Found by its position, which the module's body holds.
+                    self.reads.path(ref[0], BODY)
+                members.append((name, ref))
+            classes.append((key, tuple(members)))
+        return complete, tuple(classes)
+
+    def of_members(self, members: Members) -> list[Broadcast]:
+        """The broadcasts of the caller whose method resolution order is *members*: its
+        own code (as :func:`own_code` finds it, from the pieces), each with the helpers
+        it reaches."""
+        refs = self._own_refs(members[1])
+        own = frozenset(refs)
+        found: list[Broadcast] = []
+        for ref in refs:
+            found.extend(self.facts_of(ref)[0])
+            for helper, chain in reached_helpers(ref, self.depth, self._helper_calls, own):
+                found.extend(self._via(self.facts_of(helper)[0], chain))
+        return found
+
+    def _own_refs(self, classes: tuple[tuple[str, tuple[Member, ...]], ...]) -> list[CodeRef]:
+        """:func:`own_code` over where the codes are defined: each class's members that no
+        class before it in the order binds, and the methods ``super()`` reaches from them,
+        in source order."""
+        reached: dict[CodeRef, None] = {}
+        pending: list[tuple[int, CodeRef]] = []
+        seen: set[str] = set()
+        for position, (_, members) in enumerate(classes):
+            for name, code in members:
+                if name in seen:
+                    continue  # overridden (or shadowed by a plain attribute) further down
+                seen.add(name)
+                if code is not None:
+                    pending.append((position, code))
+        keys = [key for key, _ in classes]
+        while pending:
+            position, code = pending.pop(0)
+            if code in reached:
+                continue
+            reached[code] = None
+            for attribute, start in self.facts_of(code)[2]:
+                if start == "?":
+                    continue  # super(Unknown, self): not guessed
+                begin = (
+                    position + 1
+                    if start == ""
+                    else keys.index(start) + 1
+                    if start in keys
+                    else None
+                )
+                if begin is None:
+                    continue
+                for later in range(begin, len(classes)):
+                    bound = dict(classes[later][1])
+                    if attribute in bound:
+                        target = bound[attribute]
+                        if target is not None:
+                            pending.append((later, target))
+                        break
+        return sorted(reached, key=self._source_order)
+
+    def _source_order(self, ref: CodeRef) -> tuple[str, int]:
+        path, name, index = ref
+        if name.startswith("@"):
+            return (path, int(name[1:].partition(":")[0]))
+        spans = self._spans(path).get(name, ()) if self._spans is not None else ()
+        return (path, spans[index][0] if index < len(spans) else 0)
+
+    def class_key(self, klass: nodes.ClassDef) -> str | None:
+        """The key a class is known by in the pieces (its module's key, and
+        :func:`definition_name`'s), or None for a class outside the project."""
+        file = klass.root().file or ""
+        path = self.index.store.project_key(file) if file else None
+        if path is None:
+            return None
+        name, index = definition_name(klass)
+        return f"{path}\0{name}\0{index}"
+
+    def _supers_of(self, code: Code) -> Iterator[tuple[str, str]]:
+        for attribute in super_attributes(self._calls_in(code)):
+            call = attribute.expr
+            if not isinstance(call, nodes.Call) or not call.args:
+                yield attribute.attrname, ""
+                continue
+            named = infer_unique(call.args[0])
+            key = self.class_key(named) if isinstance(named, nodes.ClassDef) else None
+            yield attribute.attrname, "?" if key is None else key
+
     def ref(self, code: Code) -> CodeRef:
         """Where *code* is defined (see CodeRef); the code is kept for this run."""
         known = self._refs.get(id(code))
@@ -136,7 +259,7 @@ class BroadcastCollector:
                 (*self.ref(helper), step)
                 for helper, step in helper_calls(code, self.index.store.tree, self._calls_in(code))
             )
-            return tuple(direct), calls
+            return tuple(direct), calls, tuple(self._supers_of(code))
 
         if self._piece is None or ref[0] in self._external:
             return self.reads.cached(self._facts, ref, compute)
