@@ -270,6 +270,8 @@ class _Run:
         self._digests: dict[str, ModuleDigests] = {}  # by content hash
         # The keys of the pieces each piece being computed asks for, innermost last.
         self._nested: list[dict[str, None]] = []
+        # Each code's piece as this run first had it, with what it read, and its key.
+        self._codes: dict[CodeRef, tuple[CodeFacts, Reads, str]] = {}
 
     # -------------------------------------------------------------- the memo's keys
 
@@ -289,7 +291,7 @@ class _Run:
         when *parts* hold the positions the piece looks its definitions up by, else their
         whole body. A position in the value outside every function the piece read counts
         as a read of its module's whole body: the value holds it."""
-        key = json.dumps([kind, *parts], default=str)
+        key = _piece_key(kind, parts)
         if not self.memo.keeps:
             # A memo that keeps nothing (--no-cache): its pieces live for this run only,
             # over one version of every module, and nothing is recorded.
@@ -314,10 +316,14 @@ class _Run:
         finally:
             nested = self._nested.pop()
         anchored: dict[Dependency, None] = {}
+        spans: dict[str, list[tuple[int, int, str, int]] | None] = {}
         for path, line in _positions(computed):
-            anchor = self._anchor(read, path, line)
+            if path not in spans:
+                spans[path] = self._read_spans(read, path)
+            anchor = _anchor(spans[path], path, line)
             if anchor is None:
                 read.add(path, BODY)
+                spans[path] = None  # the whole body holds every position in it now
             elif anchor:
                 anchored[anchor] = None
         dependencies = tuple(
@@ -357,27 +363,21 @@ class _Run:
         self._digests[content] = found
         return found
 
-    def _anchor(self, read: Reads, path: str, line: int) -> Dependency | Literal[""] | None:
-        """How a position at *line* of *path* in a piece's value is kept: "" when *read*
-        read the module's whole body (the position holds while the body does); the anchor
-        of the innermost function read alone that spans it (the position moves with that
-        function, see :meth:`_reanchored`); None when neither, so that the piece must
-        depend on the whole body."""
+    def _read_spans(self, read: Reads, path: str) -> list[tuple[int, int, str, int]] | None:
+        """The spans of the functions of *path* that *read* read alone, innermost first,
+        each with its name and which definition of it it is; None when *read* read the
+        module's whole body."""
         levels = read.levels.get(path, set())
         if BODY in levels:
-            return ""
-        spans = self._summary(path)[1]
-        best: tuple[int, str, int, int, int] | None = None
-        for level in levels:
-            if not level.startswith("def "):
-                continue
-            for index, (start, end) in enumerate(spans.get(level[4:], ())):
-                if start <= line <= end and (best is None or end - start < best[0]):
-                    best = (end - start, level[4:], index, start, end)
-        if best is None:
             return None
-        _, name, index, start, end = best
-        return (path, f"{ANCHOR}{name}", f"{index} {start} {end}")
+        spans = self._summary(path)[1]
+        found = [
+            (start, end, level[4:], index)
+            for level in levels
+            if level.startswith("def ")
+            for index, (start, end) in enumerate(spans.get(level[4:], ()))
+        ]
+        return sorted(found, key=lambda span: span[1] - span[0])
 
     def _reanchored(self, value: Any, anchors: Sequence[Dependency]) -> Any:
         """*value* with each position that an anchor holds moved by as many lines as the
@@ -542,10 +542,25 @@ class _Run:
 
     def _code_piece(self, ref: CodeRef, compute: Callable[[], CodeFacts]) -> CodeFacts:
         """One code's dispatch calls and helper calls, found by its name in its module
-        (its own "def Q"), or by its position (its module's body)."""
+        (its own "def Q"), or by its position (its module's body).
+
+        Asked for many times a run (by every caller that runs the code, and by each step
+        of the walk over helpers): the first answer is kept for the run with what it
+        read, which every later ask reads again, as a piece reused from the memo does."""
+        known = self._codes.get(ref)
+        if known is not None:
+            value, reads, key = known
+            self.reads.replay(reads)
+            if self._nested:
+                self._nested[-1][key] = None
+            return value
         path, name, index = ref
         own = BODY if name.startswith("@") else "def " + name
-        return self._piece("code", (path, name, index), [path], compute, CodeFacts, own=own)
+        parts = (path, name, index)
+        with self.reads.span() as reads:
+            value = self._piece("code", parts, [path], compute, CodeFacts, own=own)
+        self._codes[ref] = (value, reads, _piece_key("code", parts))
+        return value
 
     def broadcasts(self, name: str, ref: _Ref) -> tuple[tuple[Broadcast, ...], bool]:
         def compute() -> tuple[tuple[Broadcast, ...], bool]:
@@ -910,6 +925,27 @@ class _Run:
             self.memo.save(
                 {name: path for name, path in read.items() if path not in project}, contents
             )
+
+
+def _anchor(
+    spans: list[tuple[int, int, str, int]] | None, path: str, line: int
+) -> Dependency | Literal[""] | None:
+    """How a position at *line* of *path* in a piece's value is kept, given the functions
+    the piece read alone (:meth:`_Run._read_spans`): "" when it read the module's whole
+    body (the position holds while the body does); the anchor of the innermost function
+    that spans it (the position moves with that function, see :meth:`_Run._reanchored`);
+    None when neither, so that the piece must depend on the whole body."""
+    if spans is None:
+        return ""
+    for start, end, name, index in spans:
+        if start <= line <= end:
+            return (path, f"{ANCHOR}{name}", f"{index} {start} {end}")
+    return None
+
+
+def _piece_key(kind: str, parts: Sequence[object]) -> str:
+    """The memo's key of the piece *kind* of *parts*."""
+    return json.dumps([kind, *parts], default=str)
 
 
 def _map_locations(value: Any, moved: Callable[[Location], Location]) -> Any:

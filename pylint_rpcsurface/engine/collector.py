@@ -102,14 +102,7 @@ class BroadcastCollector:
             codes = self.reads.cached(
                 self._supers, tuple(map(id, order)), lambda: own_code(order, None, self._calls_in)
             )
-        refs = [self.ref(code) for code in codes]
-        own = frozenset(refs)
-        found: list[Broadcast] = []
-        for ref in refs:
-            found.extend(self.facts_of(ref)[0])
-            for helper, chain in reached_helpers(ref, self.depth, self._helper_calls, own):
-                found.extend(self._via(self.facts_of(helper)[0], chain))
-        return found, complete
+        return self._run_by([self.ref(code) for code in codes]), complete
 
     def members_of(self, caller: nodes.ClassDef) -> Members | None:
         """*caller*'s method resolution order with each class's members (see Members), or
@@ -143,7 +136,11 @@ class BroadcastCollector:
         """The broadcasts of the caller whose method resolution order is *members*: its
         own code (as :func:`own_code` finds it, from the pieces), each with the helpers
         it reaches."""
-        refs = self._own_refs(members[1])
+        return self._run_by(self._own_refs(members[1]))
+
+    def _run_by(self, refs: list[CodeRef]) -> list[Broadcast]:
+        """The broadcasts of a caller whose own code is *refs*: each code's, and those of
+        the helpers it reaches, marked with the chain of calls that reaches them."""
         own = frozenset(refs)
         found: list[Broadcast] = []
         for ref in refs:
@@ -173,17 +170,12 @@ class BroadcastCollector:
                 continue
             reached[code] = None
             for attribute, start in self.facts_of(code)[2]:
-                if start == "?":
+                if start == "":
+                    begin = position + 1  # super(): after the class that holds the code
+                elif start in keys:
+                    begin = keys.index(start) + 1  # super(Class, self): after Class
+                else:
                     continue  # super(Unknown, self): not guessed
-                begin = (
-                    position + 1
-                    if start == ""
-                    else keys.index(start) + 1
-                    if start in keys
-                    else None
-                )
-                if begin is None:
-                    continue
                 for later in range(begin, len(classes)):
                     bound = dict(classes[later][1])
                     if attribute in bound:
