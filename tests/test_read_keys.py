@@ -49,6 +49,10 @@ def reply_of(name):
 """
 REGISTRY = 'FAST_RPCS = ("alpha", "beta")\n'
 
+# The last class of RUNNERS, answering alpha with None, and a class to move it below.
+FAST_RUNNER = RUNNERS.replace("return 1", "return None")[RUNNERS.index("class FastRunner") :]
+OTHER = "class Other:\n    def unrelated(self):\n        return 3\n"
+
 # Each scenario: its modules, then the one edit (module, old text, new text).
 SCENARIOS: dict[str, tuple[dict[str, str], tuple[str, str, str]]] = {
     "a helper's return": (
@@ -141,6 +145,29 @@ SCENARIOS: dict[str, tuple[dict[str, str], tuple[str, str, str]]] = {
             "app.py": "from factory import make_base\n\n\nclass Core(make_base()):\n    pass\n",
         },
         ("factory.py", "return First", "return Second"),
+    ),
+    "a renamed import": (
+        {
+            "names.py": (
+                'def rpc_name():\n    return "alpha"\n\n\ndef other_name():\n    return "gamma"\n'
+            ),
+            "app.py": (
+                "from names import rpc_name\n\n\nclass Core:\n    def step(self):\n"
+                "        self.mgr.call_func(rpc_name(), wait_out=True)\n"
+            ),
+        },
+        ("app.py", "import rpc_name", "import other_name as rpc_name"),
+    ),
+    "a handler class moved below another": (
+        {
+            "app.py": (
+                "class Core:\n    def step(self):\n"
+                "        self.mgr.call_func('alpha', wait_out=True)\n"
+            ),
+            # FastRunner.alpha replies None: the finding names its line.
+            "runners.py": RUNNERS.replace("return 1", "return None") + "\n\n" + OTHER,
+        },
+        ("runners.py", FAST_RUNNER + "\n\n" + OTHER, OTHER + "\n\n" + FAST_RUNNER),
     ),
     "a reply through a helper": (
         {
