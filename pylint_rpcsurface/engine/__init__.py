@@ -14,9 +14,9 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import astroid
 from astroid import nodes
@@ -47,6 +47,7 @@ from pylint_rpcsurface.analysis.subclasses import (
     words_held,
 )
 from pylint_rpcsurface.config import Config, ConfigError, SurfaceSpec, key_of_class
+from pylint_rpcsurface.engine.anchors import ANCHOR, anchor_of, positions, read_spans, reanchored
 from pylint_rpcsurface.engine.collector import (
     BroadcastCollector,
     CodeFacts,
@@ -90,9 +91,6 @@ __all__ = [
 ]
 
 
-# The level of a dependency that is no digest but where the function Q spanned ("at Q",
-# "index start end") when a position in the piece was read from it.
-ANCHOR = "at "
 _T = TypeVar("_T")
 
 
@@ -306,7 +304,9 @@ class _Run:
                     self.memo.retain(path)
                 elif not level.startswith(ANCHOR):
                     self.reads.path(path, level)
-            return cast(_T, self._reanchored(value, anchors) if anchors else value)
+            if anchors:
+                value = reanchored(value, anchors, lambda path: self._summary(path)[1])
+            return cast(_T, value)
         self._nested.append({})
         try:
             with self.reads.span() as read:
@@ -317,10 +317,10 @@ class _Run:
             nested = self._nested.pop()
         anchored: dict[Dependency, None] = {}
         spans: dict[str, list[tuple[int, int, str, int]] | None] = {}
-        for path, line in _positions(computed):
+        for path, line in positions(computed):
             if path not in spans:
-                spans[path] = self._read_spans(read, path)
-            anchor = _anchor(spans[path], path, line)
+                spans[path] = read_spans(read.levels.get(path, set()), self._summary(path)[1])
+            anchor = anchor_of(spans[path], path, line)
             if anchor is None:
                 read.add(path, BODY)
                 spans[path] = None  # the whole body holds every position in it now
@@ -362,53 +362,6 @@ class _Run:
                 self.memo.keep_digests(content, found)
         self._digests[content] = found
         return found
-
-    def _read_spans(self, read: Reads, path: str) -> list[tuple[int, int, str, int]] | None:
-        """The spans of the functions of *path* that *read* read alone, innermost first,
-        each with its name and which definition of it it is; None when *read* read the
-        module's whole body."""
-        levels = read.levels.get(path, set())
-        if BODY in levels:
-            return None
-        spans = self._summary(path)[1]
-        found = [
-            (start, end, level[4:], index)
-            for level in levels
-            if level.startswith("def ")
-            for index, (start, end) in enumerate(spans.get(level[4:], ()))
-        ]
-        return sorted(found, key=lambda span: span[1] - span[0])
-
-    def _reanchored(self, value: Any, anchors: Sequence[Dependency]) -> Any:
-        """*value* with each position that an anchor holds moved by as many lines as the
-        anchor's function has moved since the value was computed. The function's text is
-        what the piece read ("def Q"), so the position is the same place in it."""
-        moves: dict[str, list[tuple[int, int, int]]] = {}
-        for path, level, where in anchors:
-            index, start, end = (int(part) for part in where.split())
-            spans = self._summary(path)[1].get(level[len(ANCHOR) :], ())
-            if index >= len(spans):
-                raise LookupError(f"{level} of {path} is gone: the module changed")
-            shift = spans[index][0] - start
-            if shift:
-                moves.setdefault(path, []).append((start, end, shift))
-        if not moves:
-            return value
-        for found in moves.values():
-            found.sort(key=lambda move: move[1] - move[0])  # the innermost first
-
-        def moved(location: Location) -> Location:
-            for start, end, shift in moves.get(location.path, ()):
-                if start <= location.line <= end:
-                    end_line = location.end_line
-                    return replace(
-                        location,
-                        line=location.line + shift,
-                        end_line=None if end_line is None else end_line + shift,
-                    )
-            return location
-
-        return _map_locations(value, moved)
 
     def _file_key(self, kind: str, path: str, *parts: object) -> str:
         """The key of a piece of one file's version (its words, its pragmas)."""
@@ -927,58 +880,9 @@ class _Run:
             )
 
 
-def _anchor(
-    spans: list[tuple[int, int, str, int]] | None, path: str, line: int
-) -> Dependency | Literal[""] | None:
-    """How a position at *line* of *path* in a piece's value is kept, given the functions
-    the piece read alone (:meth:`_Run._read_spans`): "" when it read the module's whole
-    body (the position holds while the body does); the anchor of the innermost function
-    that spans it (the position moves with that function, see :meth:`_Run._reanchored`);
-    None when neither, so that the piece must depend on the whole body."""
-    if spans is None:
-        return ""
-    for start, end, name, index in spans:
-        if start <= line <= end:
-            return (path, f"{ANCHOR}{name}", f"{index} {start} {end}")
-    return None
-
-
 def _piece_key(kind: str, parts: Sequence[object]) -> str:
     """The memo's key of the piece *kind* of *parts*."""
     return json.dumps([kind, *parts], default=str)
-
-
-def _map_locations(value: Any, moved: Callable[[Location], Location]) -> Any:
-    """*value* with every Location it holds, at any depth, replaced by *moved*'s."""
-    if isinstance(value, Location):
-        return moved(value)
-    if isinstance(value, tuple):
-        return tuple(_map_locations(item, moved) for item in value)
-    if isinstance(value, list):
-        return [_map_locations(item, moved) for item in value]
-    if isinstance(value, frozenset):
-        return frozenset(_map_locations(item, moved) for item in value)
-    if isinstance(value, dict):
-        return {_map_locations(k, moved): _map_locations(v, moved) for k, v in value.items()}
-    if is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: _map_locations(getattr(value, f.name), moved) for f in fields(value)}
-        return replace(value, **changes)
-    return value
-
-
-def _positions(value: Any) -> Iterator[tuple[str, int]]:
-    """The (path, line) of every Location *value* holds, at any depth."""
-    if isinstance(value, Location):
-        yield (value.path, value.line)
-    elif isinstance(value, (tuple, list, frozenset)):
-        for item in value:
-            yield from _positions(item)
-    elif isinstance(value, dict):
-        for item in value.items():
-            yield from _positions(item)
-    elif is_dataclass(value) and not isinstance(value, type):
-        for field in fields(value):
-            yield from _positions(getattr(value, field.name))
 
 
 def modules_astroid_has_read() -> dict[str, str]:
