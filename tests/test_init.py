@@ -184,8 +184,13 @@ def test_two_competing_handlers_are_refused_with_both_listed(tmp_path: Path) -> 
     for args in (("init",), ("init", "--diff")):
         refused = run_cli(folder, *args)
         assert refused.returncode == 2, refused.stderr
-        assert "twin.runners.CpuRunner (twin/runners.py:5)" in refused.stderr
-        assert "twin.runners.GpuRunner (twin/runners.py:13)" in refused.stderr
+        assert (
+            "twin.runners.CpuRunner answers 2 of 2 names sent (twin/runners.py:5)" in refused.stderr
+        )
+        assert (
+            "twin.runners.GpuRunner answers 2 of 2 names sent (twin/runners.py:13)"
+            in refused.stderr
+        )
         assert "Traceback" not in refused.stderr
         assert (folder / "pyproject.toml").read_bytes() == before
 
@@ -269,11 +274,20 @@ def test_the_wait_keyword_and_its_polarity_are_read_from_the_sender(
         tmp_path,
         {
             "app.py": (
+                "import threading\n\n\n"
                 "class Runner:\n"
                 "    def load(self):\n        return 1\n"
                 "    def step(self):\n        return 2\n\n\n"
+                # The worker loop Engine starts: what proves Runner is the handler.
+                "def loop(q, r):\n"
+                "    runner = Runner()\n"
+                "    while True:\n"
+                "        name, args = q.get()\n"
+                "        r.put(getattr(runner, name)(*args))\n\n\n"
                 "class Engine:\n"
                 f"    {method}\n"
+                "    def start(self):\n"
+                "        threading.Thread(target=loop, args=(self.q, self.r)).start()\n\n"
                 "    def run(self):\n"
                 '        self.call("load")\n'
                 '        self.call("step")\n'

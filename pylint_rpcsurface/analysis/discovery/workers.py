@@ -102,7 +102,7 @@ class WorkerSide:
         if lookup is None:
             return None
         worker = Worker(self.where(call), *self._unknown(holder, lookup), obj=lookup.args[0])
-        worker.top = _top_of(call)
+        worker.top = top_of(call)
         if holder is not function:
             worker.obj = self._helper_object(call, helpers[name or ""])
         self._reply(function, call, worker)
@@ -209,7 +209,7 @@ class WorkerSide:
         return False
 
 
-def _top_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
+def top_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
     """The module-level function or class *node* is in."""
     found = None
     scope = node.scope()
