@@ -27,6 +27,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # tomli is the package's dependency below 3.11
+    import tomli as tomllib
+
 # Run as `python bench/init_engines.py`: its folder is first on sys.path.
 from engines import extract_python  # the corpus script's unpacker: only .py files, no escape
 
@@ -37,17 +42,31 @@ END = "<!-- init-engines:end -->"
 TARGET = 0.9
 
 
+# Every finding the generated tables give, traced to the engine's code by hand.
+VERDICTS = CONFIGS / "verdicts.toml"
+# The real-engine corpus's hand configurations, reused for the engines both measure.
+CORPUS_CONFIGS = HERE / "engines"
+
+
 @dataclass(frozen=True)
 class Engine:
     name: str  # the distribution's name, and the hand configuration's file name
     version: str
     package: str  # the top-level import package
+    corpus: bool = False  # its hand configuration is the corpus's, bench/engines/NAME.toml
+
+    @property
+    def hand(self) -> Path:
+        return (CORPUS_CONFIGS if self.corpus else CONFIGS) / f"{self.name}.toml"
 
 
 ENGINES = (
     Engine("nano-vllm-fork", "20260210", "nanovllm"),
     Engine("nano-vllm-npu", "0.0.2", "nanovllmnpu"),
     Engine("nano-vllm-voxcpm", "2.0.5", "nanovllm_voxcpm"),
+    # Two unrelated code bases, not nano-vllm ports (bench/engines.py measures them too).
+    Engine("vllm", "0.7.3", "vllm", corpus=True),
+    Engine("lmdeploy", "0.7.3", "lmdeploy", corpus=True),
 )
 
 
@@ -61,6 +80,7 @@ class Result:
     config_error: str
     extra: tuple[str, ...]
     missing: tuple[str, ...]  # hand findings the generated table doesn't give
+    found: tuple[str, ...] = ()  # every finding of the generated table, path:line:symbol
 
 
 def _script() -> list[str]:
@@ -140,7 +160,7 @@ def run_engine(engine: Engine, cache: Path) -> Result:
     tree = fetch(engine, cache)
     files = sum(1 for _ in tree.rglob("*.py"))
     status, generated = generated_table(tree)
-    hand = (CONFIGS / f"{engine.name}.toml").read_text("utf-8")
+    hand = engine.hand.read_text("utf-8")
     hand_sites, hand_error = sites(tree, hand)
     if hand_error:
         raise SystemExit(f"{engine.name}: the hand configuration is wrong: {hand_error}")
@@ -162,14 +182,60 @@ def run_engine(engine: Engine, cache: Path) -> Result:
         error,
         tuple(sorted(generated_found - hand_found)),
         tuple(sorted(hand_found - generated_found)),
+        tuple(sorted(generated_found)),
     )
 
 
-def render(results: list[Result]) -> str:
+def load_verdicts(path: Path = VERDICTS) -> dict[str, dict[str, dict[str, str]]]:
+    """engine -> finding key -> {"verdict": "true" | "false", "why": ...}"""
+    if not path.is_file():
+        return {}
+    with path.open("rb") as stream:
+        return tomllib.load(stream)
+
+
+def traced(result: Result, verdicts: dict[str, dict[str, dict[str, str]]]) -> tuple[str, list[str]]:
+    """The table's cell for *result*'s findings, and what is wrong: a finding nobody
+    traced, or a verdict whose finding is gone."""
+    mine = verdicts.get(result.engine.name, {})
+    problems = [
+        f"{result.engine.name}: no verdict for {key}" for key in result.found if key not in mine
+    ]
+    problems += [
+        f"{result.engine.name}: a verdict for {key}, which is no longer found"
+        for key in mine
+        if key not in result.found
+    ]
+    if not result.found:
+        return "none", problems
+    kinds = [mine.get(key, {}).get("verdict", "not traced") for key in result.found]
+    cell = f"{len(kinds)}: {kinds.count('true')} true, {kinds.count('false')} false"
+    if kinds.count("not traced"):
+        cell += f", {kinds.count('not traced')} NOT TRACED"
+    return cell, problems
+
+
+def render_verdicts(results: list[Result], verdicts: dict[str, dict[str, dict[str, str]]]) -> str:
+    """Every finding of the generated tables with its verdict and the reason."""
+    rows = ["| Engine | Finding | Verdict | Why |", "| --- | --- | --- | --- |"]
+    for r in results:
+        for key in r.found:
+            verdict = verdicts.get(r.engine.name, {}).get(key, {})
+            why = verdict.get("why", "").replace("|", "/")
+            rows.append(
+                f"| {r.engine.name} | `{key}` | {verdict.get('verdict', 'NOT TRACED')} | {why} |"
+            )
+    return "\n".join(rows) + "\n" if len(rows) > 2 else ""
+
+
+def render(
+    results: list[Result], verdicts: dict[str, dict[str, dict[str, str]]] | None = None
+) -> str:
     rows = [
         "| Engine | .py files | init exit | Coverage of the hand RPC names | Config errors "
-        "| Extra findings | Hand findings not given |",
-        "| --- | ---: | ---: | --- | --- | --- | --- |",
+        "| Extra findings | Hand findings not given "
+        "| Findings from the written configuration, each traced |",
+        "| --- | ---: | ---: | --- | --- | --- | --- | --- |",
     ]
     for r in results:
         share = len(r.covered) / len(r.hand_names) if r.hand_names else 1.0
@@ -180,11 +246,14 @@ def render(results: list[Result]) -> str:
             coverage += ", not seen: " + ", ".join(f"`{m}`" for m in missing)
         extra = ", ".join(f"`{e}`" for e in r.extra) or "none"
         lost = ", ".join(f"`{e}`" for e in r.missing) or "none"
+        cell, _ = traced(r, verdicts or {})
         rows.append(
             f"| {r.engine.name} {r.engine.version} | {r.files} | {r.init_status} | {coverage} "
-            f"| {r.config_error.replace('|', '/') or 'none'} | {extra} | {lost} |"
+            f"| {r.config_error.replace('|', '/') or 'none'} | {extra} | {lost} | {cell} |"
         )
-    return "\n".join(rows) + "\n"
+    table = "\n".join(rows) + "\n"
+    listed = render_verdicts(results, verdicts or {})
+    return table + ("\n" + listed if listed else "")
 
 
 def write_table(page: Path, table: str) -> None:
@@ -212,11 +281,15 @@ def main(argv: list[str] | None = None) -> int:
         result = run_engine(engine, args.cache)
         print(f"{engine.name}: done", file=sys.stderr)
         results.append(result)
-    table = render(results)
+    verdicts = load_verdicts()
+    table = render(results, verdicts)
     print(table)
+    problems = [p for r in results for p in traced(r, verdicts)[1]]
+    for problem in problems:
+        print(f"init_engines: {problem}", file=sys.stderr)
     if args.out is not None:
         write_table(args.out, table)
-    return 0
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

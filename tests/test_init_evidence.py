@@ -313,3 +313,66 @@ def test_a_registry_the_code_tests_names_against_is_written(tmp_path: Path) -> N
     (surface,) = tomllib.loads(text)["tool"]["rpcsurface"]["surface"]
     assert surface["registry"] == "seed.config.RPCS"
     assert "seed/mgr.py:31: tested for membership" in text
+
+
+# The vLLM family's Ray path: `_run_workers` sends `worker.execute_method.remote(method)`
+# to actors made from RayWorkerWrapper, whose execute_method runs the name on
+# `self if self.worker is None else self.worker`. The wrapper answers adjust_rank.
+RAY_WRAPPER = {
+    "vl/__init__.py": "",
+    "vl/utils.py": (
+        "def run_method(obj, method, args, kwargs):\n"
+        "    return getattr(obj, method)(*args, **kwargs)\n"
+    ),
+    "vl/worker_base.py": (
+        "from typing import Optional\n\n"
+        "from vl.utils import run_method\n\n\n"
+        "class WorkerBase:\n"
+        "    def init_device(self):\n        raise NotImplementedError\n\n\n"
+        "class WorkerWrapperBase:\n"
+        "    def __init__(self, rank):\n"
+        "        self.rank = rank\n"
+        "        self.worker: Optional[WorkerBase] = None\n\n"
+        "    def adjust_rank(self, mapping):\n"
+        "        self.rank = mapping.get(self.rank, self.rank)\n\n"
+        "    def execute_method(self, method, *args, **kwargs):\n"
+        "        target = self if self.worker is None else self.worker\n"
+        "        return run_method(target, method, args, kwargs)\n"
+    ),
+    "vl/gpu_worker.py": (
+        "from vl.worker_base import WorkerBase\n\n\n"
+        "class Worker(WorkerBase):\n"
+        "    def init_device(self):\n        return 0\n\n"
+        "    def load_model(self):\n        return True\n"
+    ),
+    "vl/ray_executor.py": (
+        "import ray\n\n"
+        "from vl.worker_base import WorkerWrapperBase\n\n\n"
+        "class RayWorkerWrapper(WorkerWrapperBase):\n"
+        "    def get_node_ip(self):\n        return '127.0.0.1'\n\n\n"
+        "class RayExecutor:\n"
+        "    def __init__(self, n):\n"
+        "        self.workers = [\n"
+        "            ray.remote(num_gpus=1)(RayWorkerWrapper).remote(rank) for rank in range(n)\n"
+        "        ]\n\n"
+        "    def _run_workers(self, method, *args, **kwargs):\n"
+        "        refs = [w.execute_method.remote(method, *args, **kwargs) for w in self.workers]\n"
+        "        return ray.get(refs)\n\n"
+        "    def start(self):\n"
+        '        self._run_workers("adjust_rank", {0: 1})\n'
+        '        self._run_workers("init_device")\n'
+        '        self._run_workers("load_model")\n'
+    ),
+}
+
+
+def test_the_ray_worker_wrapper_that_answers_adjust_rank_is_a_handler(tmp_path: Path) -> None:
+    folder = project(tmp_path, RAY_WRAPPER)
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    (surface,) = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))["tool"][
+        "rpcsurface"
+    ]["surface"]
+    assert surface["handlers"] == ["vl.gpu_worker.Worker", "vl.worker_base.WorkerWrapperBase"]
+    checked = run_check(folder, "--format", "json", "--no-cache")
+    assert checked.returncode == 0, checked.stderr  # adjust_rank is answered

@@ -6,9 +6,11 @@ appended to its ``pyproject.toml``: every byte already there stays as it was. ``
 prints the change instead of writing it.
 
 * Every key is followed by a comment naming its evidence (``file:line``).
-* A key whose evidence is ambiguous is not written: its candidates are listed in a comment
-  and on stderr. A surface whose handlers are ambiguous is refused: nothing is written and
-  the exit status is 2, with the candidates on stderr.
+* A key whose evidence is ambiguous, or only that a constant shares the names sent (a
+  registry, a base handler), is not written: its candidates are listed in a comment and on
+  stderr. A surface whose handlers the code doesn't prove (no binding of the object the
+  names are looked up on to them, only classes sharing names) is refused: nothing is
+  written and the exit status is 2, with the candidates on stderr and in the diff.
 * With a ``[tool.rpcsurface]`` table already there, only additions are proposed: a
   ``[[tool.rpcsurface.dispatch]]`` for a method no dispatch table names, a
   ``[[tool.rpcsurface.surface]]`` for handlers no surface names. A key the user wrote is
@@ -21,8 +23,8 @@ links; a read-only file is refused unless ``--force``. A new file gets the mode 
 gives. Only a regular file within the size cap is read.
 
 Exit status: 0 written or nothing to change, 1 with ``--diff`` when there is a change,
-2 refused (an ambiguous surface, no dispatch found, a pyproject.toml that can't be read
-or appended to).
+2 refused (a surface whose handlers are not proven, no dispatch found, a pyproject.toml
+that can't be read or appended to).
 """
 
 from __future__ import annotations

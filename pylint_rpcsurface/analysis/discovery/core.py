@@ -388,9 +388,14 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         function: nodes.FunctionDef,
         tainted: set[str],
         helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+        depth: int = 2,
     ) -> list[tuple[nodes.NodeNG, str]]:
-        """The objects a sender looks the name up on itself, each with where."""
+        """The objects a sender looks the name up on itself, each with where; through a
+        method it passes the name to (``worker.execute_method.remote(method, ...)``), on
+        the object that method is called on, the objects that method looks it up on."""
         found: list[tuple[nodes.NodeNG, str]] = []
+        if depth > 0:
+            found.extend(self._forwarded(function, tainted, helpers, depth))
         lookup = called_lookup(function, tainted)
         if lookup is not None:
             found.append((lookup.args[0], self.where(lookup)))
@@ -413,6 +418,47 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                 obj = self._helper_object(call, helpers[name])
                 if obj is not None:
                     found.append((obj, self.where(call)))
+        return found
+
+    def _forwarded(
+        self,
+        function: nodes.FunctionDef,
+        tainted: set[str],
+        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+        depth: int,
+    ) -> list[tuple[nodes.NodeNG, str]]:
+        found: list[tuple[nodes.NodeNG, str]] = []
+        for call in own_nodes(function, nodes.Call):
+            assert isinstance(call, nodes.Call)
+            method = call.func
+            if (
+                isinstance(method, nodes.Attribute)
+                and method.attrname == "remote"
+                and isinstance(method.expr, nodes.Attribute)
+            ):
+                method = method.expr  # actor.execute_method.remote(name, ...)
+            if not isinstance(method, nodes.Attribute) or method.attrname in SEND_CALLS:
+                continue
+            index = next((i for i, arg in enumerate(call.args) if names_in(arg) & tainted), None)
+            if index is None:
+                continue
+            for cls, _ in self.receivers.instances(method.expr).values():
+                order, _ = self.index.linearize(cls)
+                callee = next(
+                    (
+                        b
+                        for klass in order
+                        for b in klass.locals.get(method.attrname, [])[-1:]
+                        if isinstance(b, nodes.FunctionDef)
+                    ),
+                    None,
+                )
+                if callee is None or callee is function:
+                    continue
+                params = positional_params(callee)
+                if index < len(params):
+                    inner = tainted_names(callee, {params[index]})
+                    found.extend(self._sender_objects(callee, inner, helpers, depth - 1))
         return found
 
     def names(self, code: nodes.NodeNG, target: nodes.NodeNG) -> bool:
@@ -683,9 +729,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                 tuple(f"{dotted} ({where}: {hits} RPC names)" for dotted, where, hits, _ in used),
             )
         dotted, at, hits, use = used[0]
-        return Choice(
-            "registry", dotted, f"{use}; {at}: {hits} of its elements are sent RPC names"
-        )
+        return Choice("registry", dotted, f"{use}; {at}: {hits} of its elements are sent RPC names")
 
     def _used_as_registry(self, attribute: str, binding: nodes.AssignName) -> str:
         """Where the code tests a name for membership in the constant or iterates it

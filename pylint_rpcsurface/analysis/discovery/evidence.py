@@ -247,6 +247,22 @@ class Receivers:
         function = arguments.parent
         if not isinstance(function, nodes.FunctionDef):
             return found
+        if (
+            not classes
+            and is_method(function)
+            and arguments.args
+            and arguments.args[0] is binding
+            and function.type == "method"
+        ):
+            # `self`: an instance of the class defining the method, or of a subclass.
+            owner = self._project(function.parent)
+            if owner is not None:
+                for member in [owner, *self.subclasses.get(id(owner), [])]:
+                    found[id(member)] = (
+                        member,
+                        f"{self.where(function)}: self in {owner.name}.{function.name}()",
+                    )
+            return found
         params = positional_params(function)
         if binding.name not in params:
             return found
