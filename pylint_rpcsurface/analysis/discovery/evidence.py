@@ -274,20 +274,22 @@ class Receivers:
     def _passed(self, function: nodes.FunctionDef, index: int, param: str) -> list[nodes.NodeNG]:
         """What the call sites of *function* pass for its parameter *param* (at *index*)."""
         name = function.name
+        target: nodes.FunctionDef | nodes.ClassDef = function
         if name == "__init__" and isinstance(function.parent, nodes.ClassDef):
-            name = function.parent.name
+            name, target = function.parent.name, function.parent
         sites = self.calls.get(name, [])
         passed: list[nodes.NodeNG] = []
         if len(sites) <= _MAX_SITES:
             for call in sites:
-                passed.extend(_argument(call.args, call.keywords, index, param))
+                if self._calls(call, target):
+                    passed.extend(_argument(call.args, call.keywords, index, param))
         for starter in _STARTERS:
             for call in self.calls.get(starter, []):
                 keywords = {k.arg: k.value for k in call.keywords or ()}
-                target = keywords.get("target")
+                started = keywords.get("target")
                 if not (
-                    (isinstance(target, nodes.Name) and target.name == function.name)
-                    or (isinstance(target, nodes.Attribute) and target.attrname == function.name)
+                    (isinstance(started, nodes.Name) and _names(started, function))
+                    or (isinstance(started, nodes.Attribute) and started.attrname == function.name)
                 ):
                     continue
                 args = keywords.get("args")
@@ -295,6 +297,39 @@ class Receivers:
                     elements = [e for e in args.elts if isinstance(e, nodes.NodeNG)]
                     passed.extend(_argument(elements, None, index, param))
         return passed
+
+    def _calls(self, call: nodes.Call, target: nodes.FunctionDef | nodes.ClassDef) -> bool:
+        """Whether *call* calls *target* (a function or method, or a class constructed):
+        a call site of another function of the same name passes nothing to it."""
+        func = call.func
+        if isinstance(func, nodes.Name):
+            return _names(func, target)
+        if not isinstance(func, nodes.Attribute):
+            return False
+        expr = func.expr
+        if isinstance(expr, nodes.Name) and expr.name in ("self", "cls"):
+            owner = target.parent if isinstance(target, nodes.FunctionDef) else None
+            frame = call.frame()
+            caller = frame.parent if isinstance(frame, nodes.FunctionDef) else None
+            return (
+                isinstance(owner, nodes.ClassDef)
+                and isinstance(caller, nodes.ClassDef)
+                and (
+                    caller is owner
+                    or any(c is owner for c in self._ancestors(caller))
+                    or any(c is caller for c in self._ancestors(owner))
+                )
+            )
+        if isinstance(expr, nodes.Name) and _is_module(expr):
+            return True  # module.function(...), module.Class(...)
+        try:
+            values = list(func.infer())
+        except INFERENCE_ERRORS:
+            return False
+        callee = target if isinstance(target, nodes.FunctionDef) else None
+        return any(
+            value is target or getattr(value, "_proxied", None) is callee for value in values[:4]
+        )
 
     def _annotated(self, annotation: nodes.NodeNG, classes: bool) -> Found:
         """The project classes an annotation names (``X``, ``Optional[X]``, ``X | None``,
@@ -315,6 +350,37 @@ class Receivers:
                         f"{self.where(annotation)}: annotated {_short(annotation)}",
                     )
         return found
+
+
+def _names(name: nodes.Name, target: nodes.FunctionDef | nodes.ClassDef) -> bool:
+    """Whether *name* is bound to *target*, or imported from its module under its name."""
+    try:
+        _, bindings = name.lookup(name.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return False
+    module = target.root().name.rsplit(".", 1)[-1]
+    for binding in bindings:
+        if binding is target:
+            return True
+        if (
+            isinstance(binding, nodes.ImportFrom)
+            and (binding.modname or "").rsplit(".", 1)[-1] == module
+            and any(
+                original == target.name and (alias or original) == name.name
+                for original, alias in binding.names
+            )
+        ):
+            return True
+    return False
+
+
+def _is_module(name: nodes.Name) -> bool:
+    """Whether *name* is bound by an import (``import pkg.mod as mod``)."""
+    try:
+        _, bindings = name.lookup(name.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return False
+    return bool(bindings) and all(isinstance(b, (nodes.Import, nodes.ImportFrom)) for b in bindings)
 
 
 def _argument(
