@@ -7,15 +7,22 @@ bench/engines.py does: nothing is installed or imported). Then, in the unpacked 
 
 1. ``rpcsurface init --diff`` proposes the table (the ``+`` lines of its diff);
 2. the analysis runs with the generated table and with the hand-written one,
-   ``bench/init_engines/<name>.toml``, and ``rpcsurface check --format json --no-cache``
-   with each.
+   ``bench/init_engines/<name>.toml`` (or the corpus's), and ``rpcsurface check --format
+   json --no-cache`` with each.
 
 The table: **coverage**, the share of the hand configuration's RPC names whose every call
 site the generated surfaces also see; **config errors** of the generated table (``check``
 exiting 2); **extra findings**, those the generated table gives that the hand one doesn't.
 
+Every finding the generated table gives is looked up in ``bench/init_engines/verdicts.toml``,
+where each is classified by hand, after reading the engine's code at that line, as true or
+false with the reason; a finding without a verdict, or a verdict whose finding is gone,
+makes the run exit 1. vLLM and LMDeploy use the real-engine corpus's hand configurations,
+``bench/engines/<name>.toml``.
+
     python bench/init_engines.py                    # print the table
     python bench/init_engines.py --out docs/init.md # rewrite the table in the page
+    python bench/init_engines.py --reuse --out docs/init.md  # after tracing: no new run
 """
 
 from __future__ import annotations
@@ -256,6 +263,34 @@ def render(
     return table + ("\n" + listed if listed else "")
 
 
+def _dumped(result: Result) -> dict[str, object]:
+    return {
+        "files": result.files,
+        "hand_names": sorted(result.hand_names),
+        "covered": sorted(result.covered),
+        "init_status": result.init_status,
+        "config_error": result.config_error,
+        "extra": list(result.extra),
+        "missing": list(result.missing),
+        "found": list(result.found),
+    }
+
+
+def _loaded(engine: Engine, path: Path) -> Result:
+    data = json.loads(path.read_text("utf-8"))
+    return Result(
+        engine,
+        int(data["files"]),
+        frozenset(data["hand_names"]),
+        frozenset(data["covered"]),
+        int(data["init_status"]),
+        str(data["config_error"]),
+        tuple(data["extra"]),
+        tuple(data["missing"]),
+        tuple(data["found"]),
+    )
+
+
 def write_table(page: Path, table: str) -> None:
     text = page.read_text("utf-8")
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
@@ -272,13 +307,24 @@ def main(argv: list[str] | None = None) -> int:
         default=Path.home() / ".cache" / "rpcsurface-init-engines",
         help="where the wheels are kept and unpacked (outside the repository)",
     )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="render the measurements the last run kept in the cache folder (after tracing "
+        "its findings in verdicts.toml) instead of measuring again",
+    )
     args = parser.parse_args(argv)
     chosen = ENGINES
     if args.engines:
         chosen = tuple(e for e in ENGINES if e.name in set(args.engines.split(",")))
     results = []
     for engine in chosen:
-        result = run_engine(engine, args.cache)
+        kept = args.cache / engine.name / f"result-{engine.version}.json"
+        if args.reuse and kept.is_file():
+            result = _loaded(engine, kept)
+        else:
+            result = run_engine(engine, args.cache)
+            kept.write_text(json.dumps(_dumped(result)), encoding="utf-8")
         print(f"{engine.name}: done", file=sys.stderr)
         results.append(result)
     verdicts = load_verdicts()

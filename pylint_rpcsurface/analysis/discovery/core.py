@@ -9,7 +9,7 @@ from pathlib import Path
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
-from pylint_rpcsurface.analysis.discovery.evidence import Found, Receivers
+from pylint_rpcsurface.analysis.discovery.evidence import Found, Receivers, function_of
 from pylint_rpcsurface.analysis.discovery.keys import DispatchKeys
 from pylint_rpcsurface.analysis.discovery.reading import (
     MIN_NAMES,
@@ -73,10 +73,16 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                     self.functions.append(node)
         self._answers: dict[int, frozenset[str]] = {}
         self.receivers = Receivers(
-            self.classes, self.calls, lambda c: index.linearize(c)[0][1:], self.where
+            self.classes,
+            self.calls,
+            lambda c: index.linearize(c)[0][1:],
+            self.where,
+            {id(m) for m in modules},
         )
         self._named: dict[int, set[tuple[str, str]]] = {}
-        self._sides: dict[int, tuple[Found, list[tuple[nodes.NodeNG, Found]]]] = {}
+        self._sides: dict[
+            tuple[int, tuple[str, ...]], tuple[Found, list[tuple[nodes.NodeNG, Found]]]
+        ] = {}
 
     def where(self, node: nodes.NodeNG) -> str:
         return where(node, self.project)
@@ -300,9 +306,9 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             if len(names) >= MIN_NAMES and any(self.answers(c) & names for c in reached):
                 confirmed.append(group)
                 continue
-            where = self.where(group.senders[0].function)
+            at = self.where(group.senders[0].function)
             self.notes.append(
-                f"{where}: {group.method}() sends its parameter {group.param!r}, but the "
+                f"{at}: {group.method}() sends its parameter {group.param!r}, but the "
                 f"literal names at its {count(len(group.sites), 'call site')} are not mostly the "
                 "methods of one class, nor answered by a class its receive side reaches: not a "
                 "dispatch"
@@ -349,38 +355,66 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         group: Group,
         workers: list[Worker],
         helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+        senders: list[Sender] | None = None,
     ) -> tuple[Found, list[tuple[nodes.NodeNG, Found]]]:
-        """The classes the group's dispatch reaches, from the code alone: those its own
-        lookups reach (``getattr(self, name)``, ``getattr(actor, name).remote()``, a
-        run_method helper's object), and, per worker loop linked to it (a sender's class
-        or function names the loop's), those the loop's object is bound to."""
-        if id(group) in self._sides:
-            return self._sides[id(group)]
+        """The classes the group's dispatch (or its definitions *senders*) reaches, from
+        the code alone: those its own lookups reach (``getattr(self, name)``,
+        ``getattr(actor, name).remote()``, a run_method helper's object), and, per worker
+        loop linked to it (the sender's class or function names the loop's), those the
+        loop's object is bound to; through a method it passes the name to, that method's."""
         own: Found = {}
-        tops: list[nodes.NodeNG] = []
-        for sender in group.senders:
-            function = sender.function
-            top = top_of(function)
-            if top is not None:
-                tops.append(top)
-            if self._on_self(sender) and isinstance(function.parent, nodes.ClassDef):
-                cls = function.parent
-                own[id(cls)] = (
-                    cls,
-                    f"{self.where(function)}: {function.name}() looks the name up on self",
-                )
-                continue
-            tainted = tainted_names(function, {sender.param})
+        linked: list[tuple[nodes.NodeNG, Found]] = []
+        for sender in group.senders if senders is None else senders:
+            mine, loops = self.sender_side(
+                sender.function, tainted_names(sender.function, {sender.param}), workers, helpers
+            )
+            own.update(mine)
+            linked.extend(loop for loop in loops if all(loop[0] is not t for t, _ in linked))
+        return own, linked
+
+    def sender_side(
+        self,
+        function: nodes.FunctionDef,
+        tainted: set[str],
+        workers: list[Worker],
+        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+        depth: int = 3,
+    ) -> tuple[Found, list[tuple[nodes.NodeNG, Found]]]:
+        key = (id(function), tuple(sorted(tainted)))
+        if key in self._sides:
+            return self._sides[key]
+        self._sides[key] = ({}, [])  # a forwarding cycle adds nothing
+        own: Found = {}
+        linked: list[tuple[nodes.NodeNG, Found]] = []
+        lookup = called_lookup(function, tainted)
+        on_self = (
+            lookup is not None
+            and isinstance(lookup.args[0], nodes.Name)
+            and lookup.args[0].name == "self"
+            and isinstance(function.parent, nodes.ClassDef)
+        )
+        if on_self and isinstance(function.parent, nodes.ClassDef):
+            cls = function.parent
+            own[id(cls)] = (
+                cls,
+                f"{self.where(function)}: {function.name}() looks the name up on self",
+            )
+        else:
             for obj, at in self._sender_objects(function, tainted, helpers):
                 own.update(_proof(at, obj, self.receivers.instances(obj)))
-        linked: list[tuple[nodes.NodeNG, Found]] = []
+        top = top_of(function)
         for worker in workers:
-            if worker.obj is None or worker.top is None:
+            if worker.obj is None or worker.top is None or top is None:
                 continue
-            if any(worker.top is top or self.names(top, worker.top) for top in tops):
+            if worker.top is top or self.names(top, worker.top):
                 found = self.receivers.instances(worker.obj)
                 linked.append((worker.top, _proof(worker.where, worker.obj, found)))
-        self._sides[id(group)] = (own, linked)
+        if depth > 0:
+            for callee, inner in self._forwarded(function, tainted):
+                more, loops = self.sender_side(callee, inner, workers, helpers, depth - 1)
+                own.update(more)
+                linked.extend(loops)
+        self._sides[key] = (own, linked)
         return own, linked
 
     def _sender_objects(
@@ -388,14 +422,9 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         function: nodes.FunctionDef,
         tainted: set[str],
         helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
-        depth: int = 2,
     ) -> list[tuple[nodes.NodeNG, str]]:
-        """The objects a sender looks the name up on itself, each with where; through a
-        method it passes the name to (``worker.execute_method.remote(method, ...)``), on
-        the object that method is called on, the objects that method looks it up on."""
+        """The objects a sender looks the name up on itself, each with where."""
         found: list[tuple[nodes.NodeNG, str]] = []
-        if depth > 0:
-            found.extend(self._forwarded(function, tainted, helpers, depth))
         lookup = called_lookup(function, tainted)
         if lookup is not None:
             found.append((lookup.args[0], self.where(lookup)))
@@ -421,13 +450,12 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         return found
 
     def _forwarded(
-        self,
-        function: nodes.FunctionDef,
-        tainted: set[str],
-        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
-        depth: int,
-    ) -> list[tuple[nodes.NodeNG, str]]:
-        found: list[tuple[nodes.NodeNG, str]] = []
+        self, function: nodes.FunctionDef, tainted: set[str]
+    ) -> list[tuple[nodes.FunctionDef, set[str]]]:
+        """The methods *function* passes the name to, each with its tainted names: on the
+        classes the object it calls them on is bound to (``self.model_executor
+        .collective_rpc(method)``, ``worker.execute_method.remote(method, ...)``)."""
+        found: list[tuple[nodes.FunctionDef, set[str]]] = []
         for call in own_nodes(function, nodes.Call):
             assert isinstance(call, nodes.Call)
             method = call.func
@@ -457,8 +485,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                     continue
                 params = positional_params(callee)
                 if index < len(params):
-                    inner = tainted_names(callee, {params[index]})
-                    found.extend(self._sender_objects(callee, inner, helpers, depth - 1))
+                    found.append((callee, tainted_names(callee, {params[index]})))
         return found
 
     def names(self, code: nodes.NodeNG, target: nodes.NodeNG) -> bool:
@@ -482,7 +509,6 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         workers: list[Worker],
         helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
     ) -> list[SurfaceProposal]:
-        sides = [self.receive_side(group, workers, helpers) for group in groups]
         sites = [
             (index, site)
             for index, group in enumerate(groups)
@@ -509,13 +535,13 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             root_of[id(owner)] = id(owner)
         names_of: dict[int, set[str]] = defaultdict(set)
         first_site: dict[int, Site] = {}
-        groups_of: dict[int, set[int]] = defaultdict(set)
+        groups_of: dict[int, dict[int, list[Site]]] = defaultdict(lambda: defaultdict(list))
         for index, site in sites:
             assert site.owner is not None
             root = root_of[id(site.owner)]
             names_of[root].add(site.name)
             first_site.setdefault(root, site)
-            groups_of[root].add(index)
+            groups_of[root][index].append(site)
         all_names = {site.name for _, site in sites}
         overall = self.best_handlers(all_names, excluded)
         plans: dict[tuple[int, ...], list[int]] = defaultdict(list)
@@ -523,7 +549,13 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         refused: list[SurfaceProposal] = []
         for key, names in names_of.items():
             caller = self.qualname(roots[key])
-            proven = self._proven(roots[key], [sides[i] for i in sorted(groups_of[key])])
+            sides = [
+                self.receive_side(
+                    groups[i], workers, helpers, self._senders_for(roots[key], groups[i], mine)
+                )
+                for i, mine in sorted(groups_of[key].items())
+            ]
+            proven = self._proven(roots[key], sides)
             chosen = self._among(proven, names)
             if not chosen:
                 candidates, tie = self._handlers_for(names, overall, excluded)
@@ -594,6 +626,42 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                 )
             )
         return proposals
+
+    def _senders_for(
+        self,
+        caller: nodes.ClassDef | nodes.FunctionDef,
+        group: Group,
+        sites: list[Site],
+    ) -> list[Sender]:
+        """The definitions of the dispatch that *caller*'s call sites reach: those of its
+        own class hierarchy (``self.collective_rpc(...)``), else those astroid infers the
+        calls to, else all of them. The MP executor's worker loop says nothing of what the
+        Ray executor's actors hold."""
+        if isinstance(caller, nodes.ClassDef):
+            related = [
+                s
+                for s in group.senders
+                if isinstance(s.function.parent, nodes.ClassDef)
+                and (
+                    s.function.parent is caller
+                    or self.is_ancestor(s.function.parent, caller)
+                    or self.is_ancestor(caller, s.function.parent)
+                )
+            ]
+            if related:
+                return related
+        by_function = {id(s.function): s for s in group.senders}
+        reached: dict[int, Sender] = {}
+        for site in sites:
+            try:
+                values = list(site.call.func.infer())
+            except INFERENCE_ERRORS:
+                continue
+            for value in values[:4]:
+                function = function_of(value)
+                if id(function) in by_function:
+                    reached[id(function)] = by_function[id(function)]
+        return list(reached.values()) or group.senders
 
     def _proven(
         self,

@@ -31,6 +31,11 @@ _MAX_SITES = 12
 # The calls that start a function in a new process or thread, with `target=` and `args=`.
 _STARTERS = frozenset({"Process", "Thread", "start_new_thread"})
 
+# Annotations of containers whose elements (a dict's values) are read as the container.
+_CONTAINERS = frozenset(
+    {"List", "list", "Sequence", "Iterable", "Set", "set", "Tuple", "tuple", "Dict", "dict"}
+)
+
 Found = dict[int, tuple[nodes.ClassDef, str]]
 
 
@@ -43,8 +48,10 @@ class Receivers:
         calls: dict[str, list[nodes.Call]],
         ancestors: Callable[[nodes.ClassDef], list[nodes.ClassDef]],
         where: Callable[[nodes.NodeNG], str],
+        modules: set[int] | None = None,
     ) -> None:
         self.classes = {id(c): c for c in classes}
+        self.modules = modules or set()  # the project's modules: whose functions are read
         self.calls = calls
         self.where = where
         self._ancestors = ancestors
@@ -162,10 +169,30 @@ class Receivers:
         if _is_ray_remote(call):
             return {}
         made = self._read(func, depth, classes=True)
-        return {
+        found: Found = {
             k: (cls, f"{self.where(call)}: constructed: {_short(call)}")
             for k, (cls, _) in made.items()
         }
+        if not found:
+            # A project function's result: what it returns (`self.workers =
+            # self._init_workers_ray(...)`, which returns the actors it made).
+            for callee in self._callees(func):
+                for returned in callee.nodes_of_class(nodes.Return):
+                    if returned.value is not None and returned.scope() is callee:
+                        found.update(self._read(returned.value, depth, classes=False))
+        return found
+
+    def _callees(self, func: nodes.NodeNG) -> list[nodes.FunctionDef]:
+        try:
+            values = list(func.infer())
+        except INFERENCE_ERRORS:
+            return []
+        callees = []
+        for value in values[:4]:
+            function = function_of(value)
+            if function is not None and id(function.root()) in self.modules:
+                callees.append(function)
+        return callees
 
     def _name(self, name: nodes.Name, depth: int, classes: bool) -> Found:
         try:
@@ -199,6 +226,18 @@ class Receivers:
                 and not classes
             ):
                 found.update(self._read(parent.iter, depth, classes=False))
+        if not classes:
+            # A list filled in place: `workers.append(worker)`.
+            for call in name.scope().nodes_of_class(nodes.Call):
+                func = call.func
+                if (
+                    isinstance(func, nodes.Attribute)
+                    and func.attrname == "append"
+                    and isinstance(func.expr, nodes.Name)
+                    and func.expr.name == name.name
+                    and call.args
+                ):
+                    found.update(self._read(call.args[0], depth, classes=False))
         return found
 
     def _imported(self, binding: nodes.ImportFrom, name: str) -> list[nodes.ClassDef]:
@@ -328,7 +367,8 @@ class Receivers:
             return False
         callee = target if isinstance(target, nodes.FunctionDef) else None
         return any(
-            value is target or getattr(value, "_proxied", None) is callee for value in values[:4]
+            value is target or (callee is not None and function_of(value) is callee)
+            for value in values[:4]
         )
 
     def _annotated(self, annotation: nodes.NodeNG, classes: bool) -> Found:
@@ -350,6 +390,15 @@ class Receivers:
                         f"{self.where(annotation)}: annotated {_short(annotation)}",
                     )
         return found
+
+
+def function_of(value: object) -> nodes.FunctionDef | None:
+    """The function a value astroid inferred is: itself, or a bound or unbound method's."""
+    for _ in range(3):
+        if isinstance(value, nodes.FunctionDef):
+            return value
+        value = getattr(value, "_proxied", None)
+    return None
 
 
 def _names(name: nodes.Name, target: nodes.FunctionDef | nodes.ClassDef) -> bool:
@@ -417,6 +466,9 @@ def _annotation_names(annotation: nodes.NodeNG, classes: bool) -> list[nodes.Nod
             return inners if classes else []
         if outer_name in ("Optional", "Union"):
             return [n for i in inners for n in _annotation_names(i, classes)]
+        if outer_name in _CONTAINERS and inners:
+            # A list of workers reads as a worker, as a list display does.
+            return [n for i in inners[-1:] for n in _annotation_names(i, classes)]
         return []
     if classes:
         return []

@@ -74,8 +74,8 @@ class WorkerSide:
     def _received(function: nodes.FunctionDef) -> set[str]:
         seeds: set[str] = set()
         for names, value in assignments_in(function):
-            if any(is_receive(c) for c in value.nodes_of_class(nodes.Call)) or (
-                isinstance(value, nodes.Call) and is_receive(value)
+            if any(_receives(c) for c in value.nodes_of_class(nodes.Call)) or (
+                isinstance(value, nodes.Call) and _receives(value)
             ):
                 seeds.update(names)
         return tainted_names(function, seeds) if seeds else set()
@@ -207,6 +207,17 @@ class WorkerSide:
                 if name != result:
                     return True
         return False
+
+
+# A worker's own buffer reads: LMDeploy's `command = await comm_buf.receive_async()`. Only
+# for where a name comes from: a sender's `receive()` says nothing of waiting.
+_WORKER_RECEIVES = frozenset({"receive", "receive_async", "recv_async"})
+
+
+def _receives(call: nodes.Call) -> bool:
+    return is_receive(call) or (
+        isinstance(call.func, nodes.Attribute) and call.func.attrname in _WORKER_RECEIVES
+    )
 
 
 def top_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
