@@ -557,6 +557,20 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             ]
             proven = self._proven(roots[key], sides)
             chosen = self._among(proven, names)
+            admitted = self._admitted(chosen, proven)
+            if admitted:
+                refused.append(
+                    SurfaceProposal(
+                        name=roots[key].name,
+                        callers=((caller, self.where(roots[key])),),
+                        handlers=(),
+                        refused=f"the names {caller} sends are looked up on an object whose "
+                        "annotation admits each of these classes, and nothing says which the "
+                        "workers hold",
+                        candidates=tuple(f"{self.qualname(c)} ({self.where(c)})" for c in admitted),
+                    )
+                )
+                continue
             if not chosen:
                 candidates, tie = self._handlers_for(names, overall, excluded)
                 listed = candidates or tie
@@ -678,6 +692,18 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         for found in mine or [found for _, found in loops]:
             proven.update(found)
         return proven
+
+    @staticmethod
+    def _admitted(chosen: list[nodes.ClassDef], proven: Found) -> list[nodes.ClassDef]:
+        """Handlers that only one annotation admits side by side (``self.worker:
+        Optional[WorkerBase]``, with a CPU and a GPU worker among its subclasses): the
+        annotation proves some subclass is held, not which; empty when none compete."""
+        by_binding: dict[str, list[nodes.ClassDef]] = defaultdict(list)
+        for cls in chosen:
+            evidence = proven[id(cls)][1]
+            if ": annotated " in evidence:
+                by_binding[evidence].append(cls)
+        return next((group for group in by_binding.values() if len(group) > 1), [])
 
     def _among(self, proven: Found, names: set[str]) -> list[nodes.ClassDef]:
         """The handlers among the classes the receive side is proven to reach: each that

@@ -205,7 +205,9 @@ class DispatchKeys:
                         isinstance(earlier, nodes.If)
                         and earlier.body
                         and not earlier.orelse
-                        and isinstance(earlier.body[-1], (nodes.Return, nodes.Raise))
+                        # `if flag: return` skips the receive; `if flag: raise` fails the
+                        # call (vLLM's max_concurrent_workers): no reply goes unwaited.
+                        and isinstance(earlier.body[-1], nodes.Return)
                     ):
                         flag = flag_of(earlier.test, flags)
                         if flag is not None:
