@@ -376,3 +376,57 @@ def test_the_ray_worker_wrapper_that_answers_adjust_rank_is_a_handler(tmp_path: 
     assert surface["handlers"] == ["vl.gpu_worker.Worker", "vl.worker_base.WorkerWrapperBase"]
     checked = run_check(folder, "--format", "json", "--no-cache")
     assert checked.returncode == 0, checked.stderr  # adjust_rank is answered
+
+
+# vLLM 0.7.3's shape: the worker process holds `self.worker: Optional[WorkerBase]`, its
+# class chosen at run time from a qualname string. The annotation proves some subclass is
+# held, not which: two real subclasses compete, so the surface is refused, both listed.
+ANNOTATED = {
+    "an/__init__.py": "",
+    "an/base.py": (
+        "from typing import Optional\n\n\n"
+        "class WorkerBase:\n"
+        "    def load_model(self):\n        raise NotImplementedError\n\n\n"
+        "class WorkerProc:\n"
+        "    def __init__(self, mq, out):\n"
+        "        self.worker: Optional[WorkerBase] = None\n"
+        "        self.mq, self.out = mq, out\n\n"
+        "    def busy_loop(self):\n"
+        "        while True:\n"
+        "            method, args = self.mq.dequeue()\n"
+        "            self.out.enqueue(getattr(self.worker, method)(*args))\n"
+    ),
+    "an/workers.py": (
+        "from an.base import WorkerBase\n\n\n"
+        "class CpuWorker(WorkerBase):\n"
+        "    def load_model(self):\n        return 1\n\n"
+        "    def init_device(self):\n        return 'cpu'\n\n"
+        "    def initialize_cache(self, num_gpu_blocks, num_cpu_blocks):\n        return 0\n\n\n"
+        "class GpuWorker(WorkerBase):\n"
+        "    def load_model(self):\n        return 2\n\n"
+        "    def initialize_cache(self, kv_cache_configs):\n        return 0\n"
+    ),
+    "an/executor.py": (
+        "from an.base import WorkerProc\n\n\n"
+        "class Executor:\n"
+        "    def start(self):\n"
+        "        WorkerProc(self.mq, self.out).busy_loop()\n\n"
+        "    def collective_rpc(self, method, *args):\n"
+        "        self.mq.enqueue((method, args))\n"
+        "        return self.out.dequeue()\n\n"
+        "    def setup(self):\n"
+        '        self.collective_rpc("load_model")\n'
+        '        self.collective_rpc("init_device")\n'
+        '        self.collective_rpc("initialize_cache", [])\n'
+    ),
+}
+
+
+def test_an_annotation_admitting_two_workers_proves_neither(tmp_path: Path) -> None:
+    folder = project(tmp_path, ANNOTATED)
+    refused = run_cli(folder, "init")
+    assert refused.returncode == 2, refused.stderr
+    assert "annotation admits each of these classes" in refused.stderr
+    assert "an.workers.CpuWorker (an/workers.py:4)" in refused.stderr
+    assert "an.workers.GpuWorker (an/workers.py:15)" in refused.stderr
+    assert not (folder / "pyproject.toml").exists()

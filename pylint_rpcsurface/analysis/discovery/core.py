@@ -693,17 +693,31 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             proven.update(found)
         return proven
 
-    @staticmethod
-    def _admitted(chosen: list[nodes.ClassDef], proven: Found) -> list[nodes.ClassDef]:
-        """Handlers that only one annotation admits side by side (``self.worker:
+    def _admitted(self, chosen: list[nodes.ClassDef], proven: Found) -> list[nodes.ClassDef]:
+        """The classes one annotation admits beside a chosen handler (``self.worker:
         Optional[WorkerBase]``, with a CPU and a GPU worker among its subclasses): the
-        annotation proves some subclass is held, not which; empty when none compete."""
+        annotation proves some subclass is held, not which, and picking the one that
+        answers the names would be choosing by overlap. Empty when it admits one class
+        with real code (abstract bases aside)."""
         by_binding: dict[str, list[nodes.ClassDef]] = defaultdict(list)
-        for cls in chosen:
-            evidence = proven[id(cls)][1]
-            if ": annotated " in evidence:
+        for cls, evidence in proven.values():
+            if ": annotated " in evidence and not self._abstract(cls):
                 by_binding[evidence].append(cls)
-        return next((group for group in by_binding.values() if len(group) > 1), [])
+        for cls in chosen:
+            group = by_binding.get(proven[id(cls)][1], [])
+            if len(group) > 1:
+                return sorted(group, key=lambda c: (self.qualname(c), id(c)))
+        return []
+
+    @staticmethod
+    def _abstract(klass: nodes.ClassDef) -> bool:
+        """Whether each method *klass* defines itself is a stub (an interface)."""
+        return all(
+            is_stub(binding)
+            for bindings in klass.locals.values()
+            for binding in bindings
+            if isinstance(binding, nodes.FunctionDef) and binding.name != "__init__"
+        )
 
     def _among(self, proven: Found, names: set[str]) -> list[nodes.ClassDef]:
         """The handlers among the classes the receive side is proven to reach: each that
