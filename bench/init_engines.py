@@ -7,15 +7,22 @@ bench/engines.py does: nothing is installed or imported). Then, in the unpacked 
 
 1. ``rpcsurface init --diff`` proposes the table (the ``+`` lines of its diff);
 2. the analysis runs with the generated table and with the hand-written one,
-   ``bench/init_engines/<name>.toml``, and ``rpcsurface check --format json --no-cache``
-   with each.
+   ``bench/init_engines/<name>.toml`` (or the corpus's), and ``rpcsurface check --format
+   json --no-cache`` with each.
 
 The table: **coverage**, the share of the hand configuration's RPC names whose every call
 site the generated surfaces also see; **config errors** of the generated table (``check``
 exiting 2); **extra findings**, those the generated table gives that the hand one doesn't.
 
+Every finding the generated table gives is looked up in ``bench/init_engines/verdicts.toml``,
+where each is classified by hand, after reading the engine's code at that line, as true or
+false with the reason; a finding without a verdict, or a verdict whose finding is gone,
+makes the run exit 1. vLLM and LMDeploy use the real-engine corpus's hand configurations,
+``bench/engines/<name>.toml``.
+
     python bench/init_engines.py                    # print the table
     python bench/init_engines.py --out docs/init.md # rewrite the table in the page
+    python bench/init_engines.py --reuse --out docs/init.md  # after tracing: no new run
 """
 
 from __future__ import annotations
@@ -27,6 +34,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # tomli is the package's dependency below 3.11
+    import tomli as tomllib
+
 # Run as `python bench/init_engines.py`: its folder is first on sys.path.
 from engines import extract_python  # the corpus script's unpacker: only .py files, no escape
 
@@ -37,17 +49,31 @@ END = "<!-- init-engines:end -->"
 TARGET = 0.9
 
 
+# Every finding the generated tables give, traced to the engine's code by hand.
+VERDICTS = CONFIGS / "verdicts.toml"
+# The real-engine corpus's hand configurations, reused for the engines both measure.
+CORPUS_CONFIGS = HERE / "engines"
+
+
 @dataclass(frozen=True)
 class Engine:
     name: str  # the distribution's name, and the hand configuration's file name
     version: str
     package: str  # the top-level import package
+    corpus: bool = False  # its hand configuration is the corpus's, bench/engines/NAME.toml
+
+    @property
+    def hand(self) -> Path:
+        return (CORPUS_CONFIGS if self.corpus else CONFIGS) / f"{self.name}.toml"
 
 
 ENGINES = (
     Engine("nano-vllm-fork", "20260210", "nanovllm"),
     Engine("nano-vllm-npu", "0.0.2", "nanovllmnpu"),
     Engine("nano-vllm-voxcpm", "2.0.5", "nanovllm_voxcpm"),
+    # Two unrelated code bases, not nano-vllm ports (bench/engines.py measures them too).
+    Engine("vllm", "0.7.3", "vllm", corpus=True),
+    Engine("lmdeploy", "0.7.3", "lmdeploy", corpus=True),
 )
 
 
@@ -61,6 +87,7 @@ class Result:
     config_error: str
     extra: tuple[str, ...]
     missing: tuple[str, ...]  # hand findings the generated table doesn't give
+    found: tuple[str, ...] = ()  # every finding of the generated table, path:line:symbol
 
 
 def _script() -> list[str]:
@@ -140,7 +167,7 @@ def run_engine(engine: Engine, cache: Path) -> Result:
     tree = fetch(engine, cache)
     files = sum(1 for _ in tree.rglob("*.py"))
     status, generated = generated_table(tree)
-    hand = (CONFIGS / f"{engine.name}.toml").read_text("utf-8")
+    hand = engine.hand.read_text("utf-8")
     hand_sites, hand_error = sites(tree, hand)
     if hand_error:
         raise SystemExit(f"{engine.name}: the hand configuration is wrong: {hand_error}")
@@ -162,14 +189,60 @@ def run_engine(engine: Engine, cache: Path) -> Result:
         error,
         tuple(sorted(generated_found - hand_found)),
         tuple(sorted(hand_found - generated_found)),
+        tuple(sorted(generated_found)),
     )
 
 
-def render(results: list[Result]) -> str:
+def load_verdicts(path: Path = VERDICTS) -> dict[str, dict[str, dict[str, str]]]:
+    """engine -> finding key -> {"verdict": "true" | "false", "why": ...}"""
+    if not path.is_file():
+        return {}
+    with path.open("rb") as stream:
+        return tomllib.load(stream)
+
+
+def traced(result: Result, verdicts: dict[str, dict[str, dict[str, str]]]) -> tuple[str, list[str]]:
+    """The table's cell for *result*'s findings, and what is wrong: a finding nobody
+    traced, or a verdict whose finding is gone."""
+    mine = verdicts.get(result.engine.name, {})
+    problems = [
+        f"{result.engine.name}: no verdict for {key}" for key in result.found if key not in mine
+    ]
+    problems += [
+        f"{result.engine.name}: a verdict for {key}, which is no longer found"
+        for key in mine
+        if key not in result.found
+    ]
+    if not result.found:
+        return "none", problems
+    kinds = [mine.get(key, {}).get("verdict", "not traced") for key in result.found]
+    cell = f"{len(kinds)}: {kinds.count('true')} true, {kinds.count('false')} false"
+    if kinds.count("not traced"):
+        cell += f", {kinds.count('not traced')} NOT TRACED"
+    return cell, problems
+
+
+def render_verdicts(results: list[Result], verdicts: dict[str, dict[str, dict[str, str]]]) -> str:
+    """Every finding of the generated tables with its verdict and the reason."""
+    rows = ["| Engine | Finding | Verdict | Why |", "| --- | --- | --- | --- |"]
+    for r in results:
+        for key in r.found:
+            verdict = verdicts.get(r.engine.name, {}).get(key, {})
+            why = verdict.get("why", "").replace("|", "/")
+            rows.append(
+                f"| {r.engine.name} | `{key}` | {verdict.get('verdict', 'NOT TRACED')} | {why} |"
+            )
+    return "\n".join(rows) + "\n" if len(rows) > 2 else ""
+
+
+def render(
+    results: list[Result], verdicts: dict[str, dict[str, dict[str, str]]] | None = None
+) -> str:
     rows = [
         "| Engine | .py files | init exit | Coverage of the hand RPC names | Config errors "
-        "| Extra findings | Hand findings not given |",
-        "| --- | ---: | ---: | --- | --- | --- | --- |",
+        "| Extra findings | Hand findings not given "
+        "| Findings from the written configuration, each traced |",
+        "| --- | ---: | ---: | --- | --- | --- | --- | --- |",
     ]
     for r in results:
         share = len(r.covered) / len(r.hand_names) if r.hand_names else 1.0
@@ -180,11 +253,42 @@ def render(results: list[Result]) -> str:
             coverage += ", not seen: " + ", ".join(f"`{m}`" for m in missing)
         extra = ", ".join(f"`{e}`" for e in r.extra) or "none"
         lost = ", ".join(f"`{e}`" for e in r.missing) or "none"
+        cell, _ = traced(r, verdicts or {})
         rows.append(
             f"| {r.engine.name} {r.engine.version} | {r.files} | {r.init_status} | {coverage} "
-            f"| {r.config_error.replace('|', '/') or 'none'} | {extra} | {lost} |"
+            f"| {r.config_error.replace('|', '/') or 'none'} | {extra} | {lost} | {cell} |"
         )
-    return "\n".join(rows) + "\n"
+    table = "\n".join(rows) + "\n"
+    listed = render_verdicts(results, verdicts or {})
+    return table + ("\n" + listed if listed else "")
+
+
+def _dumped(result: Result) -> dict[str, object]:
+    return {
+        "files": result.files,
+        "hand_names": sorted(result.hand_names),
+        "covered": sorted(result.covered),
+        "init_status": result.init_status,
+        "config_error": result.config_error,
+        "extra": list(result.extra),
+        "missing": list(result.missing),
+        "found": list(result.found),
+    }
+
+
+def _loaded(engine: Engine, path: Path) -> Result:
+    data = json.loads(path.read_text("utf-8"))
+    return Result(
+        engine,
+        int(data["files"]),
+        frozenset(data["hand_names"]),
+        frozenset(data["covered"]),
+        int(data["init_status"]),
+        str(data["config_error"]),
+        tuple(data["extra"]),
+        tuple(data["missing"]),
+        tuple(data["found"]),
+    )
 
 
 def write_table(page: Path, table: str) -> None:
@@ -203,20 +307,35 @@ def main(argv: list[str] | None = None) -> int:
         default=Path.home() / ".cache" / "rpcsurface-init-engines",
         help="where the wheels are kept and unpacked (outside the repository)",
     )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="render the measurements the last run kept in the cache folder (after tracing "
+        "its findings in verdicts.toml) instead of measuring again",
+    )
     args = parser.parse_args(argv)
     chosen = ENGINES
     if args.engines:
         chosen = tuple(e for e in ENGINES if e.name in set(args.engines.split(",")))
     results = []
     for engine in chosen:
-        result = run_engine(engine, args.cache)
+        kept = args.cache / engine.name / f"result-{engine.version}.json"
+        if args.reuse and kept.is_file():
+            result = _loaded(engine, kept)
+        else:
+            result = run_engine(engine, args.cache)
+            kept.write_text(json.dumps(_dumped(result)), encoding="utf-8")
         print(f"{engine.name}: done", file=sys.stderr)
         results.append(result)
-    table = render(results)
+    verdicts = load_verdicts()
+    table = render(results, verdicts)
     print(table)
+    problems = [p for r in results for p in traced(r, verdicts)[1]]
+    for problem in problems:
+        print(f"init_engines: {problem}", file=sys.stderr)
     if args.out is not None:
         write_table(args.out, table)
-    return 0
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -6,9 +6,11 @@ appended to its ``pyproject.toml``: every byte already there stays as it was. ``
 prints the change instead of writing it.
 
 * Every key is followed by a comment naming its evidence (``file:line``).
-* A key whose evidence is ambiguous is not written: its candidates are listed in a comment
-  and on stderr. A surface whose handlers are ambiguous is refused: nothing is written and
-  the exit status is 2, with the candidates on stderr.
+* A key whose evidence is ambiguous, or only that a constant shares the names sent (a
+  registry, a base handler), is not written: its candidates are listed in a comment and on
+  stderr. A surface whose handlers the code doesn't prove (no binding of the object the
+  names are looked up on to them, only classes sharing names) is refused: nothing is
+  written and the exit status is 2, with the candidates on stderr and in the diff.
 * With a ``[tool.rpcsurface]`` table already there, only additions are proposed: a
   ``[[tool.rpcsurface.dispatch]]`` for a method no dispatch table names, a
   ``[[tool.rpcsurface.surface]]`` for handlers no surface names. A key the user wrote is
@@ -21,8 +23,8 @@ links; a read-only file is refused unless ``--force``. A new file gets the mode 
 gives. Only a regular file within the size cap is read.
 
 Exit status: 0 written or nothing to change, 1 with ``--diff`` when there is a change,
-2 refused (an ambiguous surface, no dispatch found, a pyproject.toml that can't be read
-or appended to).
+2 refused (a surface whose handlers are not proven, no dispatch found, a pyproject.toml
+that can't be read or appended to).
 """
 
 from __future__ import annotations
@@ -289,10 +291,14 @@ def render(
         blocks.append("\n".join(lines))
     for surface in proposal.surfaces:
         if surface.refused is not None:
+            listed = surface.candidates or surface.overlap
             refusals.append(
                 f"surface of {', '.join(c for c, _ in surface.callers)}: {surface.refused}: "
-                + "; ".join(surface.candidates)
+                + "; ".join(listed)
             )
+            if surface.overlap:
+                # Shown by --diff: what shares the names, and why none of it is written.
+                blocks.append(_overlap_block(surface))
             continue
         if {h for h, _ in surface.handlers} & configured_classes:
             continue
@@ -329,9 +335,27 @@ def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) 
     ]
     if surface.base_handlers:
         lines.extend(_list_lines("base-handlers", surface.base_handlers))
+    elif surface.base_overlap:
+        notes.append(
+            f"surface {name!r}: base-handlers not written, candidates by overlap only: "
+            + "; ".join(surface.base_overlap)
+        )
+        lines.append("# base-handlers: not written, candidates by overlap only (not written):")
+        lines.extend(f"#   {_comment(candidate)}" for candidate in surface.base_overlap)
     if surface.registry is not None:
         lines.extend(_choice_lines(surface.registry, f"surface {name!r}", notes))
     return "\n".join(lines)
+
+
+def _overlap_block(surface: SurfaceProposal) -> str:
+    callers = ", ".join(c for c, _ in surface.callers)
+    return "\n".join(
+        [
+            f"# surface of {_comment(callers)}: candidates by overlap only (not written): "
+            "no code binds the object the names are looked up on to them",
+            *(f"#   {_comment(candidate)}" for candidate in surface.overlap),
+        ]
+    )
 
 
 def _choice_lines(choice: Choice, owner: str, notes: list[str]) -> list[str]:
@@ -339,11 +363,10 @@ def _choice_lines(choice: Choice, owner: str, notes: list[str]) -> list[str]:
         if not choice.candidates:
             return []
         notes.append(
-            f"{owner}: {choice.key} not written, the evidence is ambiguous: "
-            + "; ".join(choice.candidates)
+            f"{owner}: {choice.key} not written, {choice.why}: " + "; ".join(choice.candidates)
         )
         return [
-            f"# {choice.key}: not written, the evidence is ambiguous:",
+            f"# {choice.key}: not written, {_comment(choice.why)}:",
             *(f"#   {_comment(candidate)}" for candidate in choice.candidates),
         ]
     return [_line(choice.key, choice.value, choice.evidence)]

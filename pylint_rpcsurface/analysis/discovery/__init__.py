@@ -7,7 +7,11 @@ Nothing is imported: every fact comes from astroid's reading of the source under
   .remote(...)`` (a Ray actor), of a call to a run_method-shaped helper (a function whose
   parameter is looked up with ``getattr`` and called), or of another sender. Confirmed by
   its call sites: the string literals passed where *p* goes are mostly the method names of
-  one class, the handler.
+  one class, or some are answered by a class its receive side reaches.
+* **Handlers** only on structural evidence (:mod:`.evidence`): the object the received name
+  is looked up on is bound to the class in the code (inferred, constructed, assigned,
+  annotated, passed in, an actor made from it). A class that only defines names sent is a
+  candidate listed, never written.
 * **Waits.** From the sender's body: the receive (``get()``, ``recv()``, ``dequeue()``,
   ``ray.get``) is unconditional (always), guarded by a keyword (``if wait_out:``) or by
   its negation (``if non_block: return``).
@@ -17,7 +21,8 @@ Nothing is imported: every fact comes from astroid's reading of the source under
   id).
 * **Callers** are the classes (and module-level functions) whose code passes literal
   names, as the roots of their hierarchies; a **registry** is a module-level constant whose
-  elements are mostly names the surface sends.
+  elements are mostly names the surface sends and that the code tests names against or
+  iterates.
 
 Each fact carries its evidence (``file:line: what``). Where the evidence is ambiguous the
 candidates are kept and no value is chosen: :mod:`pylint_rpcsurface.commands.init` writes

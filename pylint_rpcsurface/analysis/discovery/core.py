@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from astroid import bases, nodes
+from astroid import nodes
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.analysis.discovery.evidence import Found, Receivers, function_of
 from pylint_rpcsurface.analysis.discovery.keys import DispatchKeys
 from pylint_rpcsurface.analysis.discovery.reading import (
     MIN_NAMES,
@@ -31,11 +32,12 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     is_stub,
     names_in,
     own_nodes,
+    patches,
     positional_params,
     tainted_names,
     where,
 )
-from pylint_rpcsurface.analysis.discovery.workers import WorkerSide
+from pylint_rpcsurface.analysis.discovery.workers import WorkerSide, top_of
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
 from pylint_rpcsurface.analysis.registry import read_registry
 
@@ -49,21 +51,55 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         self.classes: list[nodes.ClassDef] = []
         self.calls: dict[str, list[nodes.Call]] = defaultdict(list)
         self.notes: list[str] = []
+        # Where a module-level name is tested for membership or iterated: the uses that
+        # make a constant a registry (sharing names with the surface does not).
+        self.uses: dict[str, list[tuple[nodes.NodeNG, str]]] = defaultdict(list)
         for module in modules:
-            for node in module.nodes_of_class((nodes.FunctionDef, nodes.ClassDef, nodes.Call)):
-                if isinstance(node, nodes.Call):
+            for node in module.nodes_of_class(
+                (nodes.FunctionDef, nodes.ClassDef, nodes.Call, nodes.Compare, nodes.For)
+            ):
+                if isinstance(node, (nodes.Compare, nodes.For)):
+                    self._note_use(node)
+                elif isinstance(node, nodes.Call):
                     name = call_name(node)
                     if name is not None:
                         self.calls[name].append(node)
                 elif isinstance(node, nodes.ClassDef):
                     if at_module_level(node):
                         self.classes.append(node)
-                elif is_method(node) or at_module_level(node):
+                elif isinstance(node, nodes.FunctionDef) and (
+                    is_method(node) or at_module_level(node)
+                ):
                     self.functions.append(node)
         self._answers: dict[int, frozenset[str]] = {}
+        self.receivers = Receivers(
+            self.classes,
+            self.calls,
+            lambda c: index.linearize(c)[0][1:],
+            self.where,
+            {id(m) for m in modules},
+        )
+        self._named: dict[int, set[tuple[str, str]]] = {}
+        self._sides: dict[
+            tuple[int, tuple[str, ...]], tuple[Found, list[tuple[nodes.NodeNG, Found]]]
+        ] = {}
 
     def where(self, node: nodes.NodeNG) -> str:
         return where(node, self.project)
+
+    def _note_use(self, node: nodes.Compare | nodes.For) -> None:
+        if isinstance(node, nodes.For):
+            used, kind = node.iter, "iterated"
+        else:
+            op, used = node.ops[0]
+            if op not in ("in", "not in"):
+                return
+            kind = "tested for membership"
+        name = used.name if isinstance(used, nodes.Name) else None
+        if isinstance(used, nodes.Attribute):
+            name = used.attrname
+        if name is not None:
+            self.uses[name].append((node, kind))
 
     # -- helpers shaped like run_method(obj, name, ...) ----------------------
 
@@ -74,7 +110,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         for function in self.functions:
             for param in positional_params(function):
                 lookup = called_lookup(function, {param})
-                if lookup is not None:
+                if lookup is not None and not patches(function, tainted_names(function, {param})):
                     found.setdefault(function.name, (function, param, lookup))
                     break
         return found
@@ -116,6 +152,8 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         senders: set[str],
     ) -> tuple[str, bool] | None:
         tainted = tainted_names(function, {param})
+        if patches(function, tainted):
+            return None  # it wraps the named method in place: it sends nothing
         forward: str | None = None
         for call in own_nodes(function, nodes.Call):
             assert isinstance(call, nodes.Call)
@@ -261,11 +299,19 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             if handlers and names <= self._answered_by(handlers, names):
                 confirmed.append(group)
                 continue
-            where = self.where(group.senders[0].function)
+            # A receive side proven to reach a class that answers some of the names makes
+            # it a dispatch too, however few it answers: the rest is what check reports.
+            own, linked = self.receive_side(group, workers, helpers)
+            reached = [c for found in (own, *(f for _, f in linked)) for c, _ in found.values()]
+            if len(names) >= MIN_NAMES and any(self.answers(c) & names for c in reached):
+                confirmed.append(group)
+                continue
+            at = self.where(group.senders[0].function)
             self.notes.append(
-                f"{where}: {group.method}() sends its parameter {group.param!r}, but the "
+                f"{at}: {group.method}() sends its parameter {group.param!r}, but the "
                 f"literal names at its {count(len(group.sites), 'call site')} are not mostly the "
-                "methods of one class: not a dispatch"
+                "methods of one class, nor answered by a class its receive side reaches: not a "
+                "dispatch"
             )
         methods = [g.method for g in confirmed]
         for group in sorted(confirmed, key=lambda g: g.method):
@@ -277,7 +323,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                 continue
             dispatch.append(self.dispatch_proposal(group, workers))
         confirmed = [g for g in confirmed if methods.count(g.method) == 1]
-        surfaces = self.surfaces(confirmed, excluded_by(confirmed), workers)
+        surfaces = self.surfaces(confirmed, excluded_by(confirmed), workers, helpers)
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
 
     # -- handlers -------------------------------------------------------------
@@ -302,15 +348,175 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         real = [c for c in general if not self.only_stubs(c, names & self.answers(c))]
         return (real or general), top
 
+    # -- the receive side -----------------------------------------------------
+
+    def receive_side(
+        self,
+        group: Group,
+        workers: list[Worker],
+        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+        senders: list[Sender] | None = None,
+    ) -> tuple[Found, list[tuple[nodes.NodeNG, Found]]]:
+        """The classes the group's dispatch (or its definitions *senders*) reaches, from
+        the code alone: those its own lookups reach (``getattr(self, name)``,
+        ``getattr(actor, name).remote()``, a run_method helper's object), and, per worker
+        loop linked to it (the sender's class or function names the loop's), those the
+        loop's object is bound to; through a method it passes the name to, that method's."""
+        own: Found = {}
+        linked: list[tuple[nodes.NodeNG, Found]] = []
+        for sender in group.senders if senders is None else senders:
+            mine, loops = self.sender_side(
+                sender.function, tainted_names(sender.function, {sender.param}), workers, helpers
+            )
+            own.update(mine)
+            linked.extend(loop for loop in loops if all(loop[0] is not t for t, _ in linked))
+        return own, linked
+
+    def sender_side(
+        self,
+        function: nodes.FunctionDef,
+        tainted: set[str],
+        workers: list[Worker],
+        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+        depth: int = 3,
+    ) -> tuple[Found, list[tuple[nodes.NodeNG, Found]]]:
+        key = (id(function), tuple(sorted(tainted)))
+        if key in self._sides:
+            return self._sides[key]
+        self._sides[key] = ({}, [])  # a forwarding cycle adds nothing
+        own: Found = {}
+        linked: list[tuple[nodes.NodeNG, Found]] = []
+        lookup = called_lookup(function, tainted)
+        on_self = (
+            lookup is not None
+            and isinstance(lookup.args[0], nodes.Name)
+            and lookup.args[0].name == "self"
+            and isinstance(function.parent, nodes.ClassDef)
+        )
+        if on_self and isinstance(function.parent, nodes.ClassDef):
+            cls = function.parent
+            own[id(cls)] = (
+                cls,
+                f"{self.where(function)}: {function.name}() looks the name up on self",
+            )
+        else:
+            for obj, at in self._sender_objects(function, tainted, helpers):
+                own.update(_proof(at, obj, self.receivers.instances(obj)))
+        top = top_of(function)
+        for worker in workers:
+            if worker.obj is None or worker.top is None or top is None:
+                continue
+            if worker.top is top or self.names(top, worker.top):
+                found = self.receivers.instances(worker.obj)
+                linked.append((worker.top, _proof(worker.where, worker.obj, found)))
+        if depth > 0:
+            for callee, inner in self._forwarded(function, tainted):
+                more, loops = self.sender_side(callee, inner, workers, helpers, depth - 1)
+                own.update(more)
+                linked.extend(loops)
+        self._sides[key] = (own, linked)
+        return own, linked
+
+    def _sender_objects(
+        self,
+        function: nodes.FunctionDef,
+        tainted: set[str],
+        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+    ) -> list[tuple[nodes.NodeNG, str]]:
+        """The objects a sender looks the name up on itself, each with where."""
+        found: list[tuple[nodes.NodeNG, str]] = []
+        lookup = called_lookup(function, tainted)
+        if lookup is not None:
+            found.append((lookup.args[0], self.where(lookup)))
+        for call in own_nodes(function, nodes.Call):
+            assert isinstance(call, nodes.Call)
+            func = call.func
+            if (
+                isinstance(func, nodes.Attribute)
+                and func.attrname == "remote"
+                and is_getattr(func.expr)
+                and names_in(func.expr.args[1]) & tainted
+            ):
+                found.append((func.expr.args[0], self.where(call)))
+            name = call_name(call)
+            if (
+                name in helpers
+                and name != function.name
+                and any(names_in(arg) & tainted for arg in call.args)
+            ):
+                obj = self._helper_object(call, helpers[name])
+                if obj is not None:
+                    found.append((obj, self.where(call)))
+        return found
+
+    def _forwarded(
+        self, function: nodes.FunctionDef, tainted: set[str]
+    ) -> list[tuple[nodes.FunctionDef, set[str]]]:
+        """The methods *function* passes the name to, each with its tainted names: on the
+        classes the object it calls them on is bound to (``self.model_executor
+        .collective_rpc(method)``, ``worker.execute_method.remote(method, ...)``)."""
+        found: list[tuple[nodes.FunctionDef, set[str]]] = []
+        for call in own_nodes(function, nodes.Call):
+            assert isinstance(call, nodes.Call)
+            method = call.func
+            if (
+                isinstance(method, nodes.Attribute)
+                and method.attrname == "remote"
+                and isinstance(method.expr, nodes.Attribute)
+            ):
+                method = method.expr  # actor.execute_method.remote(name, ...)
+            if not isinstance(method, nodes.Attribute) or method.attrname in SEND_CALLS:
+                continue
+            index = next((i for i, arg in enumerate(call.args) if names_in(arg) & tainted), None)
+            if index is None:
+                continue
+            for cls, _ in self.receivers.instances(method.expr).values():
+                order, _ = self.index.linearize(cls)
+                callee = next(
+                    (
+                        b
+                        for klass in order
+                        for b in klass.locals.get(method.attrname, [])[-1:]
+                        if isinstance(b, nodes.FunctionDef)
+                    ),
+                    None,
+                )
+                if callee is None or callee is function:
+                    continue
+                params = positional_params(callee)
+                if index < len(params):
+                    found.append((callee, tainted_names(callee, {params[index]})))
+        return found
+
+    def names(self, code: nodes.NodeNG, target: nodes.NodeNG) -> bool:
+        """Whether *code* names *target* (a module-level function or class): a name bound
+        to it, or imported from its module under its name."""
+        if id(code) not in self._named:
+            self._named[id(code)] = {
+                named for used in code.nodes_of_class(nodes.Name) for named in _bound(used)
+            }
+        named = self._named[id(code)]
+        name = str(getattr(target, "name", ""))
+        module = target.root().name
+        return (name, module) in named or (name, f"*{module.rsplit('.', 1)[-1]}") in named
+
     # -- surfaces ------------------------------------------------------------
 
     def surfaces(  # noqa: PLR0915
-        self, groups: list[Group], excluded: set[int], workers: list[Worker]
+        self,
+        groups: list[Group],
+        excluded: set[int],
+        workers: list[Worker],
+        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
     ) -> list[SurfaceProposal]:
-        held = self._held(workers)
-        sites = [site for group in groups for site in group.sites if site.owner is not None]
+        sites = [
+            (index, site)
+            for index, group in enumerate(groups)
+            for site in group.sites
+            if site.owner is not None
+        ]
         owners: dict[int, nodes.ClassDef | nodes.FunctionDef] = {}
-        for site in sites:
+        for _, site in sites:
             assert site.owner is not None
             owners[id(site.owner)] = site.owner
         classes = [o for o in owners.values() if isinstance(o, nodes.ClassDef)]
@@ -329,45 +535,79 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             root_of[id(owner)] = id(owner)
         names_of: dict[int, set[str]] = defaultdict(set)
         first_site: dict[int, Site] = {}
-        for site in sites:
+        groups_of: dict[int, dict[int, list[Site]]] = defaultdict(lambda: defaultdict(list))
+        for index, site in sites:
             assert site.owner is not None
             root = root_of[id(site.owner)]
             names_of[root].add(site.name)
             first_site.setdefault(root, site)
-        all_names = {site.name for site in sites}
+            groups_of[root][index].append(site)
+        all_names = {site.name for _, site in sites}
         overall = self.best_handlers(all_names, excluded)
         plans: dict[tuple[int, ...], list[int]] = defaultdict(list)
+        proven_of: dict[tuple[int, ...], Found] = defaultdict(dict)
         refused: list[SurfaceProposal] = []
         for key, names in names_of.items():
-            chosen, tie = self._handlers_for(names, overall, excluded)
-            if chosen is None and tie:
-                chosen, tie = self._held_by_linked(roots[key], tie, workers, held)
-            if chosen is None:
-                caller = self.qualname(roots[key])
-                if not tie:
-                    self.notes.append(
-                        f"{self.where(roots[key])}: no class answers most of the names "
-                        f"{caller} sends: left out"
-                    )
-                    continue
+            caller = self.qualname(roots[key])
+            sides = [
+                self.receive_side(
+                    groups[i], workers, helpers, self._senders_for(roots[key], groups[i], mine)
+                )
+                for i, mine in sorted(groups_of[key].items())
+            ]
+            proven = self._proven(roots[key], sides)
+            chosen = self._among(proven, names)
+            admitted = self._admitted(chosen, proven)
+            if admitted:
                 refused.append(
                     SurfaceProposal(
                         name=roots[key].name,
                         callers=((caller, self.where(roots[key])),),
                         handlers=(),
-                        refused=f"the names {caller} sends are answered as much by each of "
-                        "these classes, and nothing says which the workers hold",
-                        candidates=tuple(f"{self.qualname(c)} ({self.where(c)})" for c in tie),
+                        refused=f"the names {caller} sends are looked up on an object whose "
+                        "annotation admits each of these classes, and nothing says which the "
+                        "workers hold",
+                        candidates=tuple(f"{self.qualname(c)} ({self.where(c)})" for c in admitted),
                     )
                 )
                 continue
-            plans[tuple(sorted(id(c) for c in chosen))].append(key)
+            if not chosen:
+                candidates, tie = self._handlers_for(names, overall, excluded)
+                listed = candidates or tie
+                if not listed:
+                    self.notes.append(
+                        f"{self.where(roots[key])}: no class answers most of the names "
+                        f"{caller} sends: left out"
+                    )
+                    continue
+                why = (
+                    "no code binds the object the names are looked up on to a class: "
+                    "candidates by overlap only (not written)"
+                )
+                refused.append(
+                    SurfaceProposal(
+                        name=roots[key].name,
+                        callers=((caller, self.where(roots[key])),),
+                        handlers=(),
+                        refused=f"the names {caller} sends: {why}",
+                        overlap=tuple(
+                            f"{self.qualname(c)} answers {len(self.answers(c) & names)} of "
+                            f"{len(names)} names sent ({self.where(c)})"
+                            for c in listed
+                        ),
+                    )
+                )
+                continue
+            plan = tuple(sorted(id(c) for c in chosen))
+            plans[plan].append(key)
+            proven_of[plan].update(proven)
         proposals: list[SurfaceProposal] = list(refused)
         used: set[str] = set()
         by_id = {id(c): c for c in self.classes}
         for handler_ids, keys in plans.items():
             handlers = [by_id[i] for i in handler_ids]
             names = set().union(*(names_of[k] for k in keys))
+            proven = proven_of[handler_ids]
             callers = tuple(
                 sorted(
                     (
@@ -380,62 +620,136 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             handler_entries = tuple(
                 (
                     self.qualname(h),
-                    f"{self.where(h)}: answers {len(self.answers(h) & names)} of the "
+                    f"{proven[id(h)][1]}; answers {len(self.answers(h) & names)} of the "
                     f"{len(names)} names sent",
                 )
                 for h in handlers
             )
             registry = self.registry(names, handlers)
             base: tuple[tuple[str, str], ...] = ()
+            base_overlap: tuple[str, ...] = ()
             if registry is not None and registry.value is not None:
-                base = self.base_handlers(handlers, names, registry)
+                base, base_overlap = self.base_handlers(handlers, names, proven)
             name = handlers[0].name
             while name in used:
                 name += "-2"
             used.add(name)
-            proposals.append(SurfaceProposal(name, callers, handler_entries, base, registry))
+            proposals.append(
+                SurfaceProposal(
+                    name, callers, handler_entries, base, registry, base_overlap=base_overlap
+                )
+            )
         return proposals
 
-    def _held_by_linked(
+    def _senders_for(
         self,
         caller: nodes.ClassDef | nodes.FunctionDef,
-        tie: list[nodes.ClassDef],
-        workers: list[Worker],
-        held: set[int],
-    ) -> tuple[list[nodes.ClassDef] | None, list[nodes.ClassDef]]:
-        """Tied handlers, settled by the worker loops: those of the loops *caller* starts
-        (its code names the loop's function), else all of them if the loops hold each."""
-        tops = {id(w.top): w for w in workers if w.top is not None}
-        started: list[Worker] = []
-        for name in caller.nodes_of_class(nodes.Name):
+        group: Group,
+        sites: list[Site],
+    ) -> list[Sender]:
+        """The definitions of the dispatch that *caller*'s call sites reach: those of its
+        own class hierarchy (``self.collective_rpc(...)``), else those astroid infers the
+        calls to, else all of them. The MP executor's worker loop says nothing of what the
+        Ray executor's actors hold."""
+        if isinstance(caller, nodes.ClassDef):
+            related = [
+                s
+                for s in group.senders
+                if isinstance(s.function.parent, nodes.ClassDef)
+                and (
+                    s.function.parent is caller
+                    or self.is_ancestor(s.function.parent, caller)
+                    or self.is_ancestor(caller, s.function.parent)
+                )
+            ]
+            if related:
+                return related
+        by_function = {id(s.function): s for s in group.senders}
+        reached: dict[int, Sender] = {}
+        for site in sites:
             try:
-                _, bindings = name.lookup(name.name)
-            except (*INFERENCE_ERRORS, AttributeError, KeyError):
-                continue
-            started.extend(tops[id(b)] for b in bindings if id(b) in tops)
-        linked = self._held(started)
-        mine = [c for c in tie if id(c) in linked]
-        if mine:
-            return mine, []
-        if all(id(c) in held for c in tie):
-            return tie, []
-        return None, tie
-
-    @staticmethod
-    def _held(workers: list[Worker]) -> set[int]:
-        """The classes the worker loops' objects infer to (``srv = Impl(...)``)."""
-        held: set[int] = set()
-        for worker in workers:
-            if worker.obj is None:
-                continue
-            try:
-                values = list(worker.obj.infer())
+                values = list(site.call.func.infer())
             except INFERENCE_ERRORS:
                 continue
-            for value in values:
-                if isinstance(value, bases.Instance):
-                    held.add(id(value._proxied))  # pylint: disable=protected-access
-        return held
+            for value in values[:4]:
+                function = function_of(value)
+                if id(function) in by_function:
+                    reached[id(function)] = by_function[id(function)]
+        return list(reached.values()) or group.senders
+
+    def _proven(
+        self,
+        caller: nodes.ClassDef | nodes.FunctionDef,
+        sides: list[tuple[Found, list[tuple[nodes.NodeNG, Found]]]],
+    ) -> Found:
+        """The classes the dispatches *caller* uses reach: their own lookups', and their
+        worker loops' (only those *caller* starts, when it names some: its own server)."""
+        proven: Found = {}
+        loops = [loop for _, linked in sides for loop in linked]
+        mine = [found for top, found in loops if self.names(caller, top)]
+        for own, _ in sides:
+            proven.update(own)
+        for found in mine or [found for _, found in loops]:
+            proven.update(found)
+        return proven
+
+    def _admitted(self, chosen: list[nodes.ClassDef], proven: Found) -> list[nodes.ClassDef]:
+        """The classes one annotation admits beside a chosen handler (``self.worker:
+        Optional[WorkerBase]``, with a CPU and a GPU worker among its subclasses): the
+        annotation proves some subclass is held, not which, and picking the one that
+        answers the names would be choosing by overlap. Empty when it admits one class
+        with real code (abstract bases aside)."""
+        by_binding: dict[str, list[nodes.ClassDef]] = defaultdict(list)
+        for cls, evidence in proven.values():
+            if ": annotated " in evidence and not self._abstract(cls):
+                by_binding[evidence].append(cls)
+        for cls in chosen:
+            group = by_binding.get(proven[id(cls)][1], [])
+            if len(group) > 1:
+                return sorted(group, key=lambda c: (self.qualname(c), id(c)))
+        return []
+
+    @staticmethod
+    def _abstract(klass: nodes.ClassDef) -> bool:
+        """Whether each method *klass* defines itself is a stub (an interface)."""
+        return all(
+            is_stub(binding)
+            for bindings in klass.locals.values()
+            for binding in bindings
+            if isinstance(binding, nodes.FunctionDef) and binding.name != "__init__"
+        )
+
+    def _among(self, proven: Found, names: set[str]) -> list[nodes.ClassDef]:
+        """The handlers among the classes the receive side is proven to reach: each that
+        answers some of *names*, but a subclass answering no more than its base, a base
+        whose subclass answers more, and stubs beside real code."""
+        answering = [cls for cls, _ in proven.values() if self.answers(cls) & names]
+        if not answering:
+            # Proven to receive them, answering none: each name is the checker's to report
+            # (a misspelt name, say). The most general of the classes reached.
+            reached = [cls for cls, _ in proven.values()]
+            return sorted(
+                (c for c in reached if not any(self.is_ancestor(o, c) for o in reached)),
+                key=lambda c: (self.qualname(c), id(c)),
+            )
+        real = [c for c in answering if not self.only_stubs(c, names & self.answers(c))]
+        kept = real or answering
+
+        def gives_way(cls: nodes.ClassDef) -> bool:
+            mine = self.answers(cls) & names
+            for other in kept:
+                if other is cls:
+                    continue
+                theirs = self.answers(other) & names
+                if self.is_ancestor(cls, other) and theirs > mine:
+                    return True  # a subclass the receiver may be answers more
+                if self.is_ancestor(other, cls) and theirs >= mine:
+                    return True  # a base answers as many
+            return False
+
+        return sorted(
+            (c for c in kept if not gives_way(c)), key=lambda c: (self.qualname(c), id(c))
+        )
 
     def _handlers_for(
         self,
@@ -461,8 +775,12 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
     # -- registry and base handlers -------------------------------------------
 
     def registry(self, names: set[str], handlers: list[nodes.ClassDef]) -> Choice | None:
+        """The module-level constant the code uses as the surface's registry: its elements
+        are mostly names sent that the handlers answer, and the code tests a name for
+        membership in it or iterates it. A constant that only shares the names is listed,
+        not written."""
         answered = self._answered_by(handlers, names)
-        found: list[tuple[str, str, int]] = []
+        found: list[tuple[str, str, int, str]] = []
         for module in self.modules:
             for attribute, bindings in module.locals.items():
                 if attribute.startswith("__") or len(bindings) != 1:
@@ -488,28 +806,54 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                     continue
                 hits = sum(1 for e in elements if e in answered)
                 if hits / len(elements) > MOSTLY:
-                    found.append((dotted, self.where(binding), hits))
+                    found.append(
+                        (
+                            dotted,
+                            self.where(binding),
+                            hits,
+                            self._used_as_registry(attribute, binding),
+                        )
+                    )
         if not found:
             return None
-        if len(found) > 1:
+        used = [entry for entry in found if entry[3]]
+        if not used:
             return Choice(
                 "registry",
                 None,
                 "",
-                tuple(f"{dotted} ({where}: {hits} RPC names)" for dotted, where, hits in found),
+                tuple(
+                    f"{dotted} ({where}: {hits} of its elements are sent RPC names)"
+                    for dotted, where, hits, _ in found
+                ),
+                why="candidates by overlap only (not written): no code tests a name for "
+                "membership in it or iterates it",
             )
-        dotted, where, hits = found[0]
-        return Choice("registry", dotted, f"{where}: {hits} of its elements are sent RPC names")
+        if len(used) > 1:
+            return Choice(
+                "registry",
+                None,
+                "",
+                tuple(f"{dotted} ({where}: {hits} RPC names)" for dotted, where, hits, _ in used),
+            )
+        dotted, at, hits, use = used[0]
+        return Choice("registry", dotted, f"{use}; {at}: {hits} of its elements are sent RPC names")
+
+    def _used_as_registry(self, attribute: str, binding: nodes.AssignName) -> str:
+        """Where the code tests a name for membership in the constant or iterates it
+        (``name in RPCS``, ``for name in RPCS``), or ``""``."""
+        for node, kind in self.uses.get(attribute, []):
+            if node.parent is binding.parent:
+                continue
+            return f"{self.where(node)}: {kind}"
+        return ""
 
     def base_handlers(
-        self, handlers: list[nodes.ClassDef], names: set[str], registry: Choice
-    ) -> tuple[tuple[str, str], ...]:
+        self, handlers: list[nodes.ClassDef], names: set[str], proven: Found
+    ) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
         """The nearest common project base of the handlers that answers some sent names
-        with real code and none of the registry's."""
-        del registry
-        listed = set()
-        for module in self.modules:
-            del module
+        with real code, when the receive side reaches it too (the object may be one);
+        otherwise it is only listed."""
         orders = [self.index.linearize(h)[0][1:] for h in handlers]
         common = [c for c in orders[0] if all(any(c is o for o in order) for order in orders[1:])]
         for base in common:
@@ -518,12 +862,46 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             own = self.answers(base) & names
             if not own or self.only_stubs(base, set(own)):
                 continue
-            listed.add(id(base))
+            if id(base) not in proven:
+                return (), (
+                    f"{self.qualname(base)} answers {len(own)} of the names sent "
+                    f"({self.where(base)}), but no code binds the receiving object to it",
+                )
             return (
                 (
                     self.qualname(base),
-                    f"{self.where(base)}: the handlers' base, answering {len(own)} of the "
-                    "names sent",
+                    f"{proven[id(base)][1]}; the handlers' base, answering {len(own)} of "
+                    "the names sent",
                 ),
+            ), ()
+        return (), ()
+
+
+def _bound(used: nodes.Name) -> set[tuple[str, str]]:
+    """(name, module) of what *used* is bound to: a function or class by its module,
+    an imported one by the last part of the module it is imported from (``*part``)."""
+    try:
+        _, bindings = used.lookup(used.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return set()
+    found: set[tuple[str, str]] = set()
+    for binding in bindings:
+        if isinstance(binding, (nodes.FunctionDef, nodes.ClassDef)):
+            found.add((binding.name, binding.root().name))
+        elif isinstance(binding, nodes.ImportFrom):
+            module = (binding.modname or "").rsplit(".", 1)[-1]
+            found.update(
+                (original, f"*{module}")
+                for original, alias in binding.names
+                if (alias or original) == used.name
             )
-        return ()
+    return found
+
+
+def _proof(at: str, obj: nodes.NodeNG, found: Found) -> Found:
+    """*found*, each evidence prefixed with where the name is looked up on *obj*."""
+    shown = " ".join(obj.as_string().split())
+    return {
+        key: (cls, f"{at}: the name is looked up on {shown}, bound by {evidence}")
+        for key, (cls, evidence) in found.items()
+    }

@@ -201,11 +201,17 @@ class DispatchKeys:
             body = getattr(parent, "body", None)
             if isinstance(body, list) and child in body:
                 for earlier in body[: body.index(child)]:
-                    if isinstance(earlier, nodes.If) and earlier.body and not earlier.orelse:  # noqa: SIM102
-                        if isinstance(earlier.body[-1], (nodes.Return, nodes.Raise)):
-                            flag = flag_of(earlier.test, flags)
-                            if flag is not None:
-                                return flag[0], not flag[1]
+                    if (
+                        isinstance(earlier, nodes.If)
+                        and earlier.body
+                        and not earlier.orelse
+                        # `if flag: return` skips the receive; `if flag: raise` fails the
+                        # call (vLLM's max_concurrent_workers): no reply goes unwaited.
+                        and isinstance(earlier.body[-1], nodes.Return)
+                    ):
+                        flag = flag_of(earlier.test, flags)
+                        if flag is not None:
+                            return flag[0], not flag[1]
             child, parent = parent, parent.parent
         return None, True
 

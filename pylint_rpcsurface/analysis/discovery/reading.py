@@ -60,6 +60,9 @@ class Choice(Record):
     value: object
     evidence: str
     candidates: tuple[str, ...] = ()
+    # Why the candidates are not written: the evidence is split between them, or it is
+    # only that they share names with the surface (no code uses them as the key says).
+    why: str = "the evidence is ambiguous"
 
     @property
     def ambiguous(self) -> bool:
@@ -82,6 +85,10 @@ class SurfaceProposal(Record):
     registry: Choice | None = None
     refused: str | None = None  # why the surface can't be written
     candidates: tuple[str, ...] = ()  # what competes, when refused
+    # Classes that define names sent, where no code binds the receiving object to them:
+    # listed in a comment, the surface not written (overlap is no evidence of a receiver).
+    overlap: tuple[str, ...] = ()
+    base_overlap: tuple[str, ...] = ()  # the same for base-handlers
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -218,6 +225,23 @@ def called_lookup(function: nodes.FunctionDef, names: set[str]) -> nodes.Call | 
         if isinstance(func, nodes.Name) and func.name in bound:
             return bound[func.name]
     return None
+
+
+def patches(function: nodes.FunctionDef, names: set[str]) -> bool:
+    """Whether *function* sets an attribute named by one of *names* (``setattr(obj,
+    method_name, wrapper)``): a helper that wraps a method in place, which calls nothing
+    by name when it runs, so it is neither a dispatch nor a run_method helper."""
+    for call in own_nodes(function, nodes.Call):
+        assert isinstance(call, nodes.Call)
+        if (
+            isinstance(call.func, nodes.Name)
+            and call.func.name == "setattr"
+            and len(call.args) >= 2
+            and isinstance(call.args[1], nodes.Name)
+            and call.args[1].name in names
+        ):
+            return True
+    return False
 
 
 def at_module_level(node: nodes.NodeNG) -> bool:

@@ -74,8 +74,8 @@ class WorkerSide:
     def _received(function: nodes.FunctionDef) -> set[str]:
         seeds: set[str] = set()
         for names, value in assignments_in(function):
-            if any(is_receive(c) for c in value.nodes_of_class(nodes.Call)) or (
-                isinstance(value, nodes.Call) and is_receive(value)
+            if any(_receives(c) for c in value.nodes_of_class(nodes.Call)) or (
+                isinstance(value, nodes.Call) and _receives(value)
             ):
                 seeds.update(names)
         return tainted_names(function, seeds) if seeds else set()
@@ -102,7 +102,7 @@ class WorkerSide:
         if lookup is None:
             return None
         worker = Worker(self.where(call), *self._unknown(holder, lookup), obj=lookup.args[0])
-        worker.top = _top_of(call)
+        worker.top = top_of(call)
         if holder is not function:
             worker.obj = self._helper_object(call, helpers[name or ""])
         self._reply(function, call, worker)
@@ -209,7 +209,18 @@ class WorkerSide:
         return False
 
 
-def _top_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
+# A worker's own buffer reads: LMDeploy's `command = await comm_buf.receive_async()`. Only
+# for where a name comes from: a sender's `receive()` says nothing of waiting.
+_WORKER_RECEIVES = frozenset({"receive", "receive_async", "recv_async"})
+
+
+def _receives(call: nodes.Call) -> bool:
+    return is_receive(call) or (
+        isinstance(call.func, nodes.Attribute) and call.func.attrname in _WORKER_RECEIVES
+    )
+
+
+def top_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
     """The module-level function or class *node* is in."""
     found = None
     scope = node.scope()
