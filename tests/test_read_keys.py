@@ -290,6 +290,31 @@ def test_a_body_edit_that_keeps_the_interface_builds_only_what_read_the_body(
     assert "replies.py" not in built
 
 
+def _edit_and_count_builds(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    files: dict[str, str],
+    edit: tuple[str, str, str],
+) -> tuple[tuple[object, ...], list[str]]:
+    """The project of *files* analysed with a memo, then *edit* (module, old text, new
+    text) saved: the answer from nothing after it, which the memo's must equal and which
+    must differ from the one before (the edit is seen), and the modules the memo's run
+    built."""
+    root = _project(tmp_path, files)
+    config = load_config(root / "pyproject.toml")
+    memo_file = root / ".memo.json"
+    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
+    module, old, new = edit
+    text = (root / module).read_text(encoding="utf-8")
+    assert old in text
+    (root / module).write_text(text.replace(old, new, 1), encoding="utf-8")
+    expected = _answer(analyse(config))
+    assert expected != before, "the edit must change the answer, or the test proves nothing"
+    with _counting_builds(monkeypatch) as built:
+        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+    return expected, built
+
+
 def test_lines_inserted_above_a_handler_move_its_findings_and_build_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -303,16 +328,10 @@ def test_lines_inserted_above_a_handler_move_its_findings_and_build_nothing(
         ),
         "runners.py": RUNNERS.replace("return 1", "return None"),
     }
-    root = _project(tmp_path, files)
-    config = load_config(root / "pyproject.toml")
-    memo_file = root / ".memo.json"
-    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
-    runners = root / "runners.py"
-    runners.write_text("\n\n" + runners.read_text(encoding="utf-8"), encoding="utf-8")
-    expected = _answer(analyse(config))
-    assert expected != before, "the handler's line is in a finding: it must move"
-    with _counting_builds(monkeypatch) as built:
-        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+    # Blank lines above the classes: the handler's line, in the finding, moves.
+    _, built = _edit_and_count_builds(
+        tmp_path, monkeypatch, files, ("runners.py", "from replies", "\n\nfrom replies")
+    )
     assert built == []
 
 
@@ -331,19 +350,10 @@ def test_an_edit_in_one_method_recomputes_that_method_alone(
             '        self.mgr.call_func("ghost", wait_out=True)\n'
         ),
     }
-    root = _project(tmp_path, files)
-    config = load_config(root / "pyproject.toml")
-    memo_file = root / ".memo.json"
-    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
-    app = root / "app.py"
-    app.write_text(
-        app.read_text(encoding="utf-8").replace("return 1", "x = 1\n        return x"),
-        encoding="utf-8",
+    # A line more in Core.other: the finding on 'ghost' moves a line down.
+    _, built = _edit_and_count_builds(
+        tmp_path, monkeypatch, files, ("app.py", "return 1", "x = 1\n        return x")
     )
-    expected = _answer(analyse(config))
-    assert expected != before, "the finding on 'ghost' moves a line down"
-    with _counting_builds(monkeypatch) as built:
-        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
     assert "names.py" not in built
 
 
@@ -360,18 +370,9 @@ def test_an_edit_in_an_inherited_method_builds_no_subclass_module(
         ),
         "sub.py": "from app import Core\n\n\nclass SubCore(Core):\n    pass\n",
     }
-    root = _project(tmp_path, files)
-    config = load_config(root / "pyproject.toml")
-    memo_file = root / ".memo.json"
-    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
-    app = root / "app.py"
-    app.write_text(
-        app.read_text(encoding="utf-8").replace("return 1", "x = 1\n        return x"),
-        encoding="utf-8",
+    # A line more in Core.other: the finding on 'ghost' moves a line down.
+    expected, built = _edit_and_count_builds(
+        tmp_path, monkeypatch, files, ("app.py", "return 1", "x = 1\n        return x")
     )
-    expected = _answer(analyse(config))
-    assert expected != before, "the finding on 'ghost' moves a line down"
     assert "SubCore" in str(expected), "the subclass is a caller whose finding is reported"
-    with _counting_builds(monkeypatch) as built:
-        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
     assert "sub.py" not in built
