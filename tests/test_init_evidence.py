@@ -151,6 +151,31 @@ def test_a_monkey_patching_helper_is_never_a_dispatch_method(tmp_path: Path) -> 
     assert not checked.messages  # no rpc-unanswered, no rpc-handler-signature in the helper
 
 
+# The worker loop of (c) and of the annotation case: the received name is looked up on
+# self.worker, whatever that is bound to.
+BUSY_LOOP = (
+    "    def busy_loop(self):\n"
+    "        while True:\n"
+    "            method, args = self.mq.dequeue()\n"
+    "            self.out.enqueue(getattr(self.worker, method)(*args))\n"
+)
+
+
+def _executor(head: str, third: str) -> str:
+    """An executor module: *head* (its imports, the class and how it starts the worker
+    loop), then a queue-backed collective_rpc and a setup() that sends load_model,
+    init_device and the call whose arguments are *third*."""
+    return (
+        head + "    def collective_rpc(self, method, *args):\n"
+        "        self.mq.enqueue((method, args))\n"
+        "        return self.out.dequeue()\n\n"
+        "    def setup(self):\n"
+        '        self.collective_rpc("load_model")\n'
+        '        self.collective_rpc("init_device")\n'
+        f"        self.collective_rpc({third})\n"
+    )
+
+
 # (c) The worker holds `self.worker = Worker(...)` and looks the received name up on it:
 # Worker is the handler, though it answers only 1 of the 3 names sent.
 PROVEN = {
@@ -165,26 +190,16 @@ PROVEN = {
         "class WorkerProc:\n"
         "    def __init__(self, rank, mq, out):\n"
         "        self.worker = Worker(rank)\n"
-        "        self.mq, self.out = mq, out\n\n"
-        "    def busy_loop(self):\n"
-        "        while True:\n"
-        "            method, args = self.mq.dequeue()\n"
-        "            self.out.enqueue(getattr(self.worker, method)(*args))\n"
+        "        self.mq, self.out = mq, out\n\n" + BUSY_LOOP
     ),
-    "proj/executor.py": (
+    "proj/executor.py": _executor(
         "from proj.worker import WorkerProc\n\n\n"
         "class Executor:\n"
         "    def __init__(self, mq, out):\n"
         "        self.mq, self.out = mq, out\n\n"
         "    def start(self, rank):\n"
-        "        WorkerProc(rank, self.mq, self.out).busy_loop()\n\n"
-        "    def collective_rpc(self, method, *args):\n"
-        "        self.mq.enqueue((method, args))\n"
-        "        return self.out.dequeue()\n\n"
-        "    def setup(self):\n"
-        '        self.collective_rpc("load_model")\n'
-        '        self.collective_rpc("init_device")\n'
-        '        self.collective_rpc("adjust_rank", {})\n'
+        "        WorkerProc(rank, self.mq, self.out).busy_loop()\n\n",
+        '"adjust_rank", {}',
     ),
 }
 
@@ -390,11 +405,7 @@ ANNOTATED = {
         "class WorkerProc:\n"
         "    def __init__(self, mq, out):\n"
         "        self.worker: Optional[WorkerBase] = None\n"
-        "        self.mq, self.out = mq, out\n\n"
-        "    def busy_loop(self):\n"
-        "        while True:\n"
-        "            method, args = self.mq.dequeue()\n"
-        "            self.out.enqueue(getattr(self.worker, method)(*args))\n"
+        "        self.mq, self.out = mq, out\n\n" + BUSY_LOOP
     ),
     "an/workers.py": (
         "from an.base import WorkerBase\n\n\n"
@@ -406,18 +417,12 @@ ANNOTATED = {
         "    def load_model(self):\n        return 2\n\n"
         "    def initialize_cache(self, kv_cache_configs):\n        return 0\n"
     ),
-    "an/executor.py": (
+    "an/executor.py": _executor(
         "from an.base import WorkerProc\n\n\n"
         "class Executor:\n"
         "    def start(self):\n"
-        "        WorkerProc(self.mq, self.out).busy_loop()\n\n"
-        "    def collective_rpc(self, method, *args):\n"
-        "        self.mq.enqueue((method, args))\n"
-        "        return self.out.dequeue()\n\n"
-        "    def setup(self):\n"
-        '        self.collective_rpc("load_model")\n'
-        '        self.collective_rpc("init_device")\n'
-        '        self.collective_rpc("initialize_cache", [])\n'
+        "        WorkerProc(self.mq, self.out).busy_loop()\n\n",
+        '"initialize_cache", []',
     ),
 }
 
