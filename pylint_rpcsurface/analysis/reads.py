@@ -39,7 +39,7 @@ _V = TypeVar("_V")
 
 class Reads:
     """The project modules one span read, by path, each with the levels read: the
-    interface, the code of some functions (``def Q``, ``place Q``), or the whole body."""
+    interface, the code of some functions (``def Q``), or the whole body."""
 
     __slots__ = ("levels",)
 

@@ -29,8 +29,7 @@ __all__ = ["DIGEST_FILENAME", "ModuleDigests", "module_digests"]
 DIGEST_FILENAME = "<rpcsurface digests>"
 
 # A module version's digests by level ("body", "interface", "def Q" for the code of the
-# function or method Q, "place Q" for where Q's definitions are), and the lines each
-# function Q spans (its decorators included).
+# function or method Q), and the lines each function Q spans (its decorators included).
 ModuleDigests = tuple[dict[str, str], dict[str, tuple[tuple[int, int], ...]]]
 
 
@@ -60,22 +59,20 @@ def _definitions(
     statements: list[ast.stmt], prefix: str, lines: list[str], levels: dict[str, str]
 ) -> dict[str, tuple[tuple[int, int], ...]]:
     """Add to *levels* the "def Q" digest of each function and method among *statements*
-    (classes' bodies and compound statements searched, function bodies not) and the
-    "place Q" digest of each class and function; the lines each function spans.
+    (classes' bodies and compound statements searched, function bodies not); the lines
+    each function spans.
 
     A function's digest is of its text alone: a function moved by a line is the same
     version of it, and the positions facts read from it hold are moved with it (the
     engine re-anchors them to where the function starts now). Several definitions of one
     name (``if``/``else``) make one digest of them all, in order."""
     texts: dict[str, list[str]] = {}
-    places: dict[str, list[str]] = {}
     spans: dict[str, list[tuple[int, int]]] = {}
     pending = [(statement, prefix) for statement in statements]
     while pending:
         statement, within = pending.pop(0)
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             name = within + statement.name
-            places.setdefault(name, []).append(f"{statement.lineno}:{statement.col_offset}")
             if isinstance(statement, ast.ClassDef):
                 pending.extend((inner, name + ".") for inner in statement.body)
                 continue
@@ -88,8 +85,6 @@ def _definitions(
                 pending.extend((inner, within) for inner in block)
     for name, parts in texts.items():
         levels["def " + name] = _hash("\0".join(parts))
-    for name, parts in places.items():
-        levels["place " + name] = _hash(" ".join(parts))
     return {name: tuple(found) for name, found in spans.items()}
 
 
