@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -280,20 +282,48 @@ def test_an_append_after_the_compare_is_carried_over(
 ) -> None:
     """A write that reaches the old file between the compare and the rename (the last
     moment, made to happen here) is appended to the new file."""
+    if leased and sys.platform != "linux":
+        pytest.skip("file leases are Linux's")
     target = tmp_path / "registry.py"
     target.write_bytes(b"old\n")
+    old_inode = target.stat().st_ino
+    opened: list[int] = []
+
+    def append() -> None:
+        with open(target, "ab") as stream:
+            opened.append(os.fstat(stream.fileno()).st_ino)
+            stream.write(b"# theirs\n")
+
     if not leased:
         monkeypatch.setattr(write, "_lease", _no_lease)
     real_replace = os.replace
+    writers: list[threading.Thread] = []
 
     def racing_replace(source: str, destination: str) -> None:
         if destination == str(target):
-            with open(target, "ab") as stream:  # the old inode, just before the rename
-                stream.write(b"# theirs\n")
+            if not leased:
+                append()  # the old inode, just before the rename
+            else:
+                # The writer's open of the old inode breaks fix's read lease and waits
+                # for it to end; the kernel tells the lease holder with SIGURG. Another
+                # thread, so that the wait does not last the kernel's lease-break time.
+                writer = threading.Thread(target=append)
+                writers.append(writer)
+                writer.start()
+                assert broken.wait(10), "the open did not break the lease"
         real_replace(source, destination)
 
-    monkeypatch.setattr(os, "replace", racing_replace)
-    assert update(str(target), _adds("fix"))
+    broken = threading.Event()
+    previous = signal.signal(signal.SIGURG, lambda *_: broken.set()) if leased else None
+    try:
+        monkeypatch.setattr(os, "replace", racing_replace)
+        assert update(str(target), _adds("fix"))
+    finally:
+        if leased:
+            signal.signal(signal.SIGURG, previous)
+        for writer in writers:
+            writer.join(10)
+    assert opened == [old_inode]  # the write reached the old file, not the new one
     assert target.read_bytes() == b"old\nfix\n# theirs\n"
 
 
