@@ -29,17 +29,17 @@ from pylint.checkers import BaseChecker
 from pylint.typing import MessageDefinitionTuple, ModuleDescriptionDict
 
 from pylint_rpcsurface.analysis.modules import BuiltFromFile, failed_import_hooks, release_modules
-from pylint_rpcsurface.cache import (
-    CACHE_DIR_ENV,
-    NO_CACHE_ENV,
-    analyse_with_cache,
-    disabled_by_environment,
-)
 from pylint_rpcsurface.config import Config, ConfigError, ConfigFinder
 from pylint_rpcsurface.messages import BY_SYMBOL, CHECKER_NAME, MESSAGES
 from pylint_rpcsurface.model import Analysis, Finding
 from pylint_rpcsurface.rules.text import safe_args, safe_name
 from pylint_rpcsurface.sources import SourceTree, real
+from pylint_rpcsurface.store import (
+    CACHE_DIR_ENV,
+    NO_CACHE_ENV,
+    analyse_with_cache,
+    disabled_by_environment,
+)
 
 if TYPE_CHECKING:
     from pylint.lint import PyLinter

@@ -88,7 +88,7 @@ class KnownFile:
 
     The hash holds while the file's stat is exactly that: any write changes its ctime,
     which nothing sets back, and a rename over it its inode (the cache trusts a stat only
-    once the file settled, see ``cache.py``)."""
+    once the file settled, see ``store/snapshot.py``)."""
 
     size: int
     mtime_ns: int
@@ -96,7 +96,7 @@ class KnownFile:
     inode: int
     device: int
     sha256: str
-    # The bytes hashed, when the reader kept them (the cache's fingerprint of this run):
+    # The bytes hashed, when the reader kept them (the store's snapshot of this run):
     # the analysis then reads that version instead of the file a second time.
     data: bytes | None = field(default=None, compare=False, repr=False)
 

@@ -30,9 +30,9 @@ from support import (
     run_pylint,
 )
 
-from pylint_rpcsurface.cache import OLD_CACHE_DIR, cache_home, disabled_by_environment
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.rules import registry_rules
+from pylint_rpcsurface.store import OLD_CACHE_DIR, cache_home, disabled_by_environment
 
 FILES = ("--recursive=y", ".")
 
@@ -46,7 +46,7 @@ def _entries(root: Path) -> list[Path]:
     home = cache_home()
     assert home is not None
     assert not (root / OLD_CACHE_DIR).exists()  # nothing is written into the project
-    return sorted(home.glob("*/analysis-*.json"))
+    return sorted(home.glob("*/store-*.json"))
 
 
 def _planted(messages: tuple[Reported, ...]) -> set[tuple[str, int]]:
@@ -66,10 +66,10 @@ def test_the_entry_is_in_a_private_folder_of_the_users_cache(tmp_path: Path) -> 
     # This user's alone: the project folder 0700, the entry 0600, as made under any umask.
     assert stat.S_IMODE(os.stat(entry.parent).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(entry).st_mode) == 0o600
-    # The entry is the findings and the fingerprint of every module under the roots.
+    # The findings are kept under the content hash of every module under the roots.
     data = json.loads(entry.read_bytes())
-    assert set(data["modules"]) == {os.path.realpath(root / "app.py")}
-    assert [f[5] for f in data["findings"]] == ["rpc-unanswered"]
+    assert set(data["findings"]["modules"]) == {os.path.realpath(root / "app.py")}
+    assert "rpc-unanswered" in json.dumps(data["findings"]["findings"])
 
 
 @pytest.mark.parametrize(
@@ -173,8 +173,9 @@ def test_an_entry_with_wrong_findings_from_another_version_is_ignored(tmp_path: 
     assert run_check(root).returncode == 1
     (entry,) = _entries(root)
     data = json.loads(entry.read_bytes())
-    data["identity"]["plugin"] = "0.0.0-other"
-    data["findings"] = []
+    environment, modules = json.loads(data["identity"])
+    data["identity"] = json.dumps([{**environment, "plugin": "0.0.0-other"}, modules])
+    data["findings"]["findings"] = []
     entry.write_text(json.dumps(data), encoding="utf-8")
     assert _planted(run_check(root, "--format", "json").messages) == PLANTED
 
@@ -194,12 +195,10 @@ def test_concurrent_writers_leave_one_whole_entry(tmp_path: Path) -> None:
     assert [run.returncode for run in runs] == [1] * 6
     assert len(outputs) == 1
     (entry,) = _entries(root)
-    left = sorted(p.name for p in entry.parent.iterdir())
-    memos = [name for name in left if name.startswith("memo-")]
-    assert len(memos) == 1  # the engine's memo (engine/memo.py), also written whole
-    assert left == sorted([entry.name, *memos])  # no temporary file
-    assert json.loads(entry.read_bytes())["findings"]
-    assert json.loads((entry.parent / memos[0]).read_bytes())["facts"]
+    assert sorted(p.name for p in entry.parent.iterdir()) == [entry.name]  # no temporary file
+    stored = json.loads(entry.read_bytes())
+    assert stored["findings"]["findings"]  # the findings, and the pieces beside them
+    assert stored["facts"]
 
 
 @pytest.mark.parametrize("tool", ["check", "pylint"])
@@ -358,7 +357,7 @@ def test_any_change_to_the_plugin_code_misses_the_old_entry(tmp_path: Path, chan
     assert list((site / PACKAGE).rglob("*.pyc")), "the copy's bytecode was not written"
     (entry,) = _entries(root)
     data = json.loads(entry.read_bytes())
-    data["findings"] = []
+    data["findings"]["findings"] = []
     entry.write_text(json.dumps(data), encoding="utf-8")
     forged = run_check(root, "--format", "json", env=env)
     assert (forged.returncode, forged.messages) == (0, ()), forged.stdout + forged.stderr

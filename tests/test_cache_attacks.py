@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import (
@@ -31,7 +32,10 @@ from support import (
     run_pylint,
 )
 
-from pylint_rpcsurface import cache
+from pylint_rpcsurface import store
+from pylint_rpcsurface.store import file as store_file
+from pylint_rpcsurface.store import snapshot
+from pylint_rpcsurface.store.snapshot import Fingerprint, Snapshot
 
 FILES = ("--recursive=y", ".")
 OLD_FOLDER = ".rpcsurface_cache"  # where the cache kept its entries before, in the project
@@ -67,9 +71,13 @@ def _keys(tool: str, root: Path, *extra: str, env: dict[str, str] | None = None)
 
 def _entries(root: Path, *homes: Path) -> list[Path]:
     """The cache entries of *root*'s project, wherever the cache keeps them."""
-    home = cache.cache_home() if hasattr(cache, "cache_home") else None
+    home = store.cache_home()
     folders = [root / OLD_FOLDER, *homes, *([home] if home else [])]
-    found = {p for f in folders for p in [*f.glob("analysis-*.json"), *f.glob("*/analysis-*.json")]}
+    found = {
+        p
+        for f in folders
+        for p in [*f.glob("analysis-*.json"), *f.glob("store-*.json"), *f.glob("*/store-*.json")]
+    }
     return sorted(found)
 
 
@@ -149,12 +157,13 @@ def test_a_file_changed_during_the_run_leaves_no_entry(tmp_path: Path, tool: str
     during = _keys(tool, root, env=flip)
     final = app.read_text(encoding="utf-8")
     if tool == "check":
-        # The engine is imported before the fingerprints are taken, so they see B, and
-        # the analysis parses B: A -> B -> A, the file A before the run and after it.
+        # The snapshot, taken before the engine is imported, read A; astroid builds the
+        # module from the file, which is B by then: A -> B -> A, the file A before the
+        # run and after it, and the run's answer B's.
         assert (during, final) == (set(), APP_PLANTED)
     else:
-        # pylint's checker imports the engine after the fingerprint before the analysis
-        # read A: the analysis reads that version (never B, which stays: A -> B).
+        # pylint built the module from A before the engine was imported: the analysis
+        # reads that version (never B, which stays: A -> B).
         assert (during, final) == (PLANTED, b_version.read_text(encoding="utf-8"))
     now = PLANTED if final == APP_PLANTED else set()
     assert _keys(tool, root, env=env) == now == _keys(tool, root, "--no-cache", env=env)
@@ -224,8 +233,8 @@ def _git(folder: Path, *args: str) -> None:
 
 def _forge(entry: Path) -> dict[str, object]:
     data = json.loads(entry.read_bytes())
-    assert data["findings"], entry  # a real entry, about to report nothing
-    data["findings"] = []
+    assert data["findings"]["findings"], entry  # a real entry, about to report nothing
+    data["findings"]["findings"] = []
     return data
 
 
@@ -253,7 +262,7 @@ def test_an_entry_committed_to_the_repository_is_never_trusted(tmp_path: Path) -
     subprocess.run(["git", "clone", "-q", "--bare", str(root), str(remote)], check=True)
     shutil.rmtree(root)
     subprocess.run(["git", "clone", "-q", str(remote), str(root)], check=True)
-    assert list((root / OLD_FOLDER).glob("analysis-*.json"))  # the forgery is there
+    assert list((root / OLD_FOLDER).glob("store-*.json"))  # the forgery is there
     for tool in TOOLS:
         assert _keys(tool, root) == PLANTED == _keys(tool, root, "--no-cache")
 
@@ -306,13 +315,25 @@ def _rewrite(change: Callable[[dict[str, object]], object]) -> Callable[[Path], 
     return apply
 
 
-def _first_finding(data: dict[str, object]) -> list[object]:
-    findings = data["findings"]
+def _first_finding(data: dict[str, Any]) -> list[Any]:
+    """The fields of the first stored finding: location, symbol, args, confidence..."""
+    findings = data["findings"]["findings"]
     assert isinstance(findings, list)
     assert findings
     first = findings[0]
-    assert isinstance(first, list)
-    return first
+    assert first["type"] == "Finding"
+    fields = first["fields"]
+    assert isinstance(fields, list)
+    return fields
+
+
+def _first_location(data: dict[str, Any]) -> list[Any]:
+    """The fields of the first stored finding's location: path, line, column..."""
+    location = _first_finding(data)[0]
+    assert location["type"] == "Location"
+    fields = location["fields"]
+    assert isinstance(fields, list)
+    return fields
 
 
 def _fifo(entry: Path) -> None:
@@ -336,12 +357,14 @@ def _folder(entry: Path) -> None:
 MALFORMED: dict[str, Callable[[Path], None]] = {
     "nested-100k": lambda entry: entry.write_bytes(b"[" * 100_000 + b"]" * 100_000),
     "nested-unclosed": lambda entry: entry.write_bytes(b'{"a":' * 100_000),
-    "huge-line": _rewrite(lambda data: _first_finding(data).__setitem__(1, 10**30)),
+    "huge-line": _rewrite(lambda data: _first_location(data).__setitem__(1, 10**30)),
     "huge-digits": lambda entry: entry.write_bytes(b'{"taken_ns": ' + b"9" * 100_000 + b"}"),
-    "float-line": _rewrite(lambda data: _first_finding(data).__setitem__(1, 1e308)),
-    "wrong-types": _rewrite(lambda data: data.__setitem__("modules", [1, "x"])),
-    "unknown-symbol": _rewrite(lambda data: _first_finding(data).__setitem__(5, "no-such")),
-    "lone-surrogate": _rewrite(lambda data: _first_finding(data).__setitem__(6, ["\ud800"])),
+    "float-line": _rewrite(lambda data: _first_location(data).__setitem__(1, 1e308)),
+    "wrong-types": _rewrite(lambda data: data["findings"].__setitem__("modules", [1, "x"])),
+    "wrong-snapshot": _rewrite(lambda data: data["snapshot"].__setitem__("modules", [1, "x"])),
+    "wrong-pieces": _rewrite(lambda data: data.__setitem__("pieces", [1, "x"])),
+    "unknown-symbol": _rewrite(lambda data: _first_finding(data).__setitem__(1, "no-such")),
+    "lone-surrogate": _rewrite(lambda data: _first_finding(data).__setitem__(2, ["\ud800"])),
     "binary": lambda entry: entry.write_bytes(bytes(range(256)) * 64),
     "fifo": _fifo,
     "symlink": _symlink_to_a_forgery,
@@ -377,45 +400,42 @@ def test_locating_a_module_imports_nothing(tmp_path: Path, monkeypatch: pytest.M
         },
     )
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    located = cache._locate("sidefx_pkg.sub.leaf")
+    located = store.locate("sidefx_pkg.sub.leaf")
     assert located == os.path.realpath(package / "sub" / "leaf.py")
-    assert cache._locate("sidefx_pkg.sub.missing") is None
-    assert cache._locate("sidefx_pkg.sub.leaf.deeper") is None  # a module has no submodules
-    assert cache._locate("not_a_module_anywhere_4321") is None
+    assert store.locate("sidefx_pkg.sub.missing") is None
+    assert store.locate("sidefx_pkg.sub.leaf.deeper") is None  # a module has no submodules
+    assert store.locate("not_a_module_anywhere_4321") is None
     assert not marker.exists()
     assert "sidefx_pkg" not in sys.modules
 
 
-def test_an_entry_is_not_stored_when_a_module_changed_meanwhile() -> None:
+def test_a_snapshot_of_files_written_in_its_tick_is_not_settled() -> None:
+    """What a run computed is not kept when a file was written so close to its snapshot
+    that a write during the run could share its timestamp."""
     now = time.time_ns()
     old = now - 10 * 10**9
 
-    def snapshot(ctime_ns: int, sha256: str = "a") -> cache.Snapshot:
-        return cache.Snapshot(
-            now, {"/p/mod.py": cache.Fingerprint((6, old, ctime_ns, 7, 8), sha256)}
-        )
+    def taken(ctime_ns: int) -> Snapshot:
+        return Snapshot(now, {"/p/mod.py": Fingerprint((6, old, ctime_ns, 7, 8), "a")})
 
-    assert cache._unchanged_during(snapshot(old), snapshot(old)) is True
-    assert cache._unchanged_during(snapshot(old), snapshot(old + 1)) is False  # written again
-    assert cache._unchanged_during(snapshot(old), snapshot(old, "b")) is False
-    # Written a moment before the run: a write during it could share its timestamp.
-    recent = now - cache._TICK_NS // 2
-    assert cache._unchanged_during(snapshot(recent), snapshot(recent)) is False
-    added = cache.Snapshot(now, {**snapshot(old).modules, "/p/new.py": None})
-    assert cache._unchanged_during(snapshot(old), added) is False
+    assert taken(old).settled() is True
+    recent = now - snapshot.TICK_NS // 2
+    assert taken(recent).settled() is False
+    unreadable = Snapshot(now, {**taken(old).modules, "/p/gone.py": None})
+    assert unreadable.settled() is True
 
 
 def test_only_the_newest_entries_of_a_project_are_kept(tmp_path: Path) -> None:
     folder = tmp_path / "project"
     folder.mkdir()
-    for age in range(cache._MAX_ENTRIES + 4):
-        entry = folder / f"analysis-{age:02}.json"
+    for age in range(store._MAX_FILES + 4):
+        entry = folder / f"store-{age:02}.json"
         entry.write_text("{}", encoding="utf-8")
-        moment = time.time_ns() - age * 10**9  # analysis-00 is the newest
+        moment = time.time_ns() - age * 10**9  # store-00 is the newest
         os.utime(entry, ns=(moment, moment))
-    cache._prune(folder)
+    store._prune(folder)
     kept = sorted(p.name for p in folder.iterdir())
-    assert kept == [f"analysis-{age:02}.json" for age in range(cache._MAX_ENTRIES)]
+    assert kept == [f"store-{age:02}.json" for age in range(store._MAX_FILES)]
 
 
 def test_an_entry_over_the_size_cap_is_not_read(
@@ -425,11 +445,11 @@ def test_an_entry_over_the_size_cap_is_not_read(
     assert _keys("check", root) == PLANTED
     (entry,) = _entries(root)
     identity = json.loads(entry.read_bytes())["identity"]
-    assert cache._read_entry(entry, identity) is not None  # well formed, and ours
-    monkeypatch.setattr(cache, "_MAX_ENTRY_BYTES", entry.stat().st_size - 1)
-    assert cache._read_entry(entry, identity) is None
+    assert store.read_store(entry, identity) is not None  # well formed, and ours
+    monkeypatch.setattr(store_file, "MAX_FILE_BYTES", entry.stat().st_size - 1)
+    assert store_file.read_store(entry, identity) is None
 
 
 def test_the_conftest_keeps_every_test_out_of_the_users_cache(cache_home: Path) -> None:
     assert os.environ["RPCSURFACE_CACHE_DIR"] == str(cache_home)
-    assert cache.cache_home() == cache_home
+    assert store.cache_home() == cache_home

@@ -13,19 +13,20 @@ from pathlib import Path
 import pytest
 from support import EDITOR_FILES, project
 
-from pylint_rpcsurface import cache, engine
+from pylint_rpcsurface import engine, store
 from pylint_rpcsurface.analysis import modules
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.analysis.subclasses import WordGroups
 from pylint_rpcsurface.config import load_config
 from pylint_rpcsurface.sources import KnownFile, SourceTree
+from pylint_rpcsurface.store import snapshot
 
 
 @pytest.fixture
 def editor_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     files = {**EDITOR_FILES, "unrelated.py": "VALUE = 0\n"}
     root = project(tmp_path / "proj", files)
-    monkeypatch.setenv(cache.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "cache"))
     return Path(os.path.realpath(root))
 
 
@@ -55,14 +56,14 @@ def test_an_edit_reads_only_the_edited_module(
     hour_ago = time.time_ns() - 3_600 * 10**9
     for path in editor_project.glob("*.py"):
         os.utime(path, ns=(hour_ago, hour_ago))
-    time.sleep(cache._RACY_NS / 1e9 + 0.1)  # settled: the cache trusts their stat
+    time.sleep(snapshot.RACY_NS / 1e9 + 0.1)  # settled: the cache trusts their stat
     config = load_config(editor_project / "pyproject.toml")
-    cache.analyse_with_cache(config, {})
+    store.analyse_with_cache(config, {})
     edited = editor_project / "unrelated.py"
     edited.write_text("VALUE = 1\n", encoding="utf-8")
     by_analysis = _reads(monkeypatch)
-    by_cache = _reads(monkeypatch, cache)
-    incremental = cache.analyse_with_cache(config, {})
+    by_cache = _reads(monkeypatch, snapshot)
+    incremental = store.analyse_with_cache(config, {})
     assert (set(by_cache), by_analysis) == ({str(edited)}, [])
     assert incremental == engine.analyse(config)
 
@@ -74,7 +75,7 @@ def test_a_cold_run_reads_each_file_once(
     the analysis takes the bytes it hashed instead of reading and hashing them again."""
     config = load_config(editor_project / "pyproject.toml")
     reads = _reads(monkeypatch)
-    cold = cache.analyse_with_cache(config, {})
+    cold = store.analyse_with_cache(config, {})
     assert reads == []
     assert cold == engine.analyse(config)
 
@@ -94,11 +95,11 @@ def test_a_run_walks_the_roots_once(editor_project: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(sources, "_walk_python_files", counting)
     config = load_config(editor_project / "pyproject.toml")
     roots = len(config.source_roots)
-    cold = cache.analyse_with_cache(config, {})
+    cold = store.analyse_with_cache(config, {})
     assert len(walks) == roots
     (editor_project / "unrelated.py").write_text("VALUE = 2\n", encoding="utf-8")
     walks.clear()
-    edited = cache.analyse_with_cache(config, {})
+    edited = store.analyse_with_cache(config, {})
     assert len(walks) == roots
     assert cold == edited == engine.analyse(config)
 
@@ -199,22 +200,23 @@ def test_a_buffers_pieces_are_not_written_and_the_saved_files_stay(
     editor_project: Path,
 ) -> None:
     """An editor's keystroke buffer is never sent twice: what depends on it is used and
-    not written, so the memo file stays as the saved files left it, and a run on the
-    saved files afterwards computes nothing (it found them all)."""
+    not written, nor are the buffer's findings, so the store stays as the saved files
+    left it, and a run on the saved files afterwards is answered from it."""
     config = load_config(editor_project / "pyproject.toml")
     core = editor_project / "core.py"
+    time.sleep(3 * snapshot.TICK_NS / 1e9)  # settled: the first run's findings are kept
     expected = engine.analyse(config)
-    assert cache.analyse_with_cache(config, {}) == expected
-    (memo_file,) = (editor_project.parent / "cache").glob("*/memo-*.json")
+    assert store.analyse_with_cache(config, {}) == expected
+    (memo_file,) = (editor_project.parent / "cache").glob("*/store-*.json")
     saved = memo_file.read_bytes()
     buffer = core.read_text(encoding="utf-8") + "\nEDITED = 1\n"
-    edited = cache.analyse_with_cache(config, {str(core): buffer})
+    edited = store.analyse_with_cache(config, {str(core): buffer})
     assert edited == engine.analyse(config, {str(core): buffer})
     assert memo_file.read_bytes() == saved
     with pytest.MonkeyPatch.context() as patch:
         misses = _misses_of_each_save(patch)
-        assert cache.analyse_with_cache(config, {}) == expected
-    assert misses == [0]
+        assert store.analyse_with_cache(config, {}) == expected
+    assert misses == []  # no analysis ran
     assert memo_file.read_bytes() == saved
 
 
@@ -227,12 +229,12 @@ def test_a_buffer_that_holds_the_saved_text_shares_the_files_pieces(
     config = load_config(editor_project / "pyproject.toml")
     core = editor_project / "core.py"
     runners = editor_project / "runners.py"
-    cache.analyse_with_cache(config, {})
+    store.analyse_with_cache(config, {})
     runners.write_text(runners.read_text(encoding="utf-8") + "\nEDITED = 1\n", "utf-8")
     same = {str(core): core.read_text(encoding="utf-8")}
     expected = engine.analyse(config, same), engine.analyse(config)
     misses = _misses_of_each_save(monkeypatch)
-    assert (cache.analyse_with_cache(config, same), cache.analyse_with_cache(config, {})) == (
+    assert (store.analyse_with_cache(config, same), store.analyse_with_cache(config, {})) == (
         expected
     )
     assert misses[0] > 0  # the handler module's pieces

@@ -1,10 +1,10 @@
-"""The cache's fingerprints reuse the hashes they can trust instead of reading (issue 14).
+"""A run takes one snapshot of the files and reuses the hashes it can trust (issues 14, 24).
 
-On a miss, the fingerprint taken before the analysis keeps the hashes of the entry the
-lookup rejected, and the one taken after it keeps those taken before, for every file whose
-full stat is unchanged and that had settled ``_RACY_NS`` before that hash was taken. The
-unit tests count the files read (``cache.read_source``); the end-to-end ones run the real
-``rpcsurface check`` through edits that a stat-only or a careless reuse would miss.
+The snapshot keeps the hashes of the store's last snapshot for every file whose full stat
+is unchanged and that had settled ``RACY_NS`` before that snapshot was taken; any other
+file is read and hashed, once a run. The unit tests count the files read
+(``snapshot.read_source``); the end-to-end ones run the real ``rpcsurface check`` through
+edits that a stat-only or a careless reuse would miss.
 """
 
 from __future__ import annotations
@@ -18,16 +18,17 @@ from pathlib import Path
 import pytest
 from support import APP, APP_PLANTED, PLANTED_LINE, PYPROJECT, project, run_check
 
-from pylint_rpcsurface import cache
+from pylint_rpcsurface import store
 from pylint_rpcsurface.config.discovery import load_config
 from pylint_rpcsurface.model import Analysis
+from pylint_rpcsurface.store import snapshot
+from pylint_rpcsurface.store.snapshot import Fingerprint, Snapshot
 
 # Modules beside app.py, never edited: the ones a fingerprint should not read again.
 OTHERS = {f"helpers_{n}.py": f"def helper_{n}():\n    return {n}\n" for n in range(4)}
 PLANTED = {("rpc-unanswered", "app.py", PLANTED_LINE)}
 # APP_PLANTED with the planted RPC renamed to one the base handler answers: same size.
 ANSWERED_SAME_SIZE = APP_PLANTED.replace('"no_such_rpc"', '"step"       ')
-NOTHING = Analysis.of([], [])
 
 
 def _settled_project(tmp_path: Path, app: str = APP_PLANTED) -> Path:
@@ -37,7 +38,7 @@ def _settled_project(tmp_path: Path, app: str = APP_PLANTED) -> Path:
     hour_ago = time.time_ns() - 3_600 * 10**9
     for path in root.glob("*.py"):
         os.utime(path, ns=(hour_ago, hour_ago))
-    time.sleep(cache._RACY_NS / 1e9 + 0.1)  # the ctimes, which can't be set back, settle
+    time.sleep(snapshot.RACY_NS / 1e9 + 0.1)  # the ctimes, which can't be set back, settle
     return root
 
 
@@ -46,15 +47,15 @@ def _modules(root: Path) -> list[str]:
 
 
 def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths the cache reads from now on, in order."""
+    """The paths the snapshot reads from now on, in order."""
     reads: list[str] = []
-    real_read: Callable[[str], tuple[bytes, os.stat_result]] = cache.read_source
+    real_read: Callable[[str], tuple[bytes, os.stat_result]] = snapshot.read_source
 
     def counting(path: str) -> tuple[bytes, os.stat_result]:
         reads.append(path)
         return real_read(path)
 
-    monkeypatch.setattr(cache, "read_source", counting)
+    monkeypatch.setattr(snapshot, "read_source", counting)
     return reads
 
 
@@ -62,161 +63,141 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _full(root: Path, home: Path) -> cache.Snapshot:
-    """A fingerprint that knows nothing: every file read and hashed."""
-    return cache.FactCache(load_config(root / "pyproject.toml"), home).fingerprint({})
+def _analyse(root: Path) -> Analysis:
+    return store.analyse_with_cache(load_config(root / "pyproject.toml"), {})
 
 
-# ---------------------------------------------------------------- after the analysis
+def _begin(root: Path, overrides: dict[str, str] | None = None) -> store.StoreRun:
+    return store.Store(load_config(root / "pyproject.toml")).begin(overrides or {})
 
 
-def test_the_after_fingerprint_of_an_untouched_tree_reads_no_file(
-    tmp_path: Path, cache_home: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_hit_on_an_untouched_tree_reads_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _settled_project(tmp_path)
     reads = _count_reads(monkeypatch)
-    facts = cache.FactCache(load_config(root / "pyproject.toml"), cache_home)
-    before = facts.fingerprint({})
-    assert sorted(reads) == _modules(root)  # nothing known yet: every file is read
+    first = _analyse(root)
+    assert sorted(reads) == _modules(root)  # nothing known yet: every file is read once
     reads.clear()
-    after = facts.fingerprint({}, since=before)
-    assert reads == []
-    full = _full(root, cache_home)
-    assert sorted(reads) == _modules(root)
-    assert after.modules == full.modules
-    assert after.modules[os.path.realpath(root / "app.py")] == cache.Fingerprint(
-        cache._stat(str(root / "app.py")), _sha256(root / "app.py")
+    run = _begin(root)
+    assert (reads, run.findings()) == ([], first)
+    assert run.snapshot.modules[os.path.realpath(root / "app.py")] == Fingerprint(
+        snapshot.file_stat(str(root / "app.py")), _sha256(root / "app.py")
     )
-    assert facts.save(before, after, NOTHING, {}, []) is True
 
 
-def test_a_same_size_rewrite_with_the_mtime_restored_is_read_and_not_saved(
-    tmp_path: Path, cache_home: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_same_size_rewrite_with_the_mtime_restored_is_read_and_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Between the two fingerprints app.py gets other bytes of the same size and its old
-    mtime back: only its ctime tells, so the after-fingerprint reads it again."""
+    """app.py gets other bytes of the same size and its old mtime back: only its ctime
+    tells, so the next snapshot reads it again, and the findings are not the stored ones."""
     root = _settled_project(tmp_path)
     app = root / "app.py"
-    facts = cache.FactCache(load_config(root / "pyproject.toml"), cache_home)
-    before = facts.fingerprint({})
+    assert {(f.symbol, f.location.line) for f in _analyse(root).all_findings()} == {
+        ("rpc-unanswered", PLANTED_LINE)
+    }
     old = os.stat(app)
     app.write_text(ANSWERED_SAME_SIZE, encoding="utf-8")
     os.utime(app, ns=(old.st_atime_ns, old.st_mtime_ns))
     new = os.stat(app)
     assert (new.st_size, new.st_mtime_ns, new.st_ino) == (old.st_size, old.st_mtime_ns, old.st_ino)
     reads = _count_reads(monkeypatch)
-    after = facts.fingerprint({}, since=before)
+    run = _begin(root)
     assert reads == [os.path.realpath(app)]
-    fingerprint = after.modules[os.path.realpath(app)]
+    fingerprint = run.snapshot.modules[os.path.realpath(app)]
     assert fingerprint is not None
     assert fingerprint.sha256 == _sha256(app) != hashlib.sha256(APP_PLANTED.encode()).hexdigest()
-    assert facts.save(before, after, NOTHING, {}, []) is False
-    assert facts.folder is not None
-    assert not (facts.folder / facts.name).exists()
+    assert run.findings() is None
 
 
 def test_a_hash_taken_before_the_file_settled_is_not_trusted(
-    tmp_path: Path, cache_home: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A known fingerprint with the file's very stat but a hash taken within ``_RACY_NS``
+    """A known fingerprint with the file's very stat but a hash taken within ``RACY_NS``
     of its last write (a write in the same timestamp tick keeps the stat) is read again;
     the same fingerprint taken once the file had settled is kept as it is."""
     root = project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": APP_PLANTED})
     app = os.path.realpath(root / "app.py")
-    facts = cache.FactCache(load_config(root / "pyproject.toml"), cache_home)
-    stale = cache.Fingerprint(cache._stat(app), "0" * 64)  # the stat now, another text's hash
+    stale = Fingerprint(snapshot.file_stat(app), "0" * 64)  # the stat now, another text's hash
     now = time.time_ns()
     reads = _count_reads(monkeypatch)
-    fresh = facts.fingerprint({}, since=cache.Snapshot(now, {app: stale}))
+    fresh = snapshot.take_snapshot([app], {}, Snapshot(now, {app: stale}))
     assert reads == [app]
-    assert fresh.modules[app] == cache.Fingerprint(cache._stat(app), _sha256(root / "app.py"))
+    assert fresh.modules[app] == Fingerprint(snapshot.file_stat(app), _sha256(root / "app.py"))
     reads.clear()
-    later = now + cache._RACY_NS + 10**9  # as if taken once the file had settled
-    kept = facts.fingerprint({}, since=cache.Snapshot(later, {app: stale}))
+    later = now + snapshot.RACY_NS + 10**9  # as if taken once the file had settled
+    kept = snapshot.take_snapshot([app], {}, Snapshot(later, {app: stale}))
     assert (reads, kept.modules[app]) == ([], stale)
 
 
-# ---------------------------------------------------------------- before the analysis
-
-
-def _entry(root: Path, home: Path) -> cache.FactCache:
-    """Save an entry of *root* as the cache does (both fingerprints, then save)."""
-    facts = cache.FactCache(load_config(root / "pyproject.toml"), home)
-    before = facts.fingerprint({})
-    assert facts.save(before, facts.fingerprint({}, since=before), NOTHING, {}, []) is True
-    return facts
-
-
-def test_the_before_fingerprint_reads_only_what_changed_since_the_rejected_entry(
-    tmp_path: Path, cache_home: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_snapshot_reads_only_what_changed_since_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _settled_project(tmp_path)
-    _entry(root, cache_home)
+    _analyse(root)
     app = root / "app.py"
-    app.write_text(APP, encoding="utf-8")  # the edit that makes the lookup miss
-    facts = cache.FactCache(load_config(root / "pyproject.toml"), cache_home)
-    assert facts.lookup({}) is None
+    app.write_text(APP, encoding="utf-8")  # the edit that makes the findings miss
     reads = _count_reads(monkeypatch)
-    before = facts.fingerprint({})
-    assert reads == [os.path.realpath(app)]
-    full = _full(root, cache_home)
-    assert before.modules == full.modules
+    run = _begin(root)
+    assert (reads, run.findings()) == ([os.path.realpath(app)], None)
+    reads.clear()
+    full = snapshot.take_snapshot(_modules(root), {}, None)
+    assert sorted(reads) == _modules(root)
+    assert run.snapshot.modules == full.modules
     # The editor's buffer is hashed from its text, never taken for a file's known hash.
     helper = os.path.realpath(root / "helpers_0.py")
-    assert facts.lookup({helper: "X = 1\n"}) is None
     reads.clear()
-    buffered = facts.fingerprint({helper: "X = 1\n"})
+    buffered = _begin(root, {helper: "X = 1\n"})
     assert reads == [os.path.realpath(app)]
-    assert buffered.modules[helper] == cache.Fingerprint(
+    assert buffered.snapshot.modules[helper] == Fingerprint(
         None, hashlib.sha256(b"X = 1\n").hexdigest()
     )
+    assert buffered.findings() is None
 
 
 @pytest.mark.parametrize("damage", ["malformed", "foreign", "missing"])
-def test_an_entry_that_is_not_read_gives_nothing_to_reuse(
-    tmp_path: Path, cache_home: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+def test_a_store_that_is_not_read_gives_nothing_to_reuse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
 ) -> None:
     root = _settled_project(tmp_path)
-    saved = _entry(root, cache_home)
-    assert saved.folder is not None
-    entry = saved.folder / saved.name
+    _analyse(root)
+    saved = store.Store(load_config(root / "pyproject.toml"))
+    assert saved.file is not None
     if damage == "malformed":
-        entry.write_bytes(b'{"modules": ')
+        saved.file.write_bytes(b'{"snapshot": ')
     elif damage == "foreign":
-        entry.write_bytes(entry.read_bytes().replace(b'"format":3', b'"format":2'))
+        data = saved.file.read_bytes()
+        saved.file.write_bytes(data.replace(b'"format":4', b'"format":3'))
     else:
-        entry.unlink()
-    facts = cache.FactCache(load_config(root / "pyproject.toml"), cache_home)
-    assert facts.lookup({}) is None
+        saved.file.unlink()
     reads = _count_reads(monkeypatch)
-    facts.fingerprint({})
+    run = _begin(root)
+    assert run.findings() is None
     assert sorted(reads) == _modules(root)
 
 
 def test_a_miss_reads_each_module_once_and_an_edit_only_the_edited_one(
-    tmp_path: Path, cache_home: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What ``analyse_with_cache`` itself reads through the cache (the engine reads on
-    its own): with no entry, each module once, by the fingerprint before the analysis;
-    after an edit, the edited module alone: by the lookup (its stat differs, so its hash
-    is compared), and by both fingerprints (it was written less than ``_RACY_NS`` before
-    the first, so the second does not trust that hash)."""
+    """What ``analyse_with_cache`` itself reads through the store (the engine reads on
+    its own, the bytes the snapshot read first): with no store, each module once; after
+    an edit, the edited module alone, once."""
     root = _settled_project(tmp_path)
     config = load_config(root / "pyproject.toml")
     reads = _count_reads(monkeypatch)
-    first = cache.analyse_with_cache(config, {})
+    first = store.analyse_with_cache(config, {})
     assert {(f.symbol, f.location.line) for f in first.all_findings()} == {
         ("rpc-unanswered", PLANTED_LINE)
     }
     assert reads == _modules(root)
-    assert cache.FactCache(config).lookup({}) is not None  # the entry was saved
+    assert store.Store(config).begin({}).findings() is not None  # the findings were kept
     app = root / "app.py"
     app.write_text(APP, encoding="utf-8")
-    time.sleep(3 * cache._TICK_NS / 1e9)  # a write this close to the run is never saved
+    time.sleep(3 * snapshot.TICK_NS / 1e9)  # a write this close to the run is never kept
     reads.clear()
-    assert list(cache.analyse_with_cache(config, {}).all_findings()) == []
-    assert reads == [os.path.realpath(app)] * 3  # lookup, before, after
-    assert cache.FactCache(config).lookup({}) is not None  # and the entry was saved
+    assert list(store.analyse_with_cache(config, {}).all_findings()) == []
+    assert reads == [os.path.realpath(app)]  # one snapshot a run
+    assert store.Store(config).begin({}).findings() is not None  # and the findings kept
 
 
 # ---------------------------------------------------------------- end to end

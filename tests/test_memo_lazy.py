@@ -266,7 +266,7 @@ def test_every_stored_piece_is_written_as_the_memo_encodes_it(tmp_path: Path) ->
 
 
 def _memo_file(cache_home: Path) -> Path:
-    (found,) = cache_home.glob("*/memo-*.json")
+    (found,) = cache_home.glob("*/store-*.json")
     return found
 
 
@@ -291,7 +291,7 @@ def test_check_with_a_forged_piece_answers_as_without_the_cache(
     cold = _values(memo_file)
     forged = next(key for key in cold if _kind(key) == "answers")
     _forge(memo_file, {forged: FORGED[shape]})
-    for entry in cache_home.glob("*/analysis-*.json"):
+    for entry in cache_home.glob("*/store-*.json"):
         entry.unlink()  # the run goes to the engine, and the engine to the memo
     assert _check(root) == expected
     after = _values(memo_file)

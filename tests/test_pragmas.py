@@ -388,7 +388,7 @@ def test_a_warm_check_honours_the_pragmas_it_cached(tmp_path: Path, cache_home: 
     root = project(tmp_path, {**FILES, "pyproject.toml": DISPATCH})
     cold = run_check(root, "--format", "json")
     warm = run_check(root, "--format", "json")
-    assert list(cache_home.glob("*/analysis-*.json"))
+    assert list(cache_home.glob("*/store-*.json"))
     assert _ours(warm.messages) == _ours(cold.messages)
     pylint = run_pylint(root, "app", only_ours=False, env={"RPCSURFACE_NO_CACHE": "1"})
     assert _ours(warm.messages) == _ours(pylint.messages)

@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 from typing import TextIO
 
-from pylint_rpcsurface.cache import analyse_with_cache, disabled_by_environment
 from pylint_rpcsurface.commands.projects import (
     Scope,
     UsageError,
@@ -30,6 +29,7 @@ from pylint_rpcsurface.config import PYPROJECT
 from pylint_rpcsurface.messages import BY_SYMBOL, render
 from pylint_rpcsurface.model import Finding
 from pylint_rpcsurface.rules.text import safe_args, safe_name
+from pylint_rpcsurface.store import analyse_with_cache, disabled_by_environment
 
 
 def add_parser(

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pylint_rpcsurface.cache import NO_CACHE_ENV, disabled_by_environment, facts_with_cache
 from pylint_rpcsurface.config import PYPROJECT, Config, ConfigError, ConfigFinder
 from pylint_rpcsurface.config.pylint_control import (
     MessageControl,
@@ -24,6 +23,7 @@ from pylint_rpcsurface.config.pylint_control import (
 from pylint_rpcsurface.model import Finding, Record
 from pylint_rpcsurface.rules import unusable_registry
 from pylint_rpcsurface.sources import SourceTree, real
+from pylint_rpcsurface.store import NO_CACHE_ENV, disabled_by_environment, facts_with_cache
 
 if TYPE_CHECKING:
     from pylint_rpcsurface.engine import Facts

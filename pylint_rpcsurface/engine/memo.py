@@ -12,63 +12,33 @@ edit that leaves a module's interface as it was recomputes only the pieces that 
 body. A few pieces of one file's version (its pragmas, the words it holds) are kept under
 its content hash instead.
 
-The memo as a whole belongs to one identity: the configuration, the plugin's code, the
-versions of Python, astroid and pylint, the search path, and the list of the project's
-files. Any difference starts from an empty memo.
+The pieces live in the store's file (:mod:`pylint_rpcsurface.store`), which belongs to one
+identity: the configuration, the plugin's code, the versions of Python, astroid and
+pylint, the search path, and the list of the project's files. Any difference starts from
+an empty memo, as does a library that changed or a name that resolves elsewhere now.
 
-Values are the model's frozen dataclasses and plain data, written as JSON. A file whose
-top level is not exactly a memo (truncated, hand-edited, not JSON at all) is an empty
-memo; a stored piece is decoded only when a run asks for it, and one that is not exactly
-what the memo writes (a type it never writes, nested too deeply, an int out of range) is
-a miss for its key alone. Either costs speed, never an answer. A piece reused unchanged
-is written back as it was read, without decoding and encoding it again.
+Values are encoded with the store's codec (:mod:`pylint_rpcsurface.store.codec`). A file
+that is not exactly a store (truncated, hand-edited, not JSON at all) is an empty memo; a
+stored piece is decoded only when a run asks for it, and one that is not exactly what the
+memo writes is a miss for its key alone. Either costs speed, never an answer. A piece
+reused unchanged is written back as it was read, without decoding and encoding it again.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import os
-import types
-import typing
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
-from pylint_rpcsurface import model
 from pylint_rpcsurface.engine.digests import ModuleDigests
-from pylint_rpcsurface.sources import KnownFile, read_source, write_atomically
+from pylint_rpcsurface.sources import KnownFile, write_atomically
+from pylint_rpcsurface.store.codec import UNREADABLE, Check, checker, decode, encode, listed
+from pylint_rpcsurface.store.file import FORMAT, Stored, read_store
+from pylint_rpcsurface.store.snapshot import TICK_NS, file_stat
 
 __all__ = ["USES", "Dependency", "Memo"]
 
-_FORMAT = 3  # 3: pieces under what they read, and the modules' digests
-# The facts' types: nothing else is ever built from a memo file. Each with its fields'
-# names, taken once (dataclasses.fields per value was most of what encoding cost).
-_FACT_TYPES: tuple[type[Any], ...] = (
-    model.Location,
-    model.Broadcast,
-    model.Sent,
-    model.HelperStep,
-    model.Answers,
-    model.Returns,
-    model.Signature,
-    model.HandlerMethod,
-    model.RegistryElement,
-    model.Registry,
-)
-# By name (reading), each with its fields' names.
-_TYPES: Mapping[str, tuple[type[Any], tuple[str, ...]]] = MappingProxyType(
-    {cls.__name__: (cls, tuple(f.name for f in dataclasses.fields(cls))) for cls in _FACT_TYPES}
-)
-# By type (writing): its name and its fields' names.
-_WRITTEN: Mapping[type[Any], tuple[str, tuple[str, ...]]] = MappingProxyType(
-    {cls: (name, names) for name, (cls, names) in _TYPES.items()}
-)
-# What decoding a stored piece may raise: the piece is then a miss (_decode's errors,
-# and those of building a dataclass from stored fields or hashing what a frozenset holds).
-_UNREADABLE = (ValueError, TypeError, KeyError, RecursionError, MemoryError)
-_MAX_DEPTH = 64  # the deepest a fact nests is about 8
 # How many versions of one piece are kept, newest first: an editor moving between two
 # versions of a module (the saved file, a buffer) finds each.
 _VARIANTS = 3
@@ -90,13 +60,20 @@ class Memo:
     they were not used in this run.
     """
 
-    def __init__(
+    def __init__(  # pylint: disable=too-many-arguments
         self,
         file: Path | None,
         identity: str,
         locate: Callable[[str], str | None] | None = None,
+        *,
+        stored: Stored | None = None,
+        deferred: bool = False,
     ) -> None:
         self._file = file
+        # Whether save() leaves the writing to write(), which the store calls with its
+        # own sections (the findings, the snapshot): one write a run.
+        self._deferred = deferred
+        self._saved: tuple[Mapping[str, str] | None, Collection[str] | None] | None = None
         self._identity = identity
         # Where the import system finds a module name now, without importing it (the
         # cache's): the stored pieces hold only while the names they read, or failed to
@@ -109,7 +86,7 @@ class Memo:
         # Modules outside the project that computing the pieces read (installed libraries,
         # the standard library), by name, with their files' size and mtime: a change of
         # any, or a name that resolves elsewhere now, starts afresh.
-        self._externals: dict[str, tuple[str, int, int]] = {}
+        self._externals: dict[str, tuple[str, tuple[int, ...]]] = {}
         self._resolution: dict[str, str | None] = {}
         # The pieces kept under what they read: by key, each version as stored (the
         # modules it read, and its value), newest first; and what this run found or
@@ -122,9 +99,13 @@ class Memo:
         # The two digests of each module version, by content hash (see .digests).
         self._digests: dict[str, ModuleDigests] = {}
         self._new_digests: dict[str, ModuleDigests] = {}
-        if file is not None:
-            read = _read(file, identity, locate)
-            self._raw, self._externals, self._resolution, self._variants, self._digests = read
+        if stored is None and file is not None:
+            stored = read_store(file, identity, locate)
+        if stored is not None:
+            read = _sections(stored)
+            self._raw, self._variants, self._digests = read
+            self._externals = dict(stored.externals)
+            self._resolution = dict(stored.resolution)
         # The module names astroid could not find while this run computed pieces (the
         # engine records them): a library installed later must start afresh.
         self.failed_imports: set[str] = set(self._resolution) - set(self._externals)
@@ -156,8 +137,8 @@ class Memo:
         if key not in self._raw:
             return False, None
         try:
-            value = _decode(self._raw[key], 0)
-        except _UNREADABLE:
+            value = decode(self._raw[key])
+        except UNREADABLE:
             del self._raw[key]  # never returned, never written back
             return False, None
         self._decoded[key] = value
@@ -223,14 +204,14 @@ class Memo:
         for position, raw in enumerate(list(versions)):
             try:
                 reads = _dependencies(raw[0])
-            except _UNREADABLE:
+            except UNREADABLE:
                 versions.remove(raw)
                 continue
             if not holds(reads):
                 continue
             try:
-                value = _decode(raw[1], 0)
-            except _UNREADABLE:
+                value = decode(raw[1])
+            except UNREADABLE:
                 versions.remove(raw)
                 continue
             if not self._checker(expect)(value):
@@ -259,7 +240,7 @@ class Memo:
             self._retained.add(current)
             try:
                 reads = _dependencies(versions[0][0])
-            except _UNREADABLE:
+            except UNREADABLE:
                 continue
             pending.extend(inner for inner, level, _ in reads if level == USES)
 
@@ -283,40 +264,60 @@ class Memo:
 
     def external_modules(self) -> dict[str, str]:
         """The modules outside the project the stored pieces were computed from, by name."""
-        return {name: path for name, (path, _, _) in self._externals.items()}
+        return {name: path for name, (path, _) in self._externals.items()}
 
     def save(
         self,
         externals: Mapping[str, str] | None = None,
         contents: Collection[str] | None = None,
     ) -> None:
-        """Write this run's pieces, with the modules outside the project they read
+        """Keep this run's pieces, with the modules outside the project they read
         (*externals*, name to file, with those of the pieces reused) and the names they
         failed to find, and the digests of the module versions whose content hashes are
-        *contents* (the project's files as they are now; all known ones if None). Failing
-        to write only costs speed."""
-        if self._file is None or not self._lasting_misses():
-            return
+        *contents* (the project's files as they are now; all known ones if None).
+
+        The engine calls this once the pieces are computed, unless a file changed while
+        they were; they are written then, or, for a deferred memo, by :meth:`write`."""
+        self._saved = (externals, contents)
+        if not self._deferred:
+            self.write()
+
+    def write(
+        self, sections: Mapping[str, Any] | None = None, *, since_ns: int = 0, new: bool = False
+    ) -> bool:
+        """Write the pieces :meth:`save` kept, and *sections* beside them (the store's), in
+        one write; whether it was. Nothing is written unless save() was called (the
+        pieces are what the files held), nor when this run computed nothing worth
+        keeping and *new* says *sections* hold nothing new, nor when a library this run
+        read was written less than a timestamp tick before *since_ns* (the run's start:
+        which version did it read?). Failing to write only costs speed."""
+        if self._file is None or self._saved is None:
+            return False
+        if not (new or self._lasting_misses()):
+            return False
+        externals, contents = self._saved
         recorded = dict(self._externals)
         for name, path in (externals or {}).items():
             if name not in recorded:
-                stat = _stat(path)
-                if stat is not None:
-                    recorded[name] = (path, *stat)
+                info = file_stat(path)
+                if info is not None:
+                    recorded[name] = (path, info)
         resolution = dict(self._resolution)
         if self._locate is not None:
             for name in sorted({*recorded, *self.failed_imports} - set(resolution)):
                 resolution[name] = self._locate(name)
+        if since_ns and not _settled(recorded, resolution, since_ns - TICK_NS):
+            return False
         try:
             # A piece reused is written as it was read (it decoded to the value used).
             facts = {
-                key: self._raw[key] if key in self._reused else _encode(value)
+                key: self._raw[key] if key in self._reused else encode(value)
                 for key, value in self._used.items()
                 if key not in self.ephemeral
             }
             pieces = {key: self._variants.get(key, []) for key in (*self._retained, *self._found)}
             for key, (reads, value) in self._fresh.items():
-                fresh = [[list(map(list, reads)), _encode(value)]]
+                fresh = [[list(map(list, reads)), encode(value)]]
                 stored = [v for v in self._variants.get(key, []) if v[0] != fresh[0][0]]
                 pieces[key] = (fresh + stored)[:_VARIANTS]
             digests = {**self._digests, **self._new_digests}
@@ -324,9 +325,12 @@ class Memo:
                 digests = {c: found for c, found in digests.items() if c in contents}
             data = json.dumps(
                 {
-                    "format": _FORMAT,
+                    **(sections or {}),
+                    "format": FORMAT,
                     "identity": self._identity,
-                    "externals": sorted([name, *info] for name, info in recorded.items()),
+                    "externals": sorted(
+                        [name, path, *info] for name, (path, info) in recorded.items()
+                    ),
                     "resolution": sorted([name, where] for name, where in resolution.items()),
                     "facts": facts,
                     "pieces": {key: versions for key, versions in pieces.items() if versions},
@@ -342,7 +346,25 @@ class Memo:
             ).encode()
             write_atomically(self._file, data)
         except (OSError, ValueError, TypeError, RecursionError):
-            return
+            return False
+        return True
+
+
+def _settled(
+    externals: Mapping[str, tuple[str, tuple[int, ...]]],
+    resolution: Mapping[str, str | None],
+    since_ns: int,
+) -> bool:
+    """Whether no library file the pieces read, and no module a looked-up name resolves
+    to, was written at or after *since_ns*."""
+    for _, info in externals.values():
+        if max(info[1], info[2]) >= since_ns:
+            return False
+    for located in resolution.values():
+        info_now = file_stat(located) if located and Path(located).is_absolute() else None
+        if info_now is not None and max(info_now[1], info_now[2]) >= since_ns:
+            return False
+    return True
 
 
 def _same(stored: Any, value: Any) -> bool:
@@ -350,67 +372,24 @@ def _same(stored: Any, value: Any) -> bool:
     return type(stored) is type(value) and bool(stored == value)
 
 
-_Externals = dict[str, tuple[str, int, int]]
-_Read = tuple[
-    dict[str, Any],
-    _Externals,
-    dict[str, str | None],
-    dict[str, list[Any]],
-    dict[str, ModuleDigests],
-]
+_Sections = tuple[dict[str, Any], dict[str, list[Any]], dict[str, ModuleDigests]]
 
 
-def _read(file: Path, identity: str, locate: Callable[[str], str | None] | None) -> _Read:
-    """The pieces stored in *file* for *identity* (as read: each is decoded when used),
-    the external modules they read and the names they looked up; nothing when the file
-    is not a memo of this identity, an external file changed, or a name resolves
-    elsewhere now."""
-    nothing: _Read = ({}, {}, {}, {}, {})
-    try:
-        data, _ = read_source(str(file))
-        raw = json.loads(data)
-        if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
-            return nothing
-        if raw.get("identity") != identity:
-            return nothing
-        externals: _Externals = {}
-        for entry in _listed(raw.get("externals")):
-            name, path, size, mtime_ns = _listed(entry)
-            if not all(isinstance(v, str) for v in (name, path)):
-                return nothing
-            if not all(isinstance(v, int) for v in (size, mtime_ns)):
-                return nothing
-            if _stat(path) != (size, mtime_ns):
-                return nothing  # a library changed: every piece may read it
-            externals[name] = (path, size, mtime_ns)
-        resolution: dict[str, str | None] = {}
-        for entry in _listed(raw.get("resolution")):
-            name, where = _listed(entry)
-            if not isinstance(name, str) or not (where is None or isinstance(where, str)):
-                return nothing
-            if locate is not None and locate(name) != where:
-                return nothing  # installed, removed or moved since: what did it give?
-            resolution[name] = where
-        facts = raw.get("facts")
-        pieces = raw.get("pieces")
-        if not isinstance(facts, dict) or not isinstance(pieces, dict):
-            return nothing
-        variants = {
-            key: [v for v in versions if isinstance(v, list) and len(v) == 2]
-            for key, versions in pieces.items()
-            if isinstance(key, str) and isinstance(versions, list)
-        }
-        stored = raw.get("digests")
-        if not isinstance(stored, dict):
-            return nothing
-        digests = {}
-        for content, entry in stored.items():
-            found = _module_digests(entry)
-            if found is not None:
-                digests[str(content)] = found
-        return facts, externals, resolution, variants, digests
-    except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError):
-        return nothing
+def _sections(stored: Stored) -> _Sections:
+    """The pieces of a store file as read (each is decoded when used), and the modules'
+    digests; nothing when they are not of the shape the memo writes."""
+    facts = stored.sections["facts"]
+    variants = {
+        key: [v for v in versions if isinstance(v, list) and len(v) == 2]
+        for key, versions in stored.sections["pieces"].items()
+        if isinstance(key, str) and isinstance(versions, list)
+    }
+    digests = {}
+    for content, entry in stored.sections["digests"].items():
+        found = _module_digests(entry)
+        if found is not None:
+            digests[str(content)] = found
+    return dict(facts), variants, digests
 
 
 def _module_digests(raw: Any) -> ModuleDigests | None:
@@ -442,126 +421,9 @@ def _module_digests(raw: Any) -> ModuleDigests | None:
 def _dependencies(raw: Any) -> tuple[Dependency, ...]:
     """What a stored piece read, as stored: [[path, level, digest], ...]."""
     found = []
-    for entry in _listed(raw):
-        path, level, digest = _listed(entry)
+    for entry in listed(raw):
+        path, level, digest = listed(entry)
         if not all(isinstance(v, str) for v in (path, level, digest)):
             raise ValueError("a dependency of strings")
         found.append((path, level, digest))
     return tuple(found)
-
-
-def _stat(path: str) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (info.st_size, info.st_mtime_ns)
-
-
-def _encode(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int)):  # bool is an int
-        return value
-    written = _WRITTEN.get(type(value))
-    if written is not None:
-        name, names = written
-        return {"type": name, "fields": [_encode(getattr(value, field)) for field in names]}
-    if isinstance(value, (tuple, list)):
-        return [_encode(item) for item in value]
-    if isinstance(value, frozenset):
-        return {"frozenset": sorted(_encode(item) for item in value)}
-    if isinstance(value, dict):
-        return {"dict": [[_encode(k), _encode(v)] for k, v in value.items()]}
-    raise TypeError(f"not a fact: {type(value).__name__}")
-
-
-def _decode(raw: Any, depth: int) -> Any:
-    if depth > _MAX_DEPTH:
-        raise ValueError("nested too deeply")
-    if raw is None or isinstance(raw, (str, bool)):
-        return raw
-    if isinstance(raw, int):
-        if -(2**63) <= raw < 2**63:
-            return raw
-        raise ValueError("an int the memo never writes")
-    if isinstance(raw, list):
-        return tuple(_decode(item, depth + 1) for item in raw)
-    if isinstance(raw, dict) and len(raw) <= 2:
-        if "fields" in raw and "type" in raw:
-            cls, names = _TYPES[raw["type"]]
-            values = _listed(raw["fields"])
-            if len(values) != len(names):
-                raise ValueError(f"the fields of {cls.__name__} differ")
-            # By position (faster than by name): the fields' order is __init__'s for these
-            # types; one that is not an __init__ positional makes it raise (a miss).
-            fact = cls(*[_decode(v, depth + 1) for v in values])
-            if not all(check(getattr(fact, name)) for name, check in _FIELD_CHECKS[cls]):
-                raise ValueError(f"a field of {cls.__name__} of another type")
-            return fact
-        if "frozenset" in raw and len(raw) == 1:
-            return frozenset([_decode(item, depth + 1) for item in _listed(raw["frozenset"])])
-        if "dict" in raw and len(raw) == 1:
-            pairs = [_decode(pair, depth + 1) for pair in _listed(raw["dict"])]
-            if not all(isinstance(pair, tuple) and len(pair) == 2 for pair in pairs):
-                raise ValueError("a dict of pairs")
-            return dict(pairs)
-    raise ValueError("a value the memo never writes")
-
-
-Check = Callable[[Any], bool]
-
-
-def checker(expected: Any) -> Check:
-    """A test of whether a value is of the type *expected*, as the facts' annotations
-    write types: ``str``, ``int``, ``bool``, ``None``, a fact type, ``X | Y``,
-    ``tuple[X, ...]``, ``tuple[X, Y]``, ``frozenset[X]``; ``Any`` takes anything. (An int
-    is not a bool, nor a bool an int: JSON tells them apart.) Built once per type, as
-    it runs for every field of every fact a run reads from the memo."""
-    if expected is Any:
-        return _anything
-    if expected is None or expected is types.NoneType:
-        return _is_none
-    origin = typing.get_origin(expected)
-    arguments = typing.get_args(expected)
-    if origin in (typing.Union, types.UnionType):
-        options = tuple(checker(option) for option in arguments)
-        return lambda value: any(check(value) for check in options)
-    if origin is tuple and len(arguments) == 2 and arguments[1] is Ellipsis:
-        item = checker(arguments[0])
-        return lambda value: isinstance(value, tuple) and all(map(item, value))
-    if origin is tuple:
-        items = tuple(checker(argument) for argument in arguments)
-        return lambda value: (
-            isinstance(value, tuple)
-            and len(value) == len(items)
-            and all(check(item) for check, item in zip(items, value, strict=False))
-        )
-    if origin is frozenset:
-        member = checker(arguments[0])
-        return lambda value: isinstance(value, frozenset) and all(map(member, value))
-    if expected is int:
-        return lambda value: isinstance(value, int) and not isinstance(value, bool)
-    return lambda value: isinstance(value, expected)
-
-
-def _anything(_: Any) -> bool:
-    return True
-
-
-def _is_none(value: Any) -> bool:
-    return value is None
-
-
-def _listed(raw: Any) -> list[Any]:
-    if not isinstance(raw, list):
-        raise ValueError("expected a list")
-    return raw
-
-
-# Each fact type's fields with a test of their declared types, built once: a stored
-# field must hold a value of its type (a str line would fail far from here, in a rule).
-_FIELD_CHECKS: Mapping[type[Any], tuple[tuple[str, Check], ...]] = MappingProxyType(
-    {
-        cls: tuple((name, checker(hint)) for name, hint in typing.get_type_hints(cls).items())
-        for cls in _FACT_TYPES
-    }
-)

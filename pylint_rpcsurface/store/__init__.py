@@ -1,0 +1,501 @@
+"""The store: everything kept between runs, in one file per configuration and environment.
+
+One file holds, for one configuration, search path and set of versions (Python, astroid,
+pylint, the plugin and its code):
+
+* the pieces of facts the engine computed, each under what computing it read, and the
+  modules' digests (:mod:`pylint_rpcsurface.engine.memo` reads and writes them);
+* the findings, one more piece: they hold while every module under the source roots has
+  the text it had (a subclass anywhere can wait on a registry entry), so they are kept
+  under the content hash of every module, and a run that finds all of them unchanged
+  answers without importing astroid;
+* the last run's snapshot of the files (:mod:`.snapshot`): its hashes spare the next run
+  reading the files that did not change;
+* the modules outside the roots that the pieces read, by their stat, and where every
+  module name outside the roots that was looked up resolves (or that it did not): a
+  library that is upgraded, appears, moves or is shadowed starts an empty store.
+
+Rules that keep it safe:
+
+* A run takes one snapshot of the files, before the analysis reads them; the analysis
+  reads the bytes the snapshot read, and says whether a file it read changed meanwhile
+  (``ModuleStore.changed_since_read``). What such a run computed is not kept, nor is
+  anything of a run during which a library or a saved file was written within
+  :data:`.snapshot.TICK_NS` of its start (a write in the same timestamp tick could go
+  unseen).
+* An unsaved buffer (an editor's, on stdin) is fingerprinted by its own hash. The findings
+  of a run with a buffer whose text no saved file has are not kept: the next keystroke
+  sends another buffer, and writing per keystroke would cost more than it saves.
+* Files live in the user's cache folder (:func:`cache_home`), one folder per project
+  keyed by a hash of its real path, created ``0700``. A file or folder that is not this
+  user's, or that others may write, is never read or written; a file is opened without
+  following links or blocking, and one over :data:`_MAX_FILE_BYTES` is not read. The old
+  in-project ``.rpcsurface_cache/`` is never read: a committed file would be a forgery.
+* Files are written to a temporary file in the folder and renamed over the old one, so
+  concurrent writers (``-j``, pre-commit and the IDE at once) never leave a torn file.
+  An unreadable, malformed or foreign file (any shape, nesting or size) is an empty store;
+  a malformed piece is a miss for that piece alone.
+* Failing to write (no cache folder) only costs speed: nothing is reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from pylint_rpcsurface import __version__
+from pylint_rpcsurface.config import Config, ConfigError
+from pylint_rpcsurface.messages import BY_SYMBOL
+from pylint_rpcsurface.model import Analysis, Finding
+from pylint_rpcsurface.sources import SourceTree, real
+from pylint_rpcsurface.store import codec
+from pylint_rpcsurface.store.file import FORMAT, NOT_LOCATED, Stored, read_store, secure_folder
+from pylint_rpcsurface.store.snapshot import (
+    Fingerprint,
+    Snapshot,
+    take_snapshot,
+    trusted_fingerprint,
+)
+
+__all__ = [
+    "CACHE_DIR_ENV",
+    "NO_CACHE_ENV",
+    "OLD_CACHE_DIR",
+    "Store",
+    "Stored",
+    "analyse_with_cache",
+    "cache_home",
+    "disabled_by_environment",
+    "facts_with_cache",
+    "locate",
+    "plugin_code_digest",
+    "read_store",
+]
+
+CACHE_DIR_ENV = "RPCSURFACE_CACHE_DIR"
+NO_CACHE_ENV = "RPCSURFACE_NO_CACHE"
+OLD_CACHE_DIR = ".rpcsurface_cache"  # where 0.x kept entries, in the project: never read
+_APP_FOLDER = "pylint-rpcsurface"
+_MAX_FILES = 16  # per project folder; the oldest beyond it are removed
+_CONFIDENCES = frozenset({"HIGH", "CONTROL_FLOW", "INFERENCE", "INFERENCE_FAILURE", "UNDEFINED"})
+# The findings piece's shapes (codec.checker's).
+FindingsShape = tuple[Finding, ...]
+ErrorsShape = tuple[tuple[str, str, str], ...]
+
+
+def disabled_by_environment(environ: Mapping[str, str] = os.environ) -> bool:
+    """``RPCSURFACE_NO_CACHE`` set to anything but '', '0', 'false' or 'no' turns it off."""
+    return environ.get(NO_CACHE_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def cache_home(
+    environ: Mapping[str, str] = os.environ, platform: str = sys.platform
+) -> Path | None:
+    """The folder that holds every project's store folder, or None when there is none.
+
+    ``RPCSURFACE_CACHE_DIR`` if set; else the user's cache folder: ``%LOCALAPPDATA%`` on
+    Windows, ``~/Library/Caches`` on macOS, ``$XDG_CACHE_HOME`` (when absolute) or
+    ``~/.cache`` elsewhere, each with a ``pylint-rpcsurface`` folder in it.
+    """
+    override = environ.get(CACHE_DIR_ENV, "").strip()
+    if override:
+        return Path(os.path.abspath(override))
+    try:
+        if platform == "win32":
+            local = environ.get("LOCALAPPDATA", "")
+            base = Path(local) if os.path.isabs(local) else Path.home() / "AppData" / "Local"
+        elif platform == "darwin":
+            base = Path.home() / "Library" / "Caches"
+        else:
+            xdg = environ.get("XDG_CACHE_HOME", "")
+            base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
+    except (RuntimeError, KeyError, OSError):  # no home folder to be found
+        return None
+    return base / _APP_FOLDER
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---------------------------------------------------------------- the findings piece
+
+
+def _snapshot_from_json(raw: Any) -> Snapshot | None:
+    """The last run's snapshot as stored, or None if it is not of that shape."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("modules"), dict):
+        return None
+    taken_ns = raw.get("taken_ns")
+    if not isinstance(taken_ns, int) or not _is_int(taken_ns):
+        return None
+    modules: dict[str, Fingerprint | None] = {}
+    for path, value in raw["modules"].items():
+        if value is None:
+            modules[path] = None
+            continue
+        if not (isinstance(value, list) and len(value) == 2 and isinstance(value[1], str)):
+            return None
+        info, sha256 = value
+        if info is not None and not (
+            isinstance(info, list) and len(info) == 5 and all(map(_is_int, info))
+        ):
+            return None
+        modules[path] = Fingerprint(None if info is None else tuple(info), sha256)
+    return Snapshot(taken_ns, modules)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+
+
+def _snapshot_to_json(snapshot: Snapshot) -> dict[str, Any]:
+    return {
+        "taken_ns": snapshot.taken_ns,
+        "modules": {
+            path: None if fp is None else [None if fp.stat is None else list(fp.stat), fp.sha256]
+            for path, fp in snapshot.modules.items()
+        },
+    }
+
+
+def _texts(snapshot: Snapshot) -> dict[str, str | None]:
+    """What the findings depend on: every module's content hash (None: unreadable)."""
+    return {path: None if fp is None else fp.sha256 for path, fp in snapshot.modules.items()}
+
+
+def _findings_to_json(snapshot: Snapshot, analysis: Analysis) -> dict[str, Any]:
+    return {
+        "modules": _texts(snapshot),
+        "config_errors": [
+            [str(error.file), error.key, error.problem] for error in analysis.config_errors
+        ],
+        "findings": codec.encode(analysis.all_findings()),
+    }
+
+
+def _findings_from_json(raw: Any, snapshot: Snapshot) -> Analysis | None:
+    """The stored analysis if it was computed from the texts *snapshot* has; None if not,
+    or if it is not exactly what the store writes (a message of another plugin, a
+    confidence pylint does not have)."""
+    if not isinstance(raw, dict) or raw.get("modules") != _texts(snapshot):
+        return None
+    try:
+        errors = codec.decode(raw["config_errors"])
+        findings = codec.decode(raw["findings"])
+    except codec.UNREADABLE:
+        return None
+    if not codec.checker(ErrorsShape)(errors) or not codec.checker(FindingsShape)(findings):
+        return None
+    if not all(f.symbol in BY_SYMBOL and f.confidence in _CONFIDENCES for f in findings):
+        return None
+    return Analysis.of([ConfigError(*error) for error in errors], findings)
+
+
+# ---------------------------------------------------------------- the store
+
+
+def _project_key(config: Config) -> str:
+    return _hash(os.fsencode(real(config.root)))[:32]
+
+
+class Store:
+    """The store file of one configuration and environment, in the user's cache folder."""
+
+    def __init__(self, config: Config, home: Path | None = None) -> None:
+        self.config = config
+        self.tree = SourceTree(config.source_roots)
+        self.home = home if home is not None else cache_home()
+        self.folder = None if self.home is None else self.home / _project_key(config)
+        self._environment = {
+            "format": FORMAT,
+            "plugin": __version__,
+            "plugin_code": plugin_code_digest(),
+            "astroid": _version_of("astroid"),
+            "pylint": _version_of("pylint"),
+            "python": sys.version,
+            # The module search path, but the script's folder or the working folder that
+            # Python puts first, which differ between `rpcsurface`, `python -m` and
+            # `python -c`: what resolves through it is in the store's resolution record.
+            "sys_path": sys.path[1:],
+            "config": str(config.path),
+            "config_digest": config.digest,
+        }
+        digest = _hash(json.dumps(self._environment, sort_keys=True).encode())
+        self.name = f"store-{digest[:32]}.json"
+        # modules() by the buffers' paths: the tree is listed once a run.
+        self._modules: dict[frozenset[str], list[str]] = {}
+
+    @property
+    def file(self) -> Path | None:
+        """The store file, or None when there is no cache folder of this user's."""
+        if self.folder is None or not secure_folder(self.folder, create=True):
+            return None
+        return self.folder / self.name
+
+    def modules(self, overrides: Mapping[str, str]) -> list[str]:
+        """Every module the analysis may read: the roots' files and the stdin buffer's."""
+        buffers = frozenset(real(path) for path in overrides)
+        if buffers not in self._modules:
+            self._modules[buffers] = sorted({*self.tree.python_files(), *buffers})
+        return list(self._modules[buffers])
+
+    def identity(self, overrides: Mapping[str, str]) -> str:
+        """What the store holds for: the environment and the list of the project's files
+        (a module added or removed can change what any name resolves to)."""
+        return json.dumps([self._environment, self.modules(overrides)], sort_keys=True)
+
+    def begin(self, overrides: Mapping[str, str]) -> StoreRun:
+        """Read the store file and take this run's snapshot of the files."""
+        stored = None
+        if self.folder is not None and secure_folder(self.folder, create=False):
+            stored = read_store(self.folder / self.name, self.identity(overrides), locate)
+        known = None if stored is None else _snapshot_from_json(stored.sections["snapshot"])
+        buffers = {real(path): text for path, text in overrides.items()}
+        snapshot = take_snapshot(self.modules(buffers), buffers, known)
+        return StoreRun(self, overrides, stored, snapshot, known)
+
+
+class StoreRun:
+    """One run's use of the store: what was read, the snapshot taken, and the writing of
+    what the run computed."""
+
+    def __init__(
+        self,
+        store: Store,
+        overrides: Mapping[str, str],
+        stored: Stored | None,
+        snapshot: Snapshot,
+        known: Snapshot | None,
+    ) -> None:
+        self.store = store
+        self.overrides = overrides
+        self.stored = stored
+        self.snapshot = snapshot
+        self._known = known
+
+    def findings(self) -> Analysis | None:
+        """The stored analysis if every module has the text it was computed from."""
+        if self.stored is None:
+            return None
+        return _findings_from_json(self.stored.sections["findings"], self.snapshot)
+
+    def memo(self) -> Any:
+        """The engine's memo of the stored pieces (``engine.Memo``, typed loosely here as
+        this module never imports the engine at import time), which writes this run's
+        pieces only when told to (:meth:`finish`)."""
+        # pylint: disable-next=import-outside-toplevel
+        from pylint_rpcsurface import engine  # noqa: PLC0415
+
+        memo = engine.Memo(
+            self.store.file,
+            self.store.identity(self.overrides),
+            locate,
+            stored=self.stored,
+            deferred=True,
+        )
+        memo.known_files.update(self.snapshot.known_files())
+        return memo
+
+    def _buffers_saved(self) -> bool:
+        """Whether every buffer holds what its saved file holds, by the last snapshot's
+        hash where it can be trusted: the findings then hold for the saved files too."""
+        for path in self.overrides:
+            now = self.snapshot.modules.get(real(path))
+            saved = trusted_fingerprint(real(path), self._known)
+            if now is None or not now.same_text(saved):
+                return False
+        return True
+
+    def finish(self, memo: Any, analysis: Analysis | None) -> bool:
+        """Write what this run computed (the memo's pieces, and *analysis* as the findings
+        piece when it holds for saved texts) in one write; whether it was written."""
+        # This run's snapshot, whatever it found: its hashes hold for the stats it took.
+        sections: dict[str, Any] = {"snapshot": _snapshot_to_json(self.snapshot)}
+        new = analysis is not None and self.snapshot.settled() and self._buffers_saved()
+        if analysis is not None and new:
+            sections["findings"] = _findings_to_json(self.snapshot, analysis)
+        elif self.stored is not None:
+            sections["findings"] = self.stored.sections["findings"]
+        written: bool = memo.write(sections, since_ns=self.snapshot.taken_ns, new=new)
+        if written and self.store.folder is not None:
+            _prune(self.store.folder)
+        return written
+
+
+def _prune(folder: Path) -> None:
+    """Keep the newest :data:`_MAX_FILES` store files of a project (one per configuration
+    and environment): switching environments must not grow the folder without end."""
+    with contextlib.suppress(OSError):
+        for kind in ("store", "analysis", "memo"):
+            found = sorted(folder.glob(f"{kind}-*.json"), key=lambda p: p.stat().st_mtime_ns)
+            for old in found[:-_MAX_FILES]:
+                with contextlib.suppress(OSError):
+                    old.unlink()
+
+
+# ---------------------------------------------------------------- module resolution
+
+
+def locate(modname: str) -> str | None:
+    """Where the import system would find *modname* now, without importing anything.
+
+    Each finder of ``sys.meta_path`` is asked, as the import system asks it; a dotted
+    name's parent is never imported: its spec's search locations are passed on instead.
+    The answer is the file (real path), ``namespace:`` and the folders of a namespace
+    package, another origin (``built-in``, ``frozen``), or None when nothing is found.
+    """
+    parts = modname.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    path: list[str] | None = None
+    spec: _Spec | None = None
+    try:
+        for depth in range(len(parts)):
+            if spec is not None:
+                if spec.submodule_search_locations is None:
+                    return None  # not a package: it has no submodules
+                path = [str(location) for location in spec.submodule_search_locations]
+            spec = _find_spec(".".join(parts[: depth + 1]), path)
+            if spec is None:
+                return None
+    except Exception:  # pylint: disable=broad-exception-caught  # a third-party finder
+        return NOT_LOCATED
+    if spec is None:
+        return None
+    origin, locations = spec.origin, spec.submodule_search_locations
+    if locations is not None and origin in (None, "namespace"):
+        return "namespace:" + os.pathsep.join(real(str(p)) for p in locations)
+    if isinstance(origin, str) and os.path.isabs(origin):
+        return real(origin)
+    return str(origin)
+
+
+class _Spec(Protocol):  # what the store reads of an importlib ModuleSpec
+    origin: str | None
+    submodule_search_locations: list[str] | None
+
+
+def _find_spec(name: str, path: list[str] | None) -> _Spec | None:
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        if find is not None:
+            spec = find(name, path)
+            if spec is not None:
+                return spec  # type: ignore[no-any-return]  # a finder is duck-typed
+    return None
+
+
+# ---------------------------------------------------------------- the code that runs
+
+
+# The package whose code is running: the folder above this one's.
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@functools.cache
+def plugin_code_digest() -> str:
+    """The SHA-256 of the plugin's own code: every ``.py`` file under the package folder,
+    sorted by relative path, each by its path and the hash of its bytes.
+
+    ``__version__`` alone keeps serving old findings to an edited plugin (an editable
+    install, a wheel rebuilt with the same version), so the store's identity has this too.
+
+    Computed once per process and kept by ``functools.cache``, not in a module variable: a
+    process runs the code it imported (at start-up, or the engine on a miss moments later),
+    so reading the files again later in a long-lived process would describe edits it is not
+    running. The result is an immutable str: the cache holds nothing anyone can change.
+    It reads files only, as the warm path must import neither astroid nor pylint; an
+    unreadable file counts by its name alone. It takes about a millisecond.
+    """
+    digest = hashlib.sha256()
+    files = sorted((path.relative_to(_PACKAGE).as_posix(), path) for path in _PACKAGE.rglob("*.py"))
+    for relative, path in files:
+        try:
+            content = _hash(path.read_bytes())
+        except OSError:
+            content = "unreadable"
+        digest.update(f"{relative}\0{content}\n".encode("utf-8", errors="surrogateescape"))
+    return digest.hexdigest()
+
+
+def _version_of(distribution: str) -> str:
+    """The version of *distribution* (astroid, pylint): the running module's own when it
+    is imported (pylint always is, in pylint mode), else its installed metadata's, which
+    costs an import and a search of the path (the warm ``rpcsurface check`` imports
+    neither)."""
+    version = getattr(sys.modules.get(distribution), "__version__", None)
+    if isinstance(version, str):
+        return version
+    from importlib import metadata  # pylint: disable=import-outside-toplevel  # noqa: PLC0415
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+# ---------------------------------------------------------------- the entry points
+
+
+def analyse_with_cache(
+    config: Config,
+    overrides: Mapping[str, str],
+    *,
+    use_cache: bool = True,
+    prebuilt: Mapping[str, Any] | None = None,
+    failed_imports: Iterable[str] = (),
+) -> Analysis:
+    """The analysis of *config*'s project, from the store when nothing changed.
+
+    The engine (and with it astroid) is imported only on a miss. *prebuilt* maps a path
+    to the astroid module pylint built from its text (see ``engine.analyse``); it is
+    typed loosely here, as this module never imports astroid. *failed_imports* are the
+    module names astroid failed to find while pylint built those modules, before the
+    analysis: what they did not find is part of what the store depends on.
+    """
+    # Imported only on a miss: a hit must not pay for importing astroid.
+    # pylint: disable=import-outside-toplevel
+    if not use_cache:
+        from pylint_rpcsurface import engine  # noqa: PLC0415
+
+        return engine.analyse(config, overrides, prebuilt=prebuilt)
+    store = Store(config)
+    run = store.begin(overrides)
+    cached = run.findings()
+    if cached is not None:
+        return cached
+    from pylint_rpcsurface import engine  # noqa: PLC0415
+
+    memo = run.memo()
+    memo.failed_imports.update(failed_imports)
+    analysis: Analysis = engine.analyse_recording_failed_imports(
+        config, overrides, memo, prebuilt, store.tree
+    )[0]
+    run.finish(memo, analysis)
+    return analysis
+
+
+def facts_with_cache(config: Config, *, use_cache: bool = True) -> Any:
+    """The facts of *config*'s surfaces (``engine.Facts``, for ``report`` and ``fix``),
+    their pieces taken from the store that pylint and ``check`` keep, and the pieces
+    computed here kept in it. The store's pieces are the ones an analysis from nothing
+    computes (its oracle tests say so), so the facts are the same either way."""
+    # pylint: disable=import-outside-toplevel
+    from pylint_rpcsurface import engine  # noqa: PLC0415
+
+    if not use_cache:
+        return engine.surface_facts(config)
+    store = Store(config)
+    run = store.begin({})
+    memo = run.memo()
+    with engine.failed_imports_recorded(memo.failed_imports):
+        facts = engine.surface_facts(config, memo=memo, tree=store.tree)
+    run.finish(memo, None)
+    return facts
