@@ -198,7 +198,7 @@ def test_the_pure_layers_reach_neither_astroid_nor_pylint(layer: str) -> None:
         ("rules.text", "import astroid\n", "outside analysis/"),
         ("model", "from pylint import interfaces\n", "only the adapter"),
         ("commands.report", "from ..rules.registry_rules import registry_findings\n", "never a"),
-        ("cache", "from astroid import nodes\n", "outside analysis/"),
+        ("store", "from astroid import nodes\n", "outside analysis/"),
     ],
 )
 def test_the_layer_check_sees_each_kind_of_breach(

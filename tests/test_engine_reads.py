@@ -18,6 +18,7 @@ from pylint_rpcsurface.analysis import modules
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.analysis.subclasses import WordGroups
 from pylint_rpcsurface.config import load_config
+from pylint_rpcsurface.engine import words_index
 from pylint_rpcsurface.sources import KnownFile, SourceTree
 from pylint_rpcsurface.store import snapshot
 
@@ -255,13 +256,13 @@ def test_each_file_is_searched_for_each_word_once(
     }
     root = project(tmp_path / "proj", files)
     asked: list[tuple[int, str]] = []
-    original = engine.words_held
+    original = words_index.words_held
 
     def counting(text: str, groups: WordGroups) -> frozenset[str]:
         asked.extend((id(text), word) for _, words in groups for word in words)
         return original(text, groups)
 
-    monkeypatch.setattr(engine, "words_held", counting)
+    monkeypatch.setattr(words_index, "words_held", counting)
     config = load_config(root / "pyproject.toml")
     (surface,) = engine.surface_facts(config).surfaces
     assert surface.callers == ("child.Child", "core.Core", "grandchild.Grandchild")

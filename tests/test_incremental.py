@@ -35,6 +35,7 @@ from test_properties import ENGINE, PYLINT, Project, projects, render
 from pylint_rpcsurface import engine
 from pylint_rpcsurface.config import load_config
 from pylint_rpcsurface.engine import Memo, analyse
+from pylint_rpcsurface.engine.queries import Queries
 from pylint_rpcsurface.model import Analysis
 
 # Every edit also touches a module no surface reads, so that "nothing relevant changed"
@@ -360,7 +361,7 @@ def test_a_stored_piece_whose_class_moved_starts_the_run_afresh(
         k: v for k, v in stored["pieces"].items() if not any(kind in k for kind in again)
     }
     (root / ".memo.json").write_text(json.dumps(stored), encoding="utf-8")
-    found = engine._Run.node
+    found = Queries.node
     missing: list[object] = []
 
     def not_there_the_first_time(run: object, ref: object) -> object:
@@ -369,6 +370,6 @@ def test_a_stored_piece_whose_class_moved_starts_the_run_afresh(
             return None
         return found(run, ref)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine._Run, "node", not_there_the_first_time)
+    monkeypatch.setattr(Queries, "node", not_there_the_first_time)
     assert _answer(analyse(config, memo=_memo(root))) == expected
     assert missing  # the place was asked for, and was not there

@@ -17,6 +17,7 @@ from support import EDITOR_FILES, project
 from pylint_rpcsurface import engine
 from pylint_rpcsurface.config import load_config
 from pylint_rpcsurface.engine import Memo
+from pylint_rpcsurface.engine.words_index import WordSearch
 
 IDENTITY = "test"
 FILES = {
@@ -40,13 +41,13 @@ def _index(memo_file: Path) -> tuple[list[str], dict[str, list[Any]]]:
 def _searched(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files the word search reads from now on (a record that holds is not read)."""
     seen: list[str] = []
-    original = engine._Run._search
+    original = WordSearch._search
 
-    def counting(run: Any, path: str, words: frozenset[str]) -> Any:
+    def counting(search: Any, path: str, words: frozenset[str]) -> Any:
         seen.append(Path(path).name)
-        return original(run, path, words)
+        return original(search, path, words)
 
-    monkeypatch.setattr(engine._Run, "_search", counting)
+    monkeypatch.setattr(WordSearch, "_search", counting)
     return seen
 
 

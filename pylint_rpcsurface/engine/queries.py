@@ -1,0 +1,409 @@
+"""The queries of one run, one per kind of piece, each saying what it reads.
+
+Each query asks :meth:`.pieces.Pieces.piece` for its piece, naming the modules it is
+about (read at least at the level it gives) and how to compute it from astroid's nodes;
+what the computation reads beyond those is recorded as it happens. A query whose piece
+the memo holds builds no module.
+
+What each query's piece is about (its own modules, and the level they are read at least
+at), and what else computing it reads:
+
+- :meth:`Queries.resolve`: the modules a dotted name's prefixes name, their interface;
+  their bodies too when the name does not resolve (the problem may name lines).
+- :meth:`Queries.registry`: the registry's module, its whole body, and what inferring its
+  elements reads.
+- :meth:`Queries.ancestors`: the class's module, its interface, and its bases' modules as
+  inference reads them.
+- :meth:`Queries.module_callers`: the module, its whole body (classes and aliases
+  anywhere in it count), and the modules of the bases it infers.
+- :meth:`Queries.broadcasts`: the caller's module, its interface; its members (one
+  piece) and each code's piece (``Pieces.code``: its function, "def Q").
+- :meth:`Queries.answers`: the handlers' modules, their interface, and their bases'.
+- :meth:`Queries.handler_methods`: one handler class's module, its interface; the
+  method's body, its replies and what they infer.
+- :meth:`Queries.with_pragmas`: one file's version, by its content hash, and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
+
+from astroid import nodes
+
+from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
+from pylint_rpcsurface.analysis.decorators import all_transparent
+from pylint_rpcsurface.analysis.handlers import handler_methods
+from pylint_rpcsurface.analysis.modules import definition_name, find_definition
+from pylint_rpcsurface.analysis.pragmas import pragma_states
+from pylint_rpcsurface.analysis.reads import BODY, INTERFACE
+from pylint_rpcsurface.analysis.registry import read_registry, read_registry_alone
+from pylint_rpcsurface.analysis.subclasses import (
+    CallerClassFacts,
+    ModuleCallers,
+    OpenClass,
+    callers_in_module,
+    configured_ancestors,
+)
+from pylint_rpcsurface.config import Config
+from pylint_rpcsurface.engine.collector import BroadcastCollector, Members
+from pylint_rpcsurface.engine.pieces import Pieces
+from pylint_rpcsurface.model import (
+    Answers,
+    Broadcast,
+    Finding,
+    HandlerMethod,
+    Location,
+    Record,
+    Registry,
+)
+from pylint_rpcsurface.sources import SourceTree
+
+__all__ = ["Queries", "Ref", "Resolved"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Ref(Record):
+    """Where a class or function is defined, by name (:func:`definition_name`): enough
+    to find its node again and to tell two definitions of one name apart, and the same
+    when lines above it move."""
+
+    path: str
+    name: str
+    index: int
+
+    @classmethod
+    def of(cls, node: nodes.ClassDef | nodes.FunctionDef, tree: SourceTree) -> Ref:
+        """Where *node* is, by the path its file is known by (``SourceTree.key``)."""
+        return cls(tree.key(node.root().file or ""), *definition_name(node))
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Resolved(Record):
+    """A configured name, resolved: its definition, or why it does not resolve."""
+
+    ref: Ref | None
+    qualname: str
+    is_class: bool
+    problem: str | None
+
+
+class Queries:
+    """The queries of one run over *pieces*: their nodes are reached only to compute a
+    piece."""
+
+    def __init__(self, config: Config, pieces: Pieces) -> None:
+        self.config = config
+        self.pieces = pieces
+        self.store = pieces.store
+        self.index = ClassIndex(self.store, pieces.reads)
+        forms = {form.method: form for form in config.dispatch}
+        self.collector = BroadcastCollector(
+            forms,
+            self.index,
+            config.helper_depth,
+            pieces.reads,
+            piece=pieces.code,
+            spans=lambda path: pieces.summary(path)[1],
+        )
+        self._nodes: dict[Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
+
+    def _modules_of(self, dotted: str) -> list[str]:
+        """The module files a dotted name's prefixes name: what resolving it reads."""
+        parts = dotted.split(".")
+        found: list[str] = []
+        for cut in range(1, len(parts) + 1):
+            for path in self.store.tree.locate(".".join(parts[:cut])):
+                if not os.path.isdir(path):
+                    found.append(path)
+        return found
+
+    def node(self, ref: Ref) -> nodes.ClassDef | nodes.FunctionDef | None:
+        # Found by its name, which the pieces that look it up hold in their keys: the
+        # module's interface says which definitions of it there are.
+        self.pieces.reads.path(ref.path, INTERFACE)
+        if ref not in self._nodes:
+            module = self.store.module(ref.path)
+            found = None if module is None else find_definition(module, ref.name, ref.index)
+            self._nodes[ref] = found
+        return self._nodes[ref]
+
+    def _class(self, ref: Ref) -> nodes.ClassDef:
+        found = self.node(ref)
+        if not isinstance(found, nodes.ClassDef):
+            raise LookupError(f"no class at {ref}: the module changed during the analysis")
+        return found
+
+    # -------------------------------------------------------------- the pieces
+
+    def resolve(self, field_name: str, dotted: str) -> Resolved:
+        is_callers = field_name == "callers"
+
+        def compute() -> Resolved:
+            value = (self.index.resolve_caller if is_callers else self.index.resolve)(dotted)
+            if not isinstance(value, (nodes.ClassDef, nodes.FunctionDef)):
+                # Why it does not resolve may name the lines of its definitions.
+                for path in self._modules_of(dotted):
+                    self.pieces.reads.path(path, BODY)
+                problem = value if isinstance(value, str) else "not a class"
+                return Resolved(None, dotted, False, problem)
+            ref = Ref.of(value, self.store.tree)
+            self._nodes.setdefault(ref, value)
+            return Resolved(
+                ref,
+                self.index.qualname(value),
+                isinstance(value, nodes.ClassDef),
+                None,
+            )
+
+        plain = self.pieces.piece(
+            "resolve",
+            (is_callers, dotted),
+            self._modules_of(dotted),
+            lambda: _resolved_to_plain(compute()),
+            _ResolvedShape,
+        )
+        return _as_resolved(plain)
+
+    def registry(self, dotted: str) -> Registry | str:
+        modname = dotted.rpartition(".")[0]
+
+        def compute() -> Registry | tuple[str, str]:
+            alone = self._registry_alone(dotted)
+            if alone is not None:
+                return alone
+            located = self.index.resolve_module_attribute(dotted)
+            if isinstance(located, str):
+                return ("unresolved", located)  # tagged: no other piece is this shape
+            module, attribute = located
+            registry = read_registry(module, attribute, dotted)
+            return registry if isinstance(registry, Registry) else ("unresolved", registry)
+
+        value = self.pieces.piece(
+            "registry",
+            (dotted,),
+            self._modules_of(modname),
+            compute,
+            Registry | tuple[str, str],
+            own=BODY,
+        )
+        return value if isinstance(value, Registry) else str(value[1])
+
+    def _registry_alone(self, dotted: str) -> Registry | None:
+        """The registry read from its own statement (:func:`read_registry_alone`), when
+        its module is one readable file, not at hand already (pylint's module, or one
+        built), and nothing else in it bears on the registry."""
+        modname, _, attribute = dotted.rpartition(".")
+        located = self.store.tree.locate(modname)
+        if len(located) != 1 or not located[0].endswith(".py") or os.path.isdir(located[0]):
+            return None
+        path = located[0]
+        if self.store.has_module(path):
+            return None  # reading it whole costs no build
+        name = self.store.tree.module_name(path)  # the name a whole build would give it
+        if name is None or self.store.unreadable(path) or self.store.undecodable(path):
+            return None
+        return read_registry_alone(self.store.text(path), path, name, attribute, dotted)
+
+    def ancestors(self, ref: Ref, configured: frozenset[str]) -> frozenset[str]:
+        def compute() -> frozenset[str]:
+            return configured_ancestors(self._class(ref), self.index, configured)
+
+        parts = (ref.path, ref.name, ref.index, sorted(configured))
+        return frozenset(self.pieces.piece("ancestors", parts, [ref.path], compute, frozenset[str]))
+
+    def module_callers(self, path: str, configured: frozenset[str]) -> ModuleCallers:
+        def compute() -> ModuleCallers:
+            module = self.store.module(path)
+            if module is None:
+                failure = self.store.failure(path)
+                why = (failure.line, failure.reason) if failure is not None else None
+                return ModuleCallers(parsed=False, classes=(), aliases=(), failure=why)
+            return callers_in_module(module, self.index, configured)
+
+        value = self.pieces.piece(
+            "module-callers",
+            (path, sorted(configured)),
+            [path],
+            lambda: _callers_to_plain(compute()),
+            _ModuleCallersShape,
+            own=BODY,
+        )
+        return _as_module_callers(value)
+
+    def broadcasts(self, name: str, ref: Ref) -> tuple[tuple[Broadcast, ...], bool]:
+        def compute() -> tuple[tuple[Broadcast, ...], bool]:
+            members = self.pieces.piece(
+                "members",
+                (ref.path, ref.name, ref.index),
+                [ref.path],
+                lambda: self._members_of(ref),
+                Members | None,
+            )
+            if members is not None:
+                # Put together from the pieces alone: no module is built for it.
+                return tuple(self.collector.of_members(members)), bool(members[0])
+            caller = self._caller(ref)
+            found, complete = self.collector.of_caller(caller)
+            return tuple(found), complete
+
+        found, complete = self.pieces.piece(
+            "broadcasts",
+            (name, ref.path, ref.name, ref.index),
+            [ref.path],
+            compute,
+            tuple[tuple[Broadcast, ...], bool],
+        )
+        return tuple(found), bool(complete)
+
+    def _caller(self, ref: Ref) -> nodes.ClassDef | nodes.FunctionDef:
+        caller = self.node(ref)
+        if caller is None:
+            raise LookupError(f"no caller at {ref}: the module changed during the analysis")
+        return caller
+
+    def _members_of(self, ref: Ref) -> Members | None:
+        """The caller's method resolution order and members (the collector's), a function
+        caller being the one member of a class of its own; None when some of its code
+        lies outside the project."""
+        caller = self._caller(ref)
+        if isinstance(caller, nodes.ClassDef):
+            return self.collector.members_of(caller)
+        code = self.collector.ref(caller)
+        if not self.store.project_key(code[0]):
+            return None
+        return (True, (("", (("", code),)),))
+
+    def answers(self, classes: Sequence[Resolved]) -> Answers:
+        refs = [c.ref for c in classes if c.ref is not None]
+
+        def compute() -> Answers:
+            return answered_names([self._class(ref) for ref in refs], self.index)
+
+        value = self.pieces.piece(
+            "answers",
+            ([(r.path, r.name, r.index) for r in refs],),
+            [r.path for r in refs],
+            compute,
+            Answers,
+        )
+        if not isinstance(value, Answers):
+            raise TypeError("not an Answers")
+        return value
+
+    def handler_methods(
+        self, rpcs: Iterable[str], classes: Sequence[Resolved]
+    ) -> list[HandlerMethod]:
+        """The method each class runs for each name, one entry per distinct method.
+
+        One piece per name and class, so that an edit of a handler module recomputes only
+        the classes whose modules may read it (a subclass's edit leaves its base alone).
+        """
+        transparent = partial(all_transparent, listed=self.config.transparent_decorators)
+        merged: dict[tuple[str, Location], HandlerMethod] = {}
+        for rpc in sorted(set(rpcs)):
+            for ref in dict.fromkeys(c.ref for c in classes if c.ref is not None):
+
+                def compute(rpc: str = rpc, ref: Ref = ref) -> tuple[HandlerMethod, ...]:
+                    return handler_methods([rpc], [self._class(ref)], self.index, transparent)
+
+                parts = (rpc, ref.path, ref.name, ref.index)
+                found = self.pieces.piece(
+                    "handler", parts, [ref.path], compute, tuple[HandlerMethod, ...]
+                )
+                for method in found:
+                    known = merged.get((method.rpc, method.at))
+                    users = {*method.classes, *(known.classes if known is not None else ())}
+                    # One method that several classes run is one entry, naming them all.
+                    merged[(method.rpc, method.at)] = replace(method, classes=tuple(sorted(users)))
+        return list(merged.values())
+
+    # -------------------------------------------------------------- pragmas
+
+    def with_pragmas(self, findings: Sequence[Finding]) -> list[Finding]:
+        """*findings*, each with the state its file's pragmas give it at its line."""
+        wanted: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+        for found in findings:
+            wanted[found.location.path][found.symbol].add(found.location.line)
+        states: dict[tuple[str, str, int], bool | None] = {}
+        for path, lines in wanted.items():
+            asked = {s: frozenset(n) for s, n in lines.items()}
+
+            def compute(
+                path: str = path, asked: dict[str, frozenset[int]] = asked
+            ) -> tuple[tuple[str, int, bool | None], ...]:
+                module = self.store.module(path)
+                if module is None:
+                    return ()
+                by_line = pragma_states(module, self.store.text(path), asked)
+                return tuple((s, n, state) for (s, n), state in sorted(by_line.items()))
+
+            asked_plain = sorted((s, sorted(n)) for s, n in asked.items())
+            key = self.pieces.file_key("pragmas", path, asked_plain)
+            for symbol, line, state in self.pieces.memo.get(key, compute, _PragmaStates):
+                states[(path, symbol, line)] = state
+        return [
+            replace(f, pragma=states.get((f.location.path, f.symbol, f.location.line)))
+            for f in findings
+        ]
+
+
+# The shapes of the pieces stored as plain data (Memo.get's expect): a stored piece of
+# any other shape is computed again.
+_ResolvedShape = tuple[tuple[str, str, int] | None, str, bool, str | None]
+_ModuleCallersShape = tuple[
+    bool,
+    tuple[tuple[str, str, int, int, str, int, frozenset[str]], ...],
+    tuple[tuple[str, str], ...],
+    tuple[tuple[str, Location, str], ...],
+    tuple[int | None, str] | None,
+]
+_PragmaStates = tuple[tuple[str, int, bool | None], ...]
+
+
+def _resolved_to_plain(value: Resolved) -> tuple[object, ...]:
+    ref = value.ref
+    place = (ref.path, ref.name, ref.index) if ref is not None else None
+    return (place, value.qualname, value.is_class, value.problem)
+
+
+def _as_resolved(raw: Any) -> Resolved:
+    place, qualname, is_class, problem = raw
+    ref = Ref(str(place[0]), str(place[1]), int(place[2])) if place is not None else None
+    return Resolved(ref, str(qualname), bool(is_class), None if problem is None else str(problem))
+
+
+def _callers_to_plain(value: ModuleCallers) -> tuple[object, ...]:
+    classes = tuple(
+        (c.qualname, c.name, c.line, c.col, c.within, c.index, c.descends_from)
+        for c in value.classes
+    )
+    opened = tuple((c.name, c.location, c.reason) for c in value.open_classes)
+    return (value.parsed, classes, value.aliases, opened, value.failure)
+
+
+def _as_module_callers(raw: Any) -> ModuleCallers:
+    parsed, classes, aliases, opened, failure = raw
+    if failure is not None:
+        line, reason = failure
+        failure = (None if line is None else int(line), str(reason))
+    return ModuleCallers(
+        bool(parsed),
+        tuple(
+            CallerClassFacts(
+                str(q), str(n), int(line), int(col), str(within), int(index), frozenset(d)
+            )
+            for q, n, line, col, within, index, d in classes
+        ),
+        tuple((str(alias), str(aliased)) for alias, aliased in aliases),
+        tuple(
+            OpenClass(str(name), at, str(reason))
+            for name, at, reason in opened
+            if isinstance(at, Location)
+        ),
+        failure,
+    )
