@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.store import codec
 from pylint_rpcsurface.store.snapshot import file_stat
 
@@ -52,7 +53,7 @@ def secure_folder(folder: Path, *, create: bool) -> bool:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Stored:
+class Stored(Record):
     """What a store file of this identity holds, each section as read (the memo decodes
     its pieces when a run asks for them)."""
 
