@@ -578,3 +578,39 @@ def test_a_loop_that_sends_its_own_reply_and_skips_the_lookup_answers_the_name(
         (surface,) = tomllib.loads(text)["tool"]["rpcsurface"]["surface"]
         assert surface["handlers"] == ["inl.worker.Worker"], branch
         assert surface.get("answered-before-lookup") == answered, branch
+
+
+def test_a_name_one_loop_answers_and_another_looks_up_is_not_written(tmp_path: Path) -> None:
+    """The executor starts two loops holding the same Worker: one answers 'shutdown'
+    itself, the other looks it up on the worker, so it is not answered for the surface."""
+    files = _inline(
+        '            if method == "shutdown":\n'
+        "                self.out.enqueue(None)\n"
+        "                continue\n"
+    )
+    files["inl/plain.py"] = (
+        "from inl.worker import Worker\n\n\n"
+        "class PlainProc:\n"
+        "    def __init__(self, mq, out):\n"
+        "        self.worker = Worker()\n"
+        "        self.mq, self.out = mq, out\n\n" + BUSY_LOOP
+    )
+    files["inl/executor.py"] = (
+        files["inl/executor.py"]
+        .replace(
+            "from inl.worker import WorkerProc\n",
+            "from inl.plain import PlainProc\nfrom inl.worker import WorkerProc\n",
+        )
+        .replace(
+            "        WorkerProc(self.mq, self.out).busy_loop()\n",
+            "        WorkerProc(self.mq, self.out).busy_loop()\n"
+            "        PlainProc(self.mq, self.out).busy_loop()\n",
+        )
+    )
+    folder = project(tmp_path, files)
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    (surface,) = tomllib.loads(text)["tool"]["rpcsurface"]["surface"]
+    assert surface["handlers"] == ["inl.worker.Worker"]
+    assert "answered-before-lookup" not in surface
