@@ -303,6 +303,9 @@ class SurfaceFacts(Record):
     handler_methods: tuple[HandlerMethod, ...] = ()  # of every broadcast name, sorted
     # Why callers_complete is False, when something may hold callers not found.
     unknown_callers: tuple[UnknownCallers, ...] = ()
+    # The configured answered-before-lookup: names the receiving loop answers itself,
+    # before it looks a name up on the handlers, whatever handler it holds.
+    loop_answers: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

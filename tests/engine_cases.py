@@ -1140,3 +1140,64 @@ CASES += (
         ),
     ),
 )
+
+CASES += (
+    # --- issue 26: a loop that answers a name itself, before the handlers' lookup -----
+    EngineCase(
+        "LOOP-ANSWERS",
+        7,
+        'nano-vllm-voxcpm\'s server loop: `if method_name == "stop": return {...}` before '
+        "`getattr(srv, method_name)`; with answered-before-lookup naming it, it is answered "
+        "(no rpc-unanswered, no handler's signature judged, not wanted in the registry, and "
+        "rpc-listed-in-base where it is listed); a misspelt name is still unanswered",
+        """\
+        [[tool.rpcsurface.dispatch]]
+        method = "submit"
+        waits = true
+        unknown-name = "raises"
+
+        [[tool.rpcsurface.surface]]
+        name = "s"
+        callers = ["{m}.Client"]
+        handlers = ["{m}.Server"]
+        registry = "{m}.RPCS"
+        answered-before-lookup = ["stop", "shutdown"]
+        """,
+        """\
+        RPCS = (
+            "health",
+            "stop",  # [rpc-listed-in-base]
+        )
+
+
+        class Server:
+            def health(self):
+                return True
+
+            def stop(self):
+                return True
+
+
+        def method_call(srv, cmd):
+            method_name = cmd["type"]
+            if method_name in ("stop", "shutdown"):
+                return {"data": None}
+            return {"data": getattr(srv, method_name)(*cmd["args"])}
+
+
+        class Client:
+            def submit(self, cmd, *args):
+                return cmd, args
+
+            def run(self):
+                self.submit("health")
+                self.submit("stop", 1, 2)
+                self.submit("shutdown")
+                self.submit("stopp")  # [rpc-unanswered]
+        """,
+        texts=(
+            "'stop' is listed in e_loop_answers.RPCS, but the receiving loop itself "
+            "(answered-before-lookup) answers it already",
+        ),
+    ),
+)

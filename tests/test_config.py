@@ -459,6 +459,30 @@ def test_bad_dotted_registry(tmp_path: Path, name: str | int) -> None:
     assert_error(error, "tool.rpcsurface.surface[0].registry", "expected a dotted name")
 
 
+def test_answered_before_lookup_is_read_and_defaults_to_none(tmp_path: Path) -> None:
+    assert load_text(tmp_path, surface_with()).surfaces[0].answered_before_lookup == ()
+    text = surface_with(answered_before_lookup='["stop", "kv-drain"]')
+    spec = load_text(tmp_path, text).surfaces[0]
+    assert spec.answered_before_lookup == ("stop", "kv-drain")
+
+
+@pytest.mark.parametrize(
+    ("value", "key", "expected"),
+    [
+        ('"stop"', "", "expected an array of RPC names (strings), got 'stop'"),
+        ('["stop", 3]', "[1]", "expected a non-empty one-line string, got integer 3"),
+        ('[""]', "[0]", "expected a non-empty one-line string, got ''"),
+        ('["a\\nb"]', "[0]", "expected a non-empty one-line string"),
+        ('["stop", "stop"]', "[1]", "duplicate entry 'stop'"),
+    ],
+)
+def test_answered_before_lookup_must_be_distinct_names(
+    tmp_path: Path, value: str, key: str, expected: str
+) -> None:
+    error = error_of(tmp_path, surface_with(answered_before_lookup=value))
+    assert_error(error, f"tool.rpcsurface.surface[0].answered-before-lookup{key}", expected)
+
+
 def test_dotted_names_accept_two_parts_and_unicode(tmp_path: Path) -> None:
     config = load_text(tmp_path, surface_with(callers='["mod.C", "pkg.mödul.Klasse"]'))
     assert config.surfaces[0].callers == ("mod.C", "pkg.mödul.Klasse")
@@ -734,6 +758,10 @@ def test_digest_is_equal_for_equal_content(tmp_path: Path) -> None:
         ('waits = "wait_out"', 'waits = "wait_out"\nargs-from = "args"'),
         ('waits = "wait_out"', 'waits = "wait_out"\nkwargs-from = "kwargs"'),
         ('source-roots = ["src"]', 'source-roots = ["src"]\nhelper-depth = 2'),
+        (
+            'registry = "atom.config.RAPIDSERVE_RPCS"',
+            'registry = "atom.config.RAPIDSERVE_RPCS"\nanswered-before-lookup = ["stop"]',
+        ),
     ],
 )
 def test_digest_changes_when_content_changes(tmp_path: Path, old: str, new: str) -> None:

@@ -435,3 +435,182 @@ def test_an_annotation_admitting_two_workers_proves_neither(tmp_path: Path) -> N
     assert "an.workers.CpuWorker (an/workers.py:4)" in refused.stderr
     assert "an.workers.GpuWorker (an/workers.py:15)" in refused.stderr
     assert not (folder / "pyproject.toml").exists()
+
+
+# nano-vllm-voxcpm's server: the loop answers `stop` itself (`if method_name == "stop":`
+# returns its reply) before `getattr(srv, method_name)`; ServerImpl, which the loop
+# constructs, answers the rest. `flush` nobody answers.
+def _server(stop_branch: str) -> dict[str, str]:
+    return {
+        "vox/__init__.py": "",
+        "vox/server.py": (
+            "import multiprocessing as mp\n\n\n"
+            "class ServerImpl:\n"
+            "    def __init__(self, path):\n        self.path = path\n\n"
+            "    def health(self):\n        return True\n\n"
+            "    def encode(self, wav):\n        return wav\n\n\n"
+            "def main_loop(queue_in, queue_out, path):\n"
+            "    srv = ServerImpl(path)\n"
+            '    states = {"stopped": False}\n\n'
+            "    def method_call(cmd):\n"
+            "        try:\n"
+            '            method_name = cmd["type"]\n'
+            f"{stop_branch}"
+            '            ret = getattr(srv, method_name)(*cmd["args"])\n'
+            '            return {"type": "response", "data": ret}\n'
+            "        except Exception as error:\n"
+            '            return {"type": "error", "error": str(error)}\n\n'
+            '    while not states["stopped"]:\n'
+            "        cmd = queue_in.get()\n"
+            "        queue_out.put(method_call(cmd))\n\n\n"
+            "class AsyncServer:\n"
+            "    def __init__(self, path):\n"
+            "        self.queue_in, self.queue_out = mp.Queue(), mp.Queue()\n"
+            "        self.process = mp.Process(\n"
+            "            target=main_loop, args=(self.queue_in, self.queue_out, path)\n"
+            "        )\n\n"
+            "    def submit(self, cmd, *args):\n"
+            '        self.queue_in.put_nowait({"type": cmd, "args": args})\n'
+            "        return self.queue_out.get()\n\n"
+            "    def health(self):\n"
+            '        return self.submit("health")\n\n'
+            "    def encode(self, wav):\n"
+            '        return self.submit("encode", wav)\n\n'
+            "    def stop(self):\n"
+            '        return self.submit("stop")\n\n'
+            "    def flush(self):\n"
+            '        return self.submit("flush")\n'
+        ),
+    }
+
+
+STOP_ANSWERED = (
+    '            if method_name == "stop":\n'
+    '                states["stopped"] = True\n'
+    '                return {"type": "response", "data": None}\n'
+)
+
+
+def test_a_name_the_loop_answers_before_its_lookup_is_written(tmp_path: Path) -> None:
+    folder = project(tmp_path, _server(STOP_ANSWERED))
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    (surface,) = tomllib.loads(text)["tool"]["rpcsurface"]["surface"]
+    assert surface["handlers"] == ["vox.server.ServerImpl"]
+    assert surface["answered-before-lookup"] == ["stop"]
+    assert (
+        "vox/server.py:22: the loop answers 'stop' itself, before the lookup at vox/server.py:25"
+        in text
+    )
+    checked = run_check(folder, "--format", "json", "--no-cache")
+    # 'stop' is answered; 'flush' is not, and is still reported.
+    assert [(m.symbol, m.line) for m in checked.messages] == [("rpc-unanswered", 56)]
+
+
+# Shapes that prove nothing: the test is on another name, the branch only skips (no reply
+# where the lookup's is returned), the test comes after the lookup.
+NOT_ANSWERED = (
+    '            if cmd["type"] == "stop":\n'
+    '                return {"type": "response", "data": None}\n',
+    '            if method_name == "stop":\n                return None\n',
+    '            if method_name == "stop":\n                states["stopped"] = True\n',
+)
+
+
+def test_a_loop_test_that_does_not_answer_before_the_lookup_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    for number, branch in enumerate(NOT_ANSWERED):
+        folder = project(tmp_path / str(number), _server(branch))
+        written = run_cli(folder, "init")
+        assert written.returncode == 0, written.stderr
+        text = (folder / "pyproject.toml").read_text("utf-8")
+        (surface,) = tomllib.loads(text)["tool"]["rpcsurface"]["surface"]
+        assert surface["handlers"] == ["vox.server.ServerImpl"], branch
+        assert "answered-before-lookup" not in surface, branch
+
+
+# The loop sends the reply itself: `if method == "stop": out.put(...)` then `continue`
+# answers it before the lookup; without the `continue` it falls through to the lookup too.
+def _inline(branch: str) -> dict[str, str]:
+    return {
+        "inl/__init__.py": "",
+        "inl/worker.py": (
+            "class Worker:\n"
+            "    def load_model(self):\n        return True\n\n"
+            "    def init_device(self):\n        return 0\n\n\n"
+            "class WorkerProc:\n"
+            "    def __init__(self, mq, out):\n"
+            "        self.worker = Worker()\n"
+            "        self.mq, self.out = mq, out\n\n"
+            "    def busy_loop(self):\n"
+            "        while True:\n"
+            "            method, args = self.mq.dequeue()\n"
+            f"{branch}"
+            "            self.out.enqueue(getattr(self.worker, method)(*args))\n"
+        ),
+        "inl/executor.py": _executor(
+            "from inl.worker import WorkerProc\n\n\n"
+            "class Executor:\n"
+            "    def __init__(self, mq, out):\n"
+            "        self.mq, self.out = mq, out\n\n"
+            "    def start(self):\n"
+            "        WorkerProc(self.mq, self.out).busy_loop()\n\n",
+            '"shutdown"',
+        ),
+    }
+
+
+def test_a_loop_that_sends_its_own_reply_and_skips_the_lookup_answers_the_name(
+    tmp_path: Path,
+) -> None:
+    sends = (
+        '            if method in ("shutdown", "ping"):\n                self.out.enqueue(None)\n'
+    )
+    for number, (branch, answered) in enumerate(
+        [(sends + "                continue\n", ["shutdown"]), (sends, None)]
+    ):
+        folder = project(tmp_path / str(number), _inline(branch))
+        written = run_cli(folder, "init")
+        assert written.returncode == 0, written.stderr
+        text = (folder / "pyproject.toml").read_text("utf-8")
+        (surface,) = tomllib.loads(text)["tool"]["rpcsurface"]["surface"]
+        assert surface["handlers"] == ["inl.worker.Worker"], branch
+        assert surface.get("answered-before-lookup") == answered, branch
+
+
+def test_a_name_one_loop_answers_and_another_looks_up_is_not_written(tmp_path: Path) -> None:
+    """The executor starts two loops holding the same Worker: one answers 'shutdown'
+    itself, the other looks it up on the worker, so it is not answered for the surface."""
+    files = _inline(
+        '            if method == "shutdown":\n'
+        "                self.out.enqueue(None)\n"
+        "                continue\n"
+    )
+    files["inl/plain.py"] = (
+        "from inl.worker import Worker\n\n\n"
+        "class PlainProc:\n"
+        "    def __init__(self, mq, out):\n"
+        "        self.worker = Worker()\n"
+        "        self.mq, self.out = mq, out\n\n" + BUSY_LOOP
+    )
+    files["inl/executor.py"] = (
+        files["inl/executor.py"]
+        .replace(
+            "from inl.worker import WorkerProc\n",
+            "from inl.plain import PlainProc\nfrom inl.worker import WorkerProc\n",
+        )
+        .replace(
+            "        WorkerProc(self.mq, self.out).busy_loop()\n",
+            "        WorkerProc(self.mq, self.out).busy_loop()\n"
+            "        PlainProc(self.mq, self.out).busy_loop()\n",
+        )
+    )
+    folder = project(tmp_path, files)
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    (surface,) = tomllib.loads(text)["tool"]["rpcsurface"]["surface"]
+    assert surface["handlers"] == ["inl.worker.Worker"]
+    assert "answered-before-lookup" not in surface

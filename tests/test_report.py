@@ -259,6 +259,21 @@ def test_answered_by_names_only_the_classes_that_bind_the_name(tmp_path: Path) -
     }
 
 
+def test_a_name_the_loop_answers_is_said_to_be_answered_by_it(tmp_path: Path) -> None:
+    """answered-before-lookup: 'stop' is answered by the loop, not by a handler, and its
+    verdict is that of check (none)."""
+    table = fast_surface("app.Core", "app.RlhfRunner", "app.Runner", "app.NONE")
+    table = table.replace('registry = "app.NONE"\n', 'answered-before-lookup = ["stop"]\n')
+    app = ANSWERED_APP + '        self.mgr.call_func("stop", wait_out=True)\n'
+    root = project(tmp_path, {"pyproject.toml": table, "app.py": app})
+    run = run_cli(root, "report", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    (surface,) = json.loads(run.stdout)
+    rows = {row["rpc"]: (row["answeredBy"], row["verdict"]) for row in surface["rows"]}
+    assert rows["stop"] == ("the receiving loop itself (answered-before-lookup)", ["ok"])
+    assert rows["reward"] == ("RlhfRunner", ["ok"])
+
+
 def test_report_takes_checks_enable_and_disable(tmp_path: Path) -> None:
     """``--disable`` silences in report what it silences in check: the row says so."""
     root = project(tmp_path, {"pyproject.toml": VERDICT_PYPROJECT, "app.py": VERDICT_APP})

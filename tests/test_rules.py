@@ -132,6 +132,21 @@ def test_a_name_neither_handler_answers_wins_over_in_base() -> None:
     assert symbols(facts) == [("rpc-listed-unanswered", 2)]
 
 
+def test_a_name_the_loop_answers_is_answered_and_need_not_be_listed() -> None:
+    # answered-before-lookup: the loop answers 'stop' itself, whatever the handler holds;
+    # 'prefill' is answered by the handlers, and the registry lacks it.
+    loop = frozenset({"stop", "prefill"})
+    facts = replace(surface([site("stop", 10), site("prefill", 11)], registry()), loop_answers=loop)
+    assert symbols(facts) == []
+    assert rules.wanted_registry(facts) == frozenset()
+    listed = replace(facts, registry=registry("stop"))
+    assert symbols(listed) == [("rpc-listed-in-base", 2)]
+    assert symbols(replace(facts, loop_answers=frozenset())) == [
+        ("rpc-unanswered", 10),
+        ("rpc-unlisted", 11),
+    ]
+
+
 def test_unwaited_detail_names_the_unwaited_site() -> None:
     facts = surface([site("prefill", 30, waited=False)], registry("prefill"))
     (finding,) = rules.findings([facts])
@@ -273,6 +288,7 @@ def surfaces(draw: st.DrawFn) -> SurfaceFacts:
         callers_complete=draw(MOSTLY),
         handlers=replace(facts.handlers, complete=draw(MOSTLY)),
         base_handlers=replace(facts.base_handlers, complete=draw(MOSTLY)),
+        loop_answers=draw(st.frozensets(NAMES, max_size=2)),
     )
 
 

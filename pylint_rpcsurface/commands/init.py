@@ -344,6 +344,8 @@ def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) 
         lines.extend(f"#   {_comment(candidate)}" for candidate in surface.base_overlap)
     if surface.registry is not None:
         lines.extend(_choice_lines(surface.registry, f"surface {name!r}", notes))
+    if surface.answered_before_lookup:
+        lines.extend(_list_lines("answered-before-lookup", surface.answered_before_lookup))
     return "\n".join(lines)
 
 

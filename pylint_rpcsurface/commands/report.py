@@ -35,7 +35,7 @@ from pylint_rpcsurface.commands.projects import (
     messages_control_option,
 )
 from pylint_rpcsurface.model import CallerBroadcast, Location, Record, SurfaceFacts
-from pylint_rpcsurface.rules.text import names_list, safe_name, where
+from pylint_rpcsurface.rules.text import LOOP_ANSWERS, names_list, safe_name, where
 
 COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
 # A registry that can't be read judges no name: whether one must be listed is unknown, so
@@ -216,6 +216,8 @@ def _answered_by(surface: SurfaceFacts, rpc: str | None) -> str:
     handlers, bases = surface.handlers, surface.base_handlers
     if rpc is None:
         return "?"
+    if rpc in surface.loop_answers:
+        return LOOP_ANSWERS
     if rpc in bases.names:
         return f"{names_list(bases.answering(rpc))} (base)"
     if rpc in handlers.names:

@@ -66,7 +66,14 @@ DEFAULT_TRANSPARENT_DECORATORS = (
     "functools.cache",
     "functools.lru_cache",
 )
-SURFACE_KEYS = ("name", "callers", "handlers", "base-handlers", "registry")
+SURFACE_KEYS = (
+    "name",
+    "callers",
+    "handlers",
+    "base-handlers",
+    "registry",
+    "answered-before-lookup",
+)
 _CLASS_FIELDS = ("callers", "handlers", "base-handlers")
 
 _DOTTED = "a dotted name such as 'package.module.Class'"
@@ -107,6 +114,8 @@ class SurfaceSpec:
     base_handlers: tuple[str, ...] = ()
     registry: str | None = None
     key: str = ""  # e.g. "tool.rpcsurface.surface[0]"
+    # Names the receiving loop answers itself before it looks the name up on the handlers.
+    answered_before_lookup: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -469,7 +478,24 @@ class _Checker:
         registry = None
         if "registry" in table:
             registry = self.dotted(table["registry"], f"{key}.registry")
-        return SurfaceSpec(name, callers, handlers, base_handlers, registry, key)
+        answered = self.rpc_names(
+            table.get("answered-before-lookup", []), f"{key}.answered-before-lookup"
+        )
+        return SurfaceSpec(name, callers, handlers, base_handlers, registry, key, answered)
+
+    def rpc_names(self, value: object, key: str) -> tuple[str, ...]:
+        """RPC names: any one-line str, since a loop that answers a name itself compares
+        it with a literal and never needs it to be an attribute name."""
+        items = self.array(value, key, of="RPC names (strings)")
+        for index, item in enumerate(items):
+            if not isinstance(item, str) or not item or not item.isprintable():
+                self.fail(
+                    f"{key}[{index}]",
+                    f"expected a non-empty one-line string, got {_describe(item)}",
+                )
+        names = tuple(str(item) for item in items)
+        self.no_duplicates(names, key)
+        return names
 
     def surface_name(self, value: object, key: str) -> str:
         # The name is shown in pylint messages, so it must be visible and one line.
@@ -575,6 +601,7 @@ def _digest(
                 "handlers": list(spec.handlers),
                 "base-handlers": list(spec.base_handlers),
                 "registry": spec.registry,
+                "answered-before-lookup": list(spec.answered_before_lookup),
             }
             for spec in surfaces
         ],

@@ -286,7 +286,13 @@ class _Run:
                 known = chains.get(site)
                 if known is None or chain_order(broadcast.via) < chain_order(known):
                     chains[site] = broadcast.via
-        rpcs = {broadcast.rpc for broadcast in callers_by_site if broadcast.rpc is not None}
+        loop_answers = frozenset(surface.spec.answered_before_lookup)
+        # A name the loop answers never reaches a handler's method: none is judged for it.
+        rpcs = {
+            broadcast.rpc
+            for broadcast in callers_by_site
+            if broadcast.rpc is not None and broadcast.rpc not in loop_answers
+        }
         methods = self.queries.handler_methods(rpcs, [*surface.handlers, *surface.base_handlers])
         registry: Registry | None = None
         if surface.registry is not None:
@@ -306,6 +312,7 @@ class _Run:
             root=str(self.config.root),
             handler_methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
             unknown_callers=family.unknown,
+            loop_answers=loop_answers,
         )
 
     # -------------------------------------------------------------- the end

@@ -77,6 +77,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "surface.callers",
             "surface.handlers",
             "surface.base-handlers",
+            "surface.answered-before-lookup",
             "surface.registry",
         ),
     ),
@@ -113,14 +114,15 @@ MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec(
         "W7704",
         "rpc-listed-in-base",
-        "'%s' is listed in %s, but the base handler %s answers it already",
-        "The registry lists a name that a base handler answers, so every runner "
+        "'%s' is listed in %s, but %s answers it already",
+        "The registry lists a name that a base handler answers, or that the receiving loop "
+        "answers itself before it looks names up (answered-before-lookup), so every runner "
         "answers it and it does not belong in the registry.",
         "The registry lists what only the specialised handlers answer. A name the base "
         "handler answers is answered by every runner, so listing it makes the check that "
         "reads the registry refuse configurations that work.",
         "INFERENCE",
-        settings=("surface.base-handlers", "surface.registry"),
+        settings=("surface.base-handlers", "surface.answered-before-lookup", "surface.registry"),
     ),
     MessageSpec(
         "E7705",
@@ -143,6 +145,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "surface.callers",
             "surface.handlers",
             "surface.base-handlers",
+            "surface.answered-before-lookup",
         ),
     ),
     MessageSpec(
@@ -299,6 +302,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.kwargs-from",
             "dispatch.name-arg",
             "surface.handlers",
+            "surface.answered-before-lookup",
             "transparent-decorators",
         ),
     ),

@@ -26,6 +26,7 @@ from pylint_rpcsurface.model import (
     SurfaceFacts,
 )
 from pylint_rpcsurface.rules.text import (
+    LOOP_ANSWERS,
     callers_list,
     callers_text,
     finding,
@@ -102,8 +103,16 @@ def registry_equation(surface: SurfaceFacts) -> RegistryEquation:
     unknown_wait = any(
         s.broadcast.rpc is None and s.broadcast.waited is not False for s in surface.broadcasts
     )
+    # A name the loop answers itself is answered whatever the handler, as a base
+    # handler's is: it does not belong in the registry.
     must_list = (
-        frozenset(name for name in waited if name in handlers.names and name not in bases.names)
+        frozenset(
+            name
+            for name in waited
+            if name in handlers.names
+            and name not in bases.names
+            and name not in surface.loop_answers
+        )
         if bases.complete
         else frozenset()
     )
@@ -236,7 +245,7 @@ def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:
     for site in surface.broadcasts:
         broadcast = site.broadcast
         rpc = broadcast.rpc
-        if rpc is None:
+        if rpc is None or rpc in surface.loop_answers:
             continue
         callers = callers_text(site, surface.root)
         answered = rpc in handlers.names or rpc in bases.names
@@ -337,6 +346,8 @@ def _element_finding(
     """The one message a registry element gets, by precedence: unanswered, in base,
     unwaited."""
     handlers, bases = surface.handlers, surface.base_handlers
+    if value in surface.loop_answers:
+        return ("rpc-listed-in-base", (value, registry.qualname, LOOP_ANSWERS))
     if value not in handlers.names and handlers.complete:
         return (
             "rpc-listed-unanswered",
@@ -345,7 +356,7 @@ def _element_finding(
     if value in bases.names:
         return (
             "rpc-listed-in-base",
-            (value, registry.qualname, names_list(bases.classes)),
+            (value, registry.qualname, f"the base handler {names_list(bases.classes)}"),
         )
     # A name broadcast with an unknown flag might be waited on, and a site that may wait
     # on a name nobody can infer may wait on any entry: neither is called unwaited. Such a

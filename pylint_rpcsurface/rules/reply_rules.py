@@ -40,8 +40,8 @@ def reply_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
             methods[method.rpc].append(method)
         for site in surface.broadcasts:
             rpc = site.broadcast.rpc
-            if rpc is None:
-                continue
+            if rpc is None or rpc in surface.loop_answers:
+                continue  # the loop's own reply to it is not a handler's: not known
             for method in methods.get(rpc, ()):
                 findings.update(_site_findings(surface, site, method))
     return sorted(findings)

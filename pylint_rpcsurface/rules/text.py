@@ -9,6 +9,9 @@ from collections.abc import Iterable
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import CallerBroadcast, Finding, Location, SurfaceFacts
 
+# Who answers a name of the surface's answered-before-lookup, in messages and reports.
+LOOP_ANSWERS = "the receiving loop itself (answered-before-lookup)"
+
 
 def safe_name(text: str) -> str:
     """*text* with every character that is not printable escaped as Python's ``repr``

@@ -546,6 +546,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         overall = self.best_handlers(all_names, excluded)
         plans: dict[tuple[int, ...], list[int]] = defaultdict(list)
         proven_of: dict[tuple[int, ...], Found] = defaultdict(dict)
+        loop_answers: dict[tuple[int, ...], list[dict[str, str]]] = defaultdict(list)
         refused: list[SurfaceProposal] = []
         for key, names in names_of.items():
             caller = self.qualname(roots[key])
@@ -601,6 +602,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             plan = tuple(sorted(id(c) for c in chosen))
             plans[plan].append(key)
             proven_of[plan].update(proven)
+            loop_answers[plan].append(self._loop_answers(roots[key], sides, chosen, workers))
         proposals: list[SurfaceProposal] = list(refused)
         used: set[str] = set()
         by_id = {id(c): c for c in self.classes}
@@ -634,12 +636,57 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             while name in used:
                 name += "-2"
             used.add(name)
+            # A name the loop answers for one caller's receive side and not another's is
+            # not answered for the surface: only those every one of them answers.
+            answered = loop_answers[handler_ids]
+            common = set(answered[0]).intersection(*answered[1:]) & names
             proposals.append(
                 SurfaceProposal(
-                    name, callers, handler_entries, base, registry, base_overlap=base_overlap
+                    name,
+                    callers,
+                    handler_entries,
+                    base,
+                    registry,
+                    base_overlap=base_overlap,
+                    answered_before_lookup=tuple((n, answered[0][n]) for n in sorted(common)),
                 )
             )
         return proposals
+
+    def _loop_answers(
+        self,
+        caller: nodes.ClassDef | nodes.FunctionDef,
+        sides: list[tuple[Found, list[tuple[nodes.NodeNG, Found]]]],
+        chosen: list[nodes.ClassDef],
+        workers: list[Worker],
+    ) -> dict[str, str]:
+        """The names every receive side of *caller* that reaches the *chosen* handlers
+        answers itself before its lookup (see :mod:`.answered`), each with its evidence;
+        none when a dispatch's own lookup reaches them (it answers nothing itself)."""
+        chosen_ids = {id(c) for c in chosen}
+        if any(chosen_ids & own.keys() for own, _ in sides):
+            return {}
+        loops = [loop for _, linked in sides for loop in linked]
+        mine = [loop for loop in loops if self.names(caller, loop[0])] or loops
+        tops = [top for top, found in mine if chosen_ids & found.keys()]
+        reaching = [
+            w
+            for w in workers
+            if w.obj is not None
+            and any(w.top is top for top in tops)
+            and chosen_ids & self.receivers.instances(w.obj).keys()
+        ]
+        if not reaching:
+            return {}
+        common = set(reaching[0].answered).intersection(*(w.answered for w in reaching[1:]))
+        first = reaching[0].answered_at
+        if not common or first is None:
+            return {}
+        return {
+            name: f"{self.where(first)}: the loop answers {name!r} itself, before the "
+            f"lookup at {reaching[0].where}"
+            for name in common
+        }
 
     def _senders_for(
         self,

@@ -89,6 +89,8 @@ class SurfaceProposal(Record):
     # listed in a comment, the surface not written (overlap is no evidence of a receiver).
     overlap: tuple[str, ...] = ()
     base_overlap: tuple[str, ...] = ()  # the same for base-handlers
+    # Names the receiving loop answers itself before its lookup: (name, evidence).
+    answered_before_lookup: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -311,6 +313,9 @@ class Worker:
     shared_evidence: str = ""
     obj: nodes.NodeNG | None = None
     top: nodes.NodeNG | None = None  # the module-level function or class it is in
+    # Names the receive function answers itself before the lookup, and the test saying so.
+    answered: tuple[str, ...] = ()
+    answered_at: nodes.If | None = None
 
 
 @dataclass

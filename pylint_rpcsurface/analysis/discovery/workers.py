@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
+from pylint_rpcsurface.analysis.discovery.answered import answered_before
 from pylint_rpcsurface.analysis.discovery.reading import (
     SEND_CALLS,
     Worker,
@@ -103,6 +104,8 @@ class WorkerSide:
             return None
         worker = Worker(self.where(call), *self._unknown(holder, lookup), obj=lookup.args[0])
         worker.top = top_of(call)
+        if holder is function:
+            worker.answered, worker.answered_at = answered_before(function, lookup)
         if holder is not function:
             worker.obj = self._helper_object(call, helpers[name or ""])
         self._reply(function, call, worker)
