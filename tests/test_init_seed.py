@@ -10,6 +10,7 @@ code (its comments say why), not from init's output.
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -128,3 +129,34 @@ def test_a_helper_returning_the_looked_up_callable_is_followed(tmp_path: Path) -
     assert dispatch["shared-reply-queue"] is True
     test = _line(folder, "svc/proc.py", "if func is None:")
     assert f"svc/proc.py:{test}:" in _comment(text, "unknown-name")
+
+
+def _sender(names: list[str]) -> dict[str, str]:
+    """A client sending *names* on a queue nothing in the project reads, and a class that
+    answers only `load`: the overlap is all there is."""
+    calls = "".join(f"        self.send({name!r})\n" for name in names)
+    return {
+        "app/__init__.py": "",
+        "app/runner.py": "class Runner:\n    def load(self):\n        return 1\n\n"
+        "    def save(self):\n        return 2\n",
+        "app/client.py": (
+            "class Client:\n"
+            "    def __init__(self, queue):\n        self.queue = queue\n\n"
+            "    def send(self, method, *args):\n"
+            "        self.queue.put((method, args))\n\n"
+            "    def run(self):\n" + calls
+        ),
+    }
+
+
+def test_a_dispatch_needs_more_than_half_of_its_names_answered(tmp_path: Path) -> None:
+    # 1 of 2 names is a half, not more than half (docs/init.md): not a dispatch.
+    half = project(tmp_path / "half", _sender(["load", "unknown_thing"]))
+    shown = run_cli(half, "init", "--diff")
+    assert shown.returncode == 2, shown.stderr
+    assert "[[tool.rpcsurface.dispatch]]" not in shown.stdout
+    assert re.search(r"send\(\) sends its parameter 'method'.*not a dispatch", shown.stderr)
+    # 2 of 3 is more than half: the dispatch is written.
+    more = project(tmp_path / "more", _sender(["load", "save", "unknown_thing"]))
+    shown = run_cli(more, "init", "--diff")
+    assert '+method = "send"' in shown.stdout, shown.stderr

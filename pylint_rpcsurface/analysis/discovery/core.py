@@ -337,7 +337,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             if id(cls) in excluded:
                 continue
             share = len(self.answers(cls) & names) / len(names) if names else 0.0
-            if share > MOSTLY or (share == MOSTLY and len(names) > 1):
+            if share > MOSTLY:  # more than half, as docs/init.md says: 1 of 2 is not
                 scored.append((share, cls))
         if not scored:
             return None
