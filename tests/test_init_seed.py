@@ -15,7 +15,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from support import ROOT, project, run_cli
+from support import ROOT, marked_findings, project, run_check, run_cli
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,6 +44,37 @@ def _line(folder: Path, relpath: str, needle: str) -> int:
 def _comment(text: str, key: str) -> str:
     (line,) = [line for line in text.splitlines() if line.startswith(f"{key} = ")]
     return line.split("#", 1)[1]
+
+
+def test_the_callers_are_the_cores_that_send_to_the_handlers_not_their_base(
+    tmp_path: Path,
+) -> None:
+    folder, _, table = _init(tmp_path)
+    surfaces = {s["name"]: s for s in table["surface"]}  # type: ignore[union-attr]
+    assert sorted(surfaces) == ["DraftModelRunner", "RapidServeModelRunner"]
+    rapid = surfaces["RapidServeModelRunner"]
+    # engine_core.py: the two cores whose runner_cls is RapidServeModelRunner; their
+    # base EngineCore holds a ModelRunner and DraftEngineCore a DraftModelRunner.
+    assert rapid["callers"] == [
+        "rapid.engine_core.DecodeEngineCore",
+        "rapid.engine_core.PrefillEngineCore",
+    ]
+    assert rapid["handlers"] == ["rapid.model_runner.RapidServeModelRunner"]
+    assert rapid["base-handlers"] == ["rapid.model_runner.ModelRunner"]
+    assert rapid["registry"] == "rapid.config.RAPIDSERVE_RPCS"
+    draft = surfaces["DraftModelRunner"]
+    assert draft["callers"] == ["rapid.engine_core.DraftEngineCore"]
+    assert draft["handlers"] == ["rapid.model_runner.DraftModelRunner"]
+    # With the table written, check gives what the fixture plants, and nothing about
+    # the sibling's names (no propose_draft unanswered by the RapidServe runner).
+    checked = run_check(folder, "--format", "json", "--no-cache")
+    assert checked.returncode == 1, checked.stderr
+    planted = {
+        (symbol, "rapid/engine_core.py", line)
+        for symbol, line in marked_findings((folder / "rapid/engine_core.py").read_text("utf-8"))
+    }
+    assert planted
+    assert {(m.symbol, m.path, m.line) for m in checked.messages} == planted
 
 
 def test_the_worker_loop_facts_are_read_through_the_get_func_helper(tmp_path: Path) -> None:
