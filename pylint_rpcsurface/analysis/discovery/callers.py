@@ -196,6 +196,9 @@ class CallerSplit:
     def _among(self, proven: Found, names: set[str]) -> list[nodes.ClassDef]:
         raise NotImplementedError
 
+    def _admitted(self, chosen: list[nodes.ClassDef], proven: Found) -> list[nodes.ClassDef]:
+        raise NotImplementedError
+
     @contextmanager
     def _reading_as(self, exact: nodes.ClassDef, family: set[int]) -> Iterator[None]:
         saved = self.receivers, self._sides
@@ -241,6 +244,8 @@ class CallerSplit:
                 ]
                 proven = self._proven(cls, sides)
             handlers = self._among(proven, names) if proven else []
+            if handlers and self._admitted(handlers, proven):
+                handlers = []  # an annotation admitting several: which one is not known
             if handlers:  # unread alone: no evidence that it sends elsewhere
                 reached[id(cls)] = (tuple(sorted(id(h) for h in handlers)), proven, names)
         if len({plan for plan, _, _ in reached.values()}) < 2:
