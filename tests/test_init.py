@@ -67,8 +67,12 @@ EXPECTED = {
         "surface": [
             {
                 "name": "RapidServeModelRunner",
-                # EngineCore is the root of the engine cores; its subclasses send too
-                "callers": ["seedengine.engine_core.EngineCore"],
+                # The cores whose runner_cls is RapidServeModelRunner; their base
+                # EngineCore holds a ModelRunner, so it is not a caller of this surface
+                "callers": [
+                    "seedengine.engine_core.DecodeEngineCore",
+                    "seedengine.engine_core.PrefillEngineCore",
+                ],
                 "handlers": ["seedengine.model_runner.RapidServeModelRunner"],
                 "base-handlers": ["seedengine.model_runner.ModelRunner"],
                 "registry": "seedengine.config.RAPIDSERVE_RPCS",

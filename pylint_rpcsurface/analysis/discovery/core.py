@@ -9,6 +9,7 @@ from pathlib import Path
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.analysis.discovery.callers import CallerSplit
 from pylint_rpcsurface.analysis.discovery.evidence import Found, Receivers, function_of
 from pylint_rpcsurface.analysis.discovery.keys import DispatchKeys
 from pylint_rpcsurface.analysis.discovery.reading import (
@@ -42,7 +43,7 @@ from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
 from pylint_rpcsurface.analysis.registry import read_registry
 
 
-class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-attributes
+class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-many-instance-attributes
     def __init__(self, project: Path, modules: list[nodes.Module], index: ClassIndex) -> None:
         self.project = project
         self.modules = modules
@@ -337,7 +338,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
             if id(cls) in excluded:
                 continue
             share = len(self.answers(cls) & names) / len(names) if names else 0.0
-            if share > MOSTLY or (share == MOSTLY and len(names) > 1):
+            if share > MOSTLY:  # more than half, as docs/init.md says: 1 of 2 is not
                 scored.append((share, cls))
         if not scored:
             return None
@@ -548,7 +549,7 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
         proven_of: dict[tuple[int, ...], Found] = defaultdict(dict)
         loop_answers: dict[tuple[int, ...], list[dict[str, str]]] = defaultdict(list)
         refused: list[SurfaceProposal] = []
-        for key, names in names_of.items():
+        for key, names in list(names_of.items()):
             caller = self.qualname(roots[key])
             sides = [
                 self.receive_side(
@@ -598,6 +599,22 @@ class Discovery(WorkerSide, DispatchKeys):  # pylint: disable=too-many-instance-
                         ),
                     )
                 )
+                continue
+            hierarchy = roots[key]
+            parts = (
+                self.split_callers(hierarchy, groups, groups_of[key], workers, helpers)
+                if isinstance(hierarchy, nodes.ClassDef)
+                else None
+            )
+            for part in parts or ():
+                # The subtrees whose classes agree, each a caller of its own handlers.
+                roots[id(part.top)], names_of[id(part.top)] = part.top, part.names
+                first_site[id(part.top)] = part.site
+                plan = tuple(sorted(id(c) for c in part.handlers))
+                plans[plan].append(id(part.top))
+                proven_of[plan].update(proven)
+                proven_of[plan].update(part.proven)
+            if parts:
                 continue
             plan = tuple(sorted(id(c) for c in chosen))
             plans[plan].append(key)

@@ -19,6 +19,7 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     own_nodes,
     tainted_names,
 )
+from pylint_rpcsurface.analysis.discovery.replies import after_send
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
 
 
@@ -134,7 +135,8 @@ class DispatchKeys:
     def _wait_reading(
         self, function: nodes.FunctionDef, param: str
     ) -> tuple[str, object, str] | None:
-        receives = self._receives(function, 2)
+        # A drain of stale replies before the send receives no reply to this call.
+        receives = after_send(function, param, self._receives(function, 2))
         if not receives:
             lookup = called_lookup(function, tainted_names(function, {param}))
             returns = [

@@ -6,6 +6,11 @@ from __future__ import annotations
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.discovery.answered import answered_before
+from pylint_rpcsurface.analysis.discovery.loop_helpers import (
+    looked_up_through,
+    received_through,
+)
+from pylint_rpcsurface.analysis.discovery.none_tests import guarded, is_none, is_not_none
 from pylint_rpcsurface.analysis.discovery.reading import (
     SEND_CALLS,
     Worker,
@@ -34,8 +39,13 @@ class WorkerSide:
         self, helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]]
     ) -> list[Worker]:
         found: list[Worker] = []
+        project = {id(f) for f in self.functions}
         for function in self.functions:
-            received = self._received(function)
+            # The name may arrive through a helper: `func_name, args = self.get_func()`.
+            received = self._received(function) | received_through(
+                function, self._received, project
+            )
+            found.extend(self._through_helpers(function, project))
             if not received:
                 continue
             codes = [(function, received), *self._nested(function, received)]
@@ -48,6 +58,47 @@ class WorkerSide:
                     if worker is not None:
                         found.append(worker)
         return found
+
+    def _through_helpers(self, function: nodes.FunctionDef, project: set[int]) -> list[Worker]:
+        """The calls in *function* of a callable a helper looked up by a received name
+        and returned (``func, args = self.get_func()``, then ``func(*args)``)."""
+        found = []
+        for name, (helper, lookup) in looked_up_through(function, self._received, project).items():
+            for call in own_nodes(function, nodes.Call):
+                assert isinstance(call, nodes.Call)
+                if not (isinstance(call.func, nodes.Name) and call.func.name == name):
+                    continue
+                unknown = self._unknown(helper, lookup)
+                if len(lookup.args) == 3:
+                    unknown = self._none_test(function, name, lookup)
+                worker = Worker(self.where(call), *unknown, obj=lookup.args[0])
+                worker.top = top_of(call)
+                self._reply(function, call, worker)
+                found.append(worker)
+        return found
+
+    def _none_test(
+        self, function: nodes.FunctionDef, bound: str, lookup: nodes.Call
+    ) -> tuple[str | None, str]:
+        """What *function* does with *bound*, the callable ``getattr(..., None)`` gave,
+        when it is None: raises, skips the name, or (no test of None) calls None."""
+        if not (isinstance(lookup.args[2], nodes.Const) and lookup.args[2].value is None):
+            return None, f"{self.where(lookup)}: getattr with a default other than None"
+        for test in function.nodes_of_class(nodes.If):
+            if not is_none(test.test, bound):
+                continue
+            last = test.body[-1] if test.body else None
+            if isinstance(last, nodes.Raise):
+                return "raises", f"{self.where(test)}: raises when {bound} is None"
+            if isinstance(last, (nodes.Continue, nodes.Return, nodes.Pass)):
+                return "skipped", f"{self.where(test)}: skips the name when {bound} is None"
+        guard = guarded(function, bound)
+        if guard is not None:
+            return "skipped", f"{self.where(guard)}: calls {bound} only if it is not None"
+        return (
+            "raises",
+            f"{self.where(lookup)}: getattr(..., None) called with no test of None: TypeError",
+        )
 
     @staticmethod
     def _nested(
@@ -137,16 +188,7 @@ class WorkerSide:
         ]
         if not targets:
             return "raises", f"{at}: the None default is called: TypeError"
-        bound = targets[0][0]
-        for test in function.nodes_of_class(nodes.If):
-            if not _compares_to_none(test.test, bound, ("is", "==")):
-                continue
-            last = test.body[-1] if test.body else None
-            if isinstance(last, nodes.Raise):
-                return "raises", f"{self.where(test)}: raises when {bound} is None"
-            if isinstance(last, (nodes.Continue, nodes.Return, nodes.Pass)):
-                return "skipped", f"{self.where(test)}: skips the name when {bound} is None"
-        return "raises", f"{at}: getattr(..., None) called with no test of None: TypeError"
+        return self._none_test(function, targets[0][0], lookup)
 
     def _reply(self, function: nodes.FunctionDef, call: nodes.Call, worker: Worker) -> None:
         parent = call.parent
@@ -177,8 +219,14 @@ class WorkerSide:
             if worker.drops_none
             else f"{where}: the reply is sent whatever it is"
         )
+        # `if func is not None:` around the call and its send tests the callable the
+        # lookup gave, not the request: no flag of the caller's decides the reply.
+        callee = call.func.name if isinstance(call.func, nodes.Name) else None
         other_guard = any(
-            not (result is not None and self._is_not_none(g, result)) for gs in guards for g in gs
+            not (result is not None and self._is_not_none(g, result))
+            and not (callee is not None and is_not_none(g, callee))
+            for gs in guards
+            for g in gs
         )
         ids = any(self._carries_more(send, result) for send in sends)
         worker.shared = not other_guard and not ids

@@ -1,0 +1,130 @@
+"""A worker loop that gets the name, or the looked-up callable, through a helper.
+
+ATOM's busy loop reads ``func_name, args = self.get_func()``, where ``get_func()`` is a
+method of the same class that dequeues the request and returns the name. The receive is
+in the helper, the lookup and the reply in the loop: the loop's facts (``drops-none``,
+``shared-reply-queue``) are read from the loop once the helper's result is known to carry
+the received name. A helper may also do the lookup itself and return the callable
+(``func, args = self.get_func()`` with ``getattr(self.runner, name, None)`` in it): the
+loop then calls what the helper looked up.
+
+A helper is a method of the loop's own class (``self.get_func()``) or a project function
+(``get_func(queue)``), and only what it returns is followed: one step, no guess about what
+else it might do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from astroid import nodes
+
+from pylint_rpcsurface.analysis.discovery.reading import (
+    assignments_in,
+    is_getattr,
+    names_in,
+    tainted_names,
+)
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
+
+
+def helper_of(
+    function: nodes.FunctionDef, call: nodes.Call, project: set[int]
+) -> nodes.FunctionDef | None:
+    """The helper *call* (in *function*) calls: a method of *function*'s own class called
+    on ``self``, or a project function (its id in *project*) called by name."""
+    func = call.func
+    if isinstance(func, nodes.Attribute):
+        owner = function.parent
+        if not (
+            isinstance(func.expr, nodes.Name)
+            and func.expr.name == "self"
+            and isinstance(owner, nodes.ClassDef)
+        ):
+            return None
+        bindings = owner.locals.get(func.attrname, [])
+        found = bindings[-1] if bindings else None
+        return found if isinstance(found, nodes.FunctionDef) and found is not function else None
+    if not isinstance(func, nodes.Name):
+        return None
+    try:
+        values = list(func.infer())
+    except INFERENCE_ERRORS:
+        return None
+    for value in values[:4]:
+        if isinstance(value, nodes.FunctionDef) and id(value) in project and value is not function:
+            return value
+    return None
+
+
+def returned(helper: nodes.FunctionDef, names: set[str]) -> nodes.Return | None:
+    """A ``return`` of *helper* whose value carries one of *names*."""
+    for node in helper.nodes_of_class(nodes.Return):
+        if node.scope() is helper and node.value is not None and names_in(node.value) & names:
+            return node
+    return None
+
+
+def received_through(
+    function: nodes.FunctionDef,
+    received_in: Callable[[nodes.FunctionDef], set[str]],
+    project: set[int],
+) -> set[str]:
+    """The names of *function* bound from a helper's result that carries a name the
+    helper received (``func_name, args = self.get_func()``), and those bound from them."""
+    seeds: set[str] = set()
+    for targets, value in assignments_in(function):
+        if not isinstance(value, nodes.Call):
+            continue
+        helper = helper_of(function, value, project)
+        if helper is None:
+            continue
+        received = received_in(helper)
+        if received and returned(helper, received) is not None:
+            seeds.update(targets)
+    return tainted_names(function, seeds) if seeds else set()
+
+
+def looked_up_through(
+    function: nodes.FunctionDef,
+    received_in: Callable[[nodes.FunctionDef], set[str]],
+    project: set[int],
+) -> dict[str, tuple[nodes.FunctionDef, nodes.Call]]:
+    """name -> (helper, its getattr) for each local of *function* bound to the callable a
+    helper looked up by a received name and returns (``func, args = self.get_func()``)."""
+    found: dict[str, tuple[nodes.FunctionDef, nodes.Call]] = {}
+    for targets, value in assignments_in(function):
+        if not isinstance(value, nodes.Call):
+            continue
+        helper = helper_of(function, value, project)
+        if helper is None:
+            continue
+        received = received_in(helper)
+        if not received:
+            continue
+        for bound, lookup in assignments_in(helper):
+            if not (is_getattr(lookup) and names_in(lookup.args[1]) & received):
+                continue
+            if len(bound) != 1:
+                continue
+            back = returned(helper, set(bound))
+            if back is None or back.value is None:
+                continue
+            position = _position(back.value, bound[0])
+            if position == -1 and len(targets) == 1:
+                found[targets[0]] = (helper, lookup)
+            elif position is not None and 0 <= position < len(targets) and len(targets) > 1:
+                found[targets[position]] = (helper, lookup)
+    return found
+
+
+def _position(value: nodes.NodeNG, name: str) -> int | None:
+    """Where *name* is in a returned tuple (``return func, args``: 0), -1 when the value
+    is the name itself, None when it is neither."""
+    if isinstance(value, nodes.Name) and value.name == name:
+        return -1
+    if isinstance(value, nodes.Tuple):
+        for index, element in enumerate(value.elts):
+            if isinstance(element, nodes.Name) and element.name == name:
+                return index
+    return None

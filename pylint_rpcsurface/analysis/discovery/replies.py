@@ -1,0 +1,61 @@
+"""Which receives of a sender receive the reply to the name it sends.
+
+A dispatch may drain the replies left by calls that did not wait before it sends
+(``while not replies.empty(): replies.get_nowait()``): those receives run before the
+request exists, so they receive no reply to it, and they are neither the receive its
+``waits`` is read from nor the one its evidence cites. Only a receive after the first
+send of the name is.
+"""
+
+from __future__ import annotations
+
+from astroid import nodes
+
+from pylint_rpcsurface.analysis.discovery.reading import (
+    call_name,
+    names_in,
+    own_nodes,
+    tainted_names,
+)
+
+# Calls that carry the name without sending it anywhere: a log line.
+_LOGS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
+)
+
+
+def _position(node: nodes.NodeNG) -> tuple[int, int]:
+    return node.lineno or 0, node.col_offset or 0
+
+
+def _end(node: nodes.NodeNG) -> tuple[int, int]:
+    return node.end_lineno or node.lineno or 0, node.end_col_offset or 0
+
+
+def first_send(function: nodes.FunctionDef, param: str) -> nodes.Call | None:
+    """The first call in *function* that passes the name on (a send, a forward, a
+    lookup), logging aside."""
+    tainted = tainted_names(function, {param})
+    found: nodes.Call | None = None
+    for call in own_nodes(function, nodes.Call):
+        assert isinstance(call, nodes.Call)
+        if call_name(call) in _LOGS:
+            continue
+        carried = [*call.args, *(k.value for k in call.keywords or ())]
+        if not any(names_in(arg) & tainted for arg in carried):
+            continue
+        if found is None or _position(call) < _position(found):
+            found = call
+    return found
+
+
+def after_send(
+    function: nodes.FunctionDef, param: str, receives: list[nodes.NodeNG]
+) -> list[nodes.NodeNG]:
+    """The receives of *receives* that do not end before *function* sends the name
+    (``ray.get([getattr(w, m).remote() for w in ws])`` holds its send); all of them when
+    no send is found in its body."""
+    send = first_send(function, param)
+    if send is None:
+        return receives
+    return [r for r in receives if _end(r) > _position(send)]
