@@ -614,6 +614,9 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
                 plans[plan].append(id(part.top))
                 proven_of[plan].update(proven)
                 proven_of[plan].update(part.proven)
+                loop_answers[plan].append(
+                    self._loop_answers(part.top, sides, part.handlers, workers)
+                )
             if parts:
                 continue
             plan = tuple(sorted(id(c) for c in chosen))
