@@ -790,12 +790,15 @@ def whole_tree(pair: Pair) -> bool:
 
 
 def select(pairs: list[Pair], rows: str) -> list[Pair]:
-    """The rows --rows asks for: all, the rpcsurface check rows, or an editor's and
-    pre-commit's (every row but the whole-tree pylint runs)."""
+    """The rows --rows asks for: all, the rpcsurface check rows, an editor's and
+    pre-commit's (every row but the whole-tree pylint runs), or only the whole-tree runs
+    (and so the peak RSS row they give)."""
     if rows == "check":
         return [p for p in pairs if p.measure.startswith("rpcsurface check")]
     if rows == "editor":
         return [p for p in pairs if not whole_tree(p)]
+    if rows == "tree":
+        return [p for p in pairs if whole_tree(p)]
     return pairs
 
 
@@ -1352,11 +1355,11 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="write the report here (docs/performance.md)")
     parser.add_argument(
         "--rows",
-        choices=("all", "check", "editor"),
+        choices=("all", "check", "editor", "tree"),
         default="all",
         help="all Targets; only the rpcsurface check rows and the growth curve (check); "
         "or every row but the whole-tree pylint runs: stdin, check, pre-commit, cache size "
-        "(editor, a few minutes)",
+        "(editor, a few minutes); or only the whole-tree rows and peak RSS (tree)",
     )
     gen.add_shape_arguments(parser)
     parser.add_argument(
