@@ -13,7 +13,11 @@ test run gives them:
   disk, and an unsaved buffer of the caller over a saved project;
 - ``tests/test_incremental_bodies.py``: sequences of body-only edits over the shapes
   inference sees through (a helper's return, ``__init__`` attributes, globals, factory
-  bases, lines inserted above methods and helpers...), saved or as buffers.
+  bases, lines inserted above methods and helpers...), saved or as buffers;
+- ``tests/test_incremental_members.py``: sequences of edits of what a class binds (a
+  member added that shadows a base's, a class attribute naming another, an import or a
+  nested class in its body, an instance attribute set in a new method), saved or as
+  buffers.
 
 Prints, per property, the sequences run and the differences found, and exits 1 if any
 sequence's answers differed (hypothesis then prints the shrunk sequence).
@@ -34,6 +38,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import test_incremental as saved_edits  # noqa: E402
 import test_incremental_bodies as body_edits  # noqa: E402
+import test_incremental_members as member_edits  # noqa: E402
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -42,6 +47,11 @@ def _properties() -> dict[str, tuple[Callable[..., None], tuple[Any, ...]]]:
     """Each property's body (the test without its settings) and its strategies."""
     sequences = st.lists(
         st.tuples(st.sampled_from(body_edits.SCENARIOS), st.sampled_from("ab"), st.booleans()),
+        min_size=2,
+        max_size=8,
+    )
+    class_sequences = st.lists(
+        st.tuples(st.sampled_from(member_edits.SCENARIOS), st.sampled_from("ab"), st.booleans()),
         min_size=2,
         max_size=8,
     )
@@ -57,6 +67,10 @@ def _properties() -> dict[str, tuple[Callable[..., None], tuple[Any, ...]]]:
         "body-only edit sequences, saved or buffered (test_incremental_bodies)": (
             body_edits.test_sequences_of_body_edits_give_the_answer_from_nothing.hypothesis.inner_test,
             (sequences,),
+        ),
+        "class-member edit sequences, saved or buffered (test_incremental_members)": (
+            member_edits.test_sequences_of_class_edits_give_the_answer_from_nothing.hypothesis.inner_test,
+            (class_sequences,),
         ),
     }
 

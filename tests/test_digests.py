@@ -40,30 +40,54 @@ def configure():
     return os.getcwd()
 """
 
-# Each edit: (old, new), and whether it changes the interface.
-EDITS = {
-    "a statement in a method": ("total = 0", "total = 1", False),
-    "a local in __init__": ("local = rank + 1", "local = rank + 2", False),
-    "a return value": ("return total * scale", "return total", False),
-    "an attribute set in __init__": ("self.rank = rank", "self.rank = rank * 2", True),
-    "a write to a global": ("    LIMIT = 4", "    LIMIT = 5", True),
-    "a default value": ("scale=1.0", "scale=2.0", True),
-    "a decorator": ("    @decorate\n", "", True),
-    "a class attribute": ("size: int = 2", "size: int = 3", True),
-    "a module constant": ("LIMIT = 3", "LIMIT = 30", True),
-    "an import": ("import os", "import sys as os", True),
-    "a new method": ("def configure", "def extra(self):\n    pass\n\n\ndef configure", True),
+# Each edit: (old, new), and the digests read from outside a function that it changes:
+# the module's interface, and its top-level class's members ("class Runner" all of them,
+# "member Runner.N" those bound to N).
+RUNNER = "class Runner"
+EDITS: dict[str, tuple[str, str, set[str]]] = {
+    "a statement in a method": ("total = 0", "total = 1", set()),
+    "a local in __init__": ("local = rank + 1", "local = rank + 2", set()),
+    "a return value": ("return total * scale", "return total", set()),
+    "an attribute set in __init__": (
+        "self.rank = rank",
+        "self.rank = rank * 2",
+        {"interface", RUNNER, "member Runner.__init__", "member Runner.rank"},
+    ),
+    "a write to a global": ("    LIMIT = 4", "    LIMIT = 5", {"interface"}),
+    "a default value": ("scale=1.0", "scale=2.0", {RUNNER, "member Runner.forward"}),
+    "a decorator": ("    @decorate\n", "", {RUNNER, "member Runner.forward"}),
+    "a class attribute": ("size: int = 2", "size: int = 3", {RUNNER, "member Runner.size"}),
+    "a module constant": ("LIMIT = 3", "LIMIT = 30", {"interface"}),
+    "an import": ("import os", "import sys as os", {"interface"}),
+    "a new function": (
+        "def configure",
+        "def extra(self):\n    pass\n\n\ndef configure",
+        {"interface"},
+    ),
+    "a new method": (
+        "    @decorate\n",
+        "    def extra(self):\n        pass\n\n    @decorate\n",
+        {RUNNER, "member Runner.extra"},
+    ),
+    "a base class": ("class Runner:", "class Runner(object):", {"interface"}),
 }
 
 
 @pytest.mark.parametrize("edit", sorted(EDITS))
 def test_each_edit_changes_the_digests_it_should(edit: str) -> None:
-    old, new, interface_changes = EDITS[edit]
+    old, new, outside = EDITS[edit]
     assert old in MODULE
     levels, _ = module_digests(MODULE)
     edited, _ = module_digests(MODULE.replace(old, new, 1))
     assert edited["body"] != levels["body"]
-    assert (edited["interface"] != levels["interface"]) is interface_changes
+    changed = {
+        level
+        for level in levels.keys() | edited.keys()
+        if level != "body"
+        and not level.startswith("def ")
+        and levels.get(level) != edited.get(level)
+    }
+    assert changed == outside
 
 
 def test_comments_change_no_tree_digest() -> None:

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import astroid
@@ -31,6 +32,7 @@ from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
 
+from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
 from pylint_rpcsurface.analysis.reads import INTERFACE, ReadRecorder
 from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.sources import (
@@ -164,6 +166,8 @@ class ModuleStore:
     _began_ns: int = 0
     # Told of every module the analysis asks for (see .reads).
     reads: ReadRecorder | None = None
+    # Told of each module this store builds or reuses (recording_reads splits its classes).
+    on_module: Callable[[nodes.Module], None] | None = None
 
     def __post_init__(self) -> None:
         # Keyed as the tree knows each file: a link under the roots is the project's file.
@@ -355,7 +359,9 @@ class ModuleStore:
         if self.reads is not None:
             self.reads.path(path, INTERFACE)
         if path not in self._modules:
-            self._modules[path] = self._build(path)
+            built = self._modules[path] = self._build(path)
+            if built is not None and self.on_module is not None:
+                self.on_module(built)
         return self._modules[path]
 
     def has_module(self, path: str) -> bool:
@@ -724,75 +730,134 @@ _KEPT_ON_NODES: tuple[tuple[type[Any], str], ...] = (
     (nodes.FunctionDef, "type"),
     (nodes.FunctionDef, "extra_decorators"),
     (nodes.ClassDef, "_all_slots"),
+    (nodes.ClassDef, "_assign_nodes_in_scope"),
 )
 
 
 @contextlib.contextmanager
-def recording_reads(recorder: ReadRecorder) -> Iterator[None]:
+def recording_reads(recorder: ReadRecorder, store: ModuleStore | None = None) -> Iterator[None]:
     """Within this block, *recorder* learns every project module whose nodes astroid's
     inference or the analysis touch, and at which level (see :mod:`.reads`).
 
     A module is reached through astroid's manager (an import, a submodule as an
     attribute), and its nodes through inference, name look-ups, call results and walks
-    of the tree: each of these astroid entry points notes the node it starts from. They
-    are astroid's classes' attributes, so the block restores every one on exit, an
-    exception included, and nothing outlives the analysis (an IDE's process runs pylint
-    again). An inactive recorder installs nothing.
+    of the tree: each of these astroid entry points notes the node it starts from. The
+    project's top-level classes tell the members looked up in them, one by one
+    (:mod:`.member_reads`), from the project's modules astroid holds already and from
+    each one reached or built (*store*'s) in the block. Both are astroid's classes' and
+    nodes' attributes, so the block restores every one on exit, an exception included,
+    and nothing outlives the analysis (an IDE's process runs pylint again). An inactive
+    recorder installs nothing.
     """
     if not recorder.active:
         yield
         return
+    splitter = ClassSplitter(recorder)
     replaced: list[tuple[type[Any], str, Any]] = []
+    try:
+        for owner, name, value in _hooks(recorder, splitter):
+            replaced.append((owner, name, owner.__dict__[name]))
+            setattr(owner, name, value)
+        for module in list(AstroidManager().astroid_cache.values()):
+            splitter.module(module)
+        if store is not None:
+            store.on_module = splitter.module
+        yield
+    finally:
+        if store is not None:
+            store.on_module = None
+        splitter.restore()
+        for owner, name, original in reversed(replaced):
+            setattr(owner, name, original)
 
-    def replace(owner: type[Any], name: str, value: Any) -> None:
-        replaced.append((owner, name, owner.__dict__[name]))
-        setattr(owner, name, value)
 
-    note = recorder.node
-    inferring = recorder.inferring
+def _hooks(recorder: ReadRecorder, splitter: ClassSplitter) -> list[tuple[type[Any], str, Any]]:
+    """Each astroid entry point recording_reads replaces, with what replaces it."""
     from_module_name = AstroidManager.ast_from_module_name
 
     def ast_from_module_name(self: AstroidManager, *args: Any, **kwargs: Any) -> nodes.Module:
         module = from_module_name(self, *args, **kwargs)
+        splitter.module(module)
         recorder.file(module.file, INTERFACE)
         return module
 
-    def noting(function: Any) -> Any:
-        def noted(self: nodes.NodeNG, *args: Any, **kwargs: Any) -> Any:
-            note(self)
-            return function(self, *args, **kwargs)
+    lookup = _base_nodes.LookupMixIn.__dict__["lookup"]
 
-        for attribute in ("cache_clear", "cache_info"):
-            if hasattr(function, attribute):
-                setattr(noted, attribute, getattr(function, attribute))
-        return noted
+    def looked_up(self: nodes.NodeNG, name: str) -> Any:
+        """A look-up from a class's body (not a method's) reads that class's member
+        *name*: astroid keeps the answer, which no later look-up reads again."""
+        recorder.class_lookup(self, name)
+        return lookup(self, name)
+
+    metaclass_lookup = nodes.ClassDef.__dict__["_metaclass_lookup_attribute"]
+
+    def metaclass_attribute(self: nodes.ClassDef, name: str, context: Any) -> Any:
+        """astroid keeps this answer, which no later call reads again: the recorder reads
+        it anew each time."""
+        return metaclass_lookup.__wrapped__(self, name, context)
 
     infer = nodes.NodeNG.infer
 
     def inferred(self: nodes.NodeNG, *args: Any, **kwargs: Any) -> Any:
-        return inferring(self, infer(self, *args, **kwargs))
+        return recorder.inferring(self, infer(self, *args, **kwargs))
 
-    def kept_by_recorder(name: str, compute: Any) -> property:
-        return property(lambda node: recorder.kept(name, node, compute))
+    hooks: list[tuple[type[Any], str, Any]] = [
+        (AstroidManager, "ast_from_module_name", ast_from_module_name),
+        (nodes.NodeNG, "infer", inferred),
+        (_base_nodes.LookupMixIn, "lookup", _like(lookup, looked_up)),
+        (
+            nodes.ClassDef,
+            "_metaclass_lookup_attribute",
+            _like(metaclass_lookup, metaclass_attribute),
+        ),
+        (
+            nodes.NodeNG,
+            "nodes_of_class",
+            _noting(recorder, nodes.NodeNG.nodes_of_class, whole=True),
+        ),
+    ]
+    for owner, name in (
+        (nodes.FunctionDef, "infer_call_result"),
+        (nodes.FunctionDef, "infer_yield_result"),
+        (nodes.Lambda, "infer_call_result"),
+    ):
+        hooks.append((owner, name, _noting(recorder, owner.__dict__[name])))
+    node_classes: tuple[Any, ...] = nodes.ALL_NODE_CLASSES
+    for cls in node_classes:
+        if "get_children" in cls.__dict__:
+            walk = _noting(recorder, cls.__dict__["get_children"], whole=cls is nodes.ClassDef)
+            hooks.append((cls, "get_children", walk))
+    for owner, name in _KEPT_ON_NODES:
+        compute = owner.__dict__[name].func
+        if (owner, name) == (nodes.FunctionDef, "extra_decorators"):
+            compute = partial(extra_decorators, recorder, compute)
+        hooks.append((owner, name, _kept_by(recorder, name, compute)))
+    return hooks
 
-    try:
-        replace(AstroidManager, "ast_from_module_name", ast_from_module_name)
-        replace(nodes.NodeNG, "infer", inferred)
-        for owner, name in (
-            (nodes.NodeNG, "nodes_of_class"),
-            (_base_nodes.LookupMixIn, "lookup"),
-            (nodes.FunctionDef, "infer_call_result"),
-            (nodes.FunctionDef, "infer_yield_result"),
-            (nodes.Lambda, "infer_call_result"),
-        ):
-            replace(owner, name, noting(owner.__dict__[name]))
-        node_classes: tuple[Any, ...] = nodes.ALL_NODE_CLASSES
-        for cls in node_classes:
-            if "get_children" in cls.__dict__:
-                replace(cls, "get_children", noting(cls.__dict__["get_children"]))
-        for owner, name in _KEPT_ON_NODES:
-            replace(owner, name, kept_by_recorder(name, owner.__dict__[name].func))
-        yield
-    finally:
-        for owner, name, original in reversed(replaced):
-            setattr(owner, name, original)
+
+def _noting(recorder: ReadRecorder, function: Any, *, whole: bool = False) -> Any:
+    """*function*, which notes the node it is called on first; with *whole*, a top-level
+    class it is called on (a walk of its nodes) is read whole."""
+
+    def noted(self: nodes.NodeNG, *args: Any, **kwargs: Any) -> Any:
+        recorder.node(self)
+        if whole and isinstance(self, nodes.ClassDef) and recorder.split(self):
+            path = recorder.project_path(self.root().file)
+            if path is not None:
+                recorder.whole_class(path, self.name)
+        return function(self, *args, **kwargs)
+
+    return _like(function, noted)
+
+
+def _like(function: Any, replacement: Any) -> Any:
+    """*replacement*, with the cache controls *function* has (astroid clears its caches
+    through them)."""
+    for attribute in ("cache_clear", "cache_info"):
+        if hasattr(function, attribute):
+            setattr(replacement, attribute, getattr(function, attribute))
+    return replacement
+
+
+def _kept_by(recorder: ReadRecorder, name: str, compute: Any) -> property:
+    return property(lambda node: recorder.kept(name, node, compute))

@@ -29,10 +29,14 @@ import contextlib
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, Final, TypeVar, cast
 
-__all__ = ["BODY", "INTERFACE", "ReadRecorder", "Reads"]
+__all__ = ["BODY", "CLASS", "INTERFACE", "MEMBER", "ReadRecorder", "Reads", "bound_names"]
 
 INTERFACE: Final = "interface"
 BODY: Final = "body"
+# The level prefixes of a top-level class's members: all of them ("class C"), or those
+# bound to one name ("member C.N"), see pylint_rpcsurface.engine.digests.
+CLASS: Final = "class "
+MEMBER: Final = "member "
 
 _V = TypeVar("_V")
 
@@ -92,8 +96,11 @@ class ReadRecorder:
         self._kept: dict[tuple[str, int], tuple[Any, Reads]] = {}
         # Each node's place, by id (the modules outlive the recorder): its module's path,
         # or None, and whether it lies inside a function or lambda.
-        self._places: dict[int, tuple[str | None, str]] = {}
+        self._places: dict[int, tuple[str | None, tuple[str, ...]]] = {}
         self._paths: dict[str, str | None] = {}
+        # The top-level classes (by id) whose members' reads are told one by one, by
+        # analysis.modules.recording_reads.
+        self.split_classes: set[int] = set()
 
     @property
     def recording(self) -> bool:
@@ -157,13 +164,71 @@ class ReadRecorder:
         place = self._places.get(id(node))
         if place is None:
             place = self._places[id(node)] = self._place(node)
-        path, level = place
+        path, levels = place
         if path is not None:
-            self._stack[-1].add(path, level)
+            for level in levels:
+                self._stack[-1].add(path, level)
 
-    def _place(self, node: Any) -> tuple[str | None, str]:
-        level = INTERFACE
+    def member(self, path: str, owner: str, name: object) -> None:
+        """A read of what the top-level class *owner* of *path* binds to *name* (one of
+        its members, or its instances' attributes): whether it binds it, and to what."""
+        if self._stack:
+            self._stack[-1].add(path, f"{MEMBER}{owner}.{name}")
+
+    def whole_class(self, path: str, owner: str) -> None:
+        """A read of everything the top-level class *owner* of *path* binds."""
+        if self._stack:
+            self._stack[-1].add(path, CLASS + owner)
+
+    def project_path(self, file: str | None) -> str | None:
+        """The project's key of the module file *file*, or None outside the project."""
+        if file is None:
+            return None
+        path = self._paths.get(file, "")
+        if path == "":
+            path = self._paths[file] = self._path_of(file)
+        return path
+
+    def class_read(self, klass: Any) -> None:
+        """A read of everything *klass* binds: its members and its instances'
+        attributes (a top-level class's own levels, else where its node lies)."""
+        if not self._stack:
+            return
+        path = self.project_path(getattr(klass.root(), "file", None))
+        if path is None:
+            return
+        self._stack[-1].add(path, INTERFACE)
+        if type(getattr(klass, "parent", None)).__name__ == "Module":
+            self._stack[-1].add(path, CLASS + klass.name)
+        else:
+            self.node(klass)
+
+    def class_lookup(self, node: Any, name: str) -> None:
+        """A look-up of *name* from *node*: when *node* lies in a top-level class's body
+        outside its methods' code, the class's member *name* is read (astroid keeps
+        the answer of a look-up, so no later one reads the class's names again)."""
+        if not self._stack:
+            return
+        self.node(node)
+        path, levels = self._places[id(node)]
+        if path is None:
+            return
+        for level in levels:
+            if level.startswith(MEMBER) or level.startswith(CLASS):
+                owner = level[len(MEMBER) :] if level.startswith(MEMBER) else level[len(CLASS) :]
+                self.member(path, owner.partition(".")[0], name)
+                return
+
+    def split(self, klass: Any) -> bool:
+        """Whether reads of the members of *klass* (a top-level class of the project's)
+        are told to this recorder one by one (:meth:`member`); if not, a read of any
+        node of the class is a read of all of it."""
+        return id(klass) in self.split_classes
+
+    def _place(self, node: Any) -> tuple[str | None, tuple[str, ...]]:
+        levels: tuple[str, ...] = (INTERFACE,)
         code: Any = None  # the outermost function whose body holds the node
+        statement: Any = None  # the statement of a class's body that holds the node
         current = node
         while True:
             parent = getattr(current, "parent", None)
@@ -175,16 +240,36 @@ class ReadRecorder:
                 and current is not getattr(parent, "returns", None)
             ):
                 code = parent
+            if type(parent).__name__ == "ClassDef":
+                statement = current
             current = parent
-        if code is not None:
-            level = _code_level(code)
+        levels = (_code_level(code),) if code is not None else self._class_levels(node, statement)
         file = getattr(current, "file", None)
         if not isinstance(file, str):
-            return (None, level)
+            return (None, levels)
         path = self._paths.get(file, "")
         if path == "":
             path = self._paths[file] = self._path_of(file)
-        return (path, level)
+        return (path, levels)
+
+    def _class_levels(self, node: Any, statement: Any) -> tuple[str, ...]:
+        """The levels of a read of *node*, outside every function body: the members of
+        the top-level class whose body statement *statement* holds it (the outermost
+        class's; None outside any class), else the module's interface."""
+        if statement is None:
+            klass = node if type(node).__name__ == "ClassDef" else None
+        else:
+            klass = statement.parent
+        if klass is None or type(getattr(klass, "parent", None)).__name__ != "Module":
+            return (INTERFACE,)
+        if not self.split(klass):
+            return (INTERFACE, CLASS + klass.name)  # its members are read unseen
+        if statement is None or not getattr(statement, "is_statement", False):
+            return (INTERFACE,)  # the class itself, its bases, keywords and decorators
+        names = bound_names(statement)
+        if names is None:
+            return (INTERFACE, CLASS + klass.name)
+        return (INTERFACE, *(f"{MEMBER}{klass.name}.{name}" for name in names))
 
     def inferring(self, node: Any, results: Iterator[_V]) -> Iterator[_V]:
         """*results* (astroid's inference of *node*), with what computing them reads counted
@@ -272,3 +357,56 @@ def _code_level(code: Any) -> str:
 _CODE_NODES: Final = frozenset({"FunctionDef", "AsyncFunctionDef", "Lambda"})
 # A function's parameters, defaults, annotations and decorators are its interface.
 _SIGNATURE_NODES: Final = frozenset({"Arguments", "Decorators"})
+
+
+def bound_names(statement: Any) -> tuple[str, ...] | None:
+    """The names a statement of a class's body binds, as astroid has it: what
+    :func:`pylint_rpcsurface.engine.digests.member_names` gives for its syntax (a
+    definition, a plain assignment, an import), and None for any other statement."""
+    kind = type(statement).__name__
+    if kind in ("FunctionDef", "AsyncFunctionDef", "ClassDef"):
+        return (statement.name,)
+    if any(type(n).__name__ == "NamedExpr" for n in _walk(statement)):
+        return None
+    if kind == "Assign":
+        targets = list(statement.targets)
+    elif kind in ("AnnAssign", "AugAssign"):
+        targets = [statement.target]
+    elif kind == "Import":
+        return tuple((alias or name).partition(".")[0] for name, alias in statement.names)
+    elif kind == "ImportFrom":
+        if any(name == "*" for name, _ in statement.names):
+            return None
+        return tuple(alias or name for name, alias in statement.names)
+    else:
+        return None
+    names: list[str] = []
+    while targets:
+        target = targets.pop()
+        target_kind = type(target).__name__
+        if target_kind == "AssignName":
+            names.append(target.name)
+        elif target_kind in ("Tuple", "List"):
+            targets.extend(target.elts)
+        elif target_kind == "Starred":
+            targets.append(target.value)
+        else:
+            return None  # an attribute or a subscript: no name of the class's
+    return tuple(names)
+
+
+def _walk(node: Any) -> Iterator[Any]:
+    """*node* and every node under it, by astroid's fields: not through the methods the
+    recorder's hooks replace, which would note these reads."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        for field in getattr(current, "_astroid_fields", ()):
+            values = [getattr(current, field, None)]
+            while values:  # a field holds a node, or lists and tuples of them (Dict.items)
+                value = values.pop()
+                if isinstance(value, (list, tuple)):
+                    values.extend(value)
+                elif value is not None and hasattr(value, "_astroid_fields"):
+                    pending.append(value)

@@ -150,7 +150,7 @@ def _surface_facts(
         known=memo.known_files if memo is not None else {},
     )
     run = _Run(config, store, memo if memo is not None else Memo(None, ""))
-    with store.resolving_imports(), recording_reads(run.reads):
+    with store.resolving_imports(), recording_reads(run.reads, store):
         facts = run.facts()
         findings = run.queries.with_pragmas(rules.findings(facts.surfaces))
     run.finish()

@@ -22,7 +22,7 @@ from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
 from pylint_rpcsurface.analysis.inference import infer_unique, location_of
 from pylint_rpcsurface.analysis.modules import definition_name
-from pylint_rpcsurface.analysis.reads import BODY, INTERFACE, ReadRecorder, Reads
+from pylint_rpcsurface.analysis.reads import BODY, ReadRecorder, Reads
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, HelperStep, Location
 
@@ -114,8 +114,8 @@ class BroadcastCollector:
             key = self.class_key(klass)
             if key is None:
                 return None
-            # Which names the class binds is its module's interface.
-            self.reads.path(key.split("\0", 1)[0], INTERFACE)
+            # Which names the class binds: all of its members.
+            self.reads.class_read(klass)
             members: list[Member] = []
             for name, bindings in klass.locals.items():
                 code = code_of(bindings[-1])

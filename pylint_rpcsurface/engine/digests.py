@@ -29,7 +29,8 @@ __all__ = ["DIGEST_FILENAME", "ModuleDigests", "module_digests"]
 DIGEST_FILENAME = "<rpcsurface digests>"
 
 # A module version's digests by level ("body", "interface", "def Q" for the code of the
-# function or method Q), and the lines each function Q spans (its decorators included).
+# function or method Q, "class C" and "member C.N" for a top-level class C's members),
+# and the lines each function Q spans (its decorators included).
 ModuleDigests = tuple[dict[str, str], dict[str, tuple[tuple[int, int], ...]]]
 
 
@@ -44,11 +45,92 @@ def module_digests(text: str) -> ModuleDigests:
         levels = {"body": hashlib.sha256(pickle.dumps(tree, protocol=5)).hexdigest()}
         spans = _definitions(tree.body, "", text.splitlines(keepends=True), levels)
         _cut_bodies(tree.body)
+        _split_classes(tree, levels)
         levels["interface"] = _hash(ast.dump(tree))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         unparsed = "unparsed " + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         return ({"body": unparsed, "interface": unparsed}, {})
     return (levels, spans)
+
+
+def _split_classes(tree: ast.Module, levels: dict[str, str]) -> None:
+    """Take the members of each class defined at the module's top level out of its
+    interface, into digests of their own: "class C", all of C's members, and "member C.N",
+    the statements of C's body that bind N (see :func:`member_names`), with the attribute
+    assignments in C's methods to an attribute named N.
+
+    Called once function bodies are cut: a member is read from outside as the interface
+    is. What C's methods assign to attributes (and declare global) stays in the interface
+    too, as any object's attribute may be the one assigned. A statement of C's body that
+    binds no name, or binds names in a way :func:`member_names` does not tell, is in
+    "class C" alone: a piece that reads it reads the whole class."""
+    classes: dict[str, list[str]] = {}
+    members: dict[str, list[str]] = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.ClassDef):
+            continue
+        prefix = statement.name + "."
+        classes.setdefault(statement.name, []).append(ast.dump(ast.Module(statement.body, [])))
+        kept: list[ast.stmt] = []
+        for member in statement.body:
+            if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                kept.extend(member.body)
+            for name in member_names(member) or ():
+                members.setdefault(prefix + name, []).append(ast.dump(member))
+        for assignment in kept:
+            for name in _attributes_assigned(assignment):
+                members.setdefault(prefix + name, []).append(ast.dump(assignment))
+        statement.body = kept
+    for name, dumps in classes.items():
+        levels["class " + name] = _hash("\0".join(dumps))
+    for name, dumps in members.items():
+        levels["member " + name] = _hash("\0".join(dumps))
+
+
+def member_names(statement: ast.stmt) -> tuple[str, ...] | None:
+    """The names a statement of a class's body binds, when it is of a kind whose names
+    the syntax alone tells (a definition, a plain assignment, an import); None for any
+    other. :func:`pylint_rpcsurface.analysis.reads.bound_names` must agree for astroid's
+    nodes."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (statement.name,)
+    if any(isinstance(node, ast.NamedExpr) for node in ast.walk(statement)):
+        return None
+    if isinstance(statement, ast.Assign):
+        targets: list[ast.expr] = list(statement.targets)
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        targets = [statement.target]
+    elif isinstance(statement, ast.Import):
+        return tuple((a.asname or a.name).partition(".")[0] for a in statement.names)
+    elif isinstance(statement, ast.ImportFrom):
+        if any(a.name == "*" for a in statement.names):
+            return None
+        return tuple(a.asname or a.name for a in statement.names)
+    else:
+        return None
+    names: list[str] = []
+    pending = targets
+    while pending:
+        target = pending.pop()
+        if isinstance(target, ast.Name):
+            names.append(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            pending.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            pending.append(target.value)
+        else:
+            return None  # an attribute or a subscript: no name of the class's
+    return tuple(names)
+
+
+def _attributes_assigned(statement: ast.stmt) -> set[str]:
+    """The attribute names a statement a function body keeps for its interface assigns
+    (or deletes): ``self.x = ...`` assigns x."""
+    return {
+        node.attr
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del))
+    }
 
 
 def _hash(text: str) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, cast
 
 from pylint_rpcsurface.analysis.modules import ModuleStore
-from pylint_rpcsurface.analysis.reads import BODY, INTERFACE, ReadRecorder, Reads
+from pylint_rpcsurface.analysis.reads import BODY, CLASS, INTERFACE, MEMBER, ReadRecorder, Reads
 from pylint_rpcsurface.engine.anchors import ANCHOR, anchor_of, positions, read_spans, reanchored
 from pylint_rpcsurface.engine.collector import CodeFacts, CodeRef
 from pylint_rpcsurface.engine.digests import ModuleDigests, module_digests
@@ -131,8 +131,27 @@ class Pieces:
 
     def digest(self, path: str, level: str) -> str:
         """*path*'s digest at *level* (:mod:`.digests`); "absent" for a function the
-        module no longer defines."""
-        return self.summary(path)[0].get(level, "absent")
+        module no longer defines, or a name no top-level class binds.
+
+        A dunder name a class does not bind in its text may still be one of its members:
+        astroid's brains make some (a dataclass's ``__init__``) from the rest of the
+        class, so such a name's digest is the whole class's. So is the member of a class
+        the module no longer defines at its top level: the module's body's."""
+        levels = self.summary(path)[0]
+        found = levels.get(level)
+        if found is not None:
+            return found
+        if level.startswith(MEMBER):
+            owner, _, name = level[len(MEMBER) :].partition(".")
+            if not (name.startswith("__") and name.endswith("__")) and CLASS + owner in levels:
+                return "absent"
+            level = CLASS + owner
+            found = levels.get(level)
+            if found is not None:
+                return "the class " + found
+        if level.startswith(CLASS):
+            return "no class " + levels["body"]
+        return "absent"
 
     def summary(self, path: str) -> ModuleDigests:
         """*path*'s digests and function spans, computed once per version of the module."""

@@ -1,0 +1,194 @@
+"""Reads of a top-level class told member by member, while reads are recorded.
+
+:func:`pylint_rpcsurface.analysis.modules.recording_reads` is the one user of this
+module: it splits the project's top-level classes for the span of the analysis and puts
+them back as they were (see :mod:`.reads`, whose ``member C.N`` levels these tell).
+astroid looks a class's members up in its ``locals`` and ``instance_attrs``; while a
+class is split, those are :class:`_MemberReads`, which tell the recorder each name
+looked up, and its ``body`` a :class:`_BodyReads`, which tells it the whole class is
+read. A class left unsplit has every read of its nodes count as one of all its
+members (``ReadRecorder.split``), so a class this misses is read as a whole, never less.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from astroid import nodes
+
+from pylint_rpcsurface.analysis.reads import ReadRecorder, bound_names
+
+__all__ = ["ClassSplitter", "extra_decorators"]
+
+
+def extra_decorators(recorder: ReadRecorder, compute: Any, function: nodes.FunctionDef) -> Any:
+    """astroid's ``extra_decorators`` of *function* (``m = staticmethod(m)`` in its
+    class's body), read as what it reads: the class's member of the function's name.
+
+    astroid walks every assignment of the class's scope for it, but keeps only those to
+    that name at the class's own level; when every statement of the class's body binds
+    names the syntax tells (see :func:`.reads.bound_names`), they are all in that member.
+    Else the walk reads the whole class."""
+    frame = function.parent.frame() if function.parent is not None else None
+    if not (isinstance(frame, nodes.ClassDef) and recorder.split(frame)):
+        return compute(function)
+    path = recorder.project_path(frame.root().file)
+    statements = list.__iter__(frame.body)
+    if path is None or any(bound_names(statement) is None for statement in statements):
+        return compute(function)
+    recorder.member(path, frame.name, function.name)
+    with recorder.unrecorded():
+        return compute(function)
+
+
+class _MemberReads(dict):  # type: ignore[type-arg]
+    """A top-level class's ``locals`` or ``instance_attrs`` while reads are recorded: a
+    read by key is a read of that member alone, any other read (iterating, its size)
+    a read of the whole class. Its keys and values are the dict's it replaces."""
+
+    __slots__ = ("_owner", "_path", "_recorder")
+
+    def __init__(self, plain: dict[str, Any], recorder: ReadRecorder, path: str, owner: str):
+        super().__init__(plain)
+        self._recorder = recorder
+        self._path = path
+        self._owner = owner
+
+    def _one(self, key: object) -> None:
+        self._recorder.member(self._path, self._owner, key)
+
+    def _all(self) -> None:
+        self._recorder.whole_class(self._path, self._owner)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._one(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._one(key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self._one(key)
+        return dict.__contains__(self, key)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        self._one(key)
+        return dict.setdefault(self, key, default)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        self._one(key)
+        return dict.pop(self, key, *default)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._one(key)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self._one(key)
+        dict.__delitem__(self, key)
+
+    def plain(self) -> dict[str, Any]:
+        """The dict this one stands for, read by no one."""
+        return dict(dict.items(self))
+
+
+def _reading_whole(name: str) -> Any:
+    def read(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self._all()  # pylint: disable=protected-access
+        return getattr(dict, name)(self, *args, **kwargs)
+
+    read.__name__ = name
+    return read
+
+
+for _name in (
+    "__iter__", "__len__", "__reversed__", "__repr__", "__eq__", "__ne__", "__or__",
+    "__ror__", "__ior__", "keys", "values", "items", "copy", "update", "clear", "popitem",
+):  # fmt: skip
+    setattr(_MemberReads, _name, _reading_whole(_name))
+
+
+class _BodyReads(list):  # type: ignore[type-arg]
+    """A top-level class's ``body`` while reads are recorded: any read of it is a read of
+    the whole class."""
+
+    __slots__ = ("_owner", "_path", "_recorder")
+
+    def __init__(self, plain: list[Any], recorder: ReadRecorder, path: str, owner: str):
+        super().__init__(plain)
+        self._recorder = recorder
+        self._path = path
+        self._owner = owner
+
+    def _all(self) -> None:
+        self._recorder.whole_class(self._path, self._owner)
+
+    def plain(self) -> list[Any]:
+        """The list this one stands for, read by no one."""
+        return list(list.__iter__(self))
+
+
+def _reading_body(name: str) -> Any:
+    def read(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self._all()  # pylint: disable=protected-access
+        return getattr(list, name)(self, *args, **kwargs)
+
+    read.__name__ = name
+    return read
+
+
+for _name in (
+    "__iter__", "__len__", "__getitem__", "__contains__", "__reversed__", "__repr__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__add__", "__mul__",
+    "__rmul__", "__iadd__", "__imul__", "__setitem__", "__delitem__", "index", "count",
+    "copy", "append", "extend", "insert", "remove", "pop", "sort", "reverse", "clear",
+):  # fmt: skip
+    setattr(_BodyReads, _name, _reading_body(_name))
+del _name
+
+
+class ClassSplitter:
+    """Makes the top-level classes of the project's modules tell their members' reads
+    one by one (:class:`_MemberReads`), and puts every class back as it was."""
+
+    def __init__(self, recorder: ReadRecorder) -> None:
+        self._recorder = recorder
+        self._modules: set[int] = set()
+        self._classes: list[nodes.ClassDef] = []
+
+    def module(self, module: nodes.Module) -> None:
+        if id(module) in self._modules:
+            return
+        self._modules.add(id(module))
+        path = self._recorder.project_path(module.file)
+        if path is None:
+            return
+        for statement in list.__iter__(module.body):
+            if isinstance(statement, nodes.ClassDef) and id(statement) not in (
+                self._recorder.split_classes
+            ):
+                self._split(statement, path)
+
+    def _split(self, klass: nodes.ClassDef, path: str) -> None:
+        if not (
+            type(klass.locals) is dict  # pylint: disable=unidiomatic-typecheck
+            and type(klass.instance_attrs) is dict  # pylint: disable=unidiomatic-typecheck
+            and type(klass.body) is list  # pylint: disable=unidiomatic-typecheck
+        ):
+            return  # a shape this does not know: its reads count for the whole class
+        recorder = self._recorder
+        klass.locals = _MemberReads(klass.locals, recorder, path, klass.name)
+        klass.instance_attrs = _MemberReads(klass.instance_attrs, recorder, path, klass.name)
+        klass.body = _BodyReads(klass.body, recorder, path, klass.name)
+        recorder.split_classes.add(id(klass))
+        self._classes.append(klass)
+
+    def restore(self) -> None:
+        for klass in self._classes:
+            for attribute in ("locals", "instance_attrs", "body"):
+                value = getattr(klass, attribute)
+                if isinstance(value, (_MemberReads, _BodyReads)):
+                    setattr(klass, attribute, value.plain())
+        self._recorder.split_classes.clear()
+        self._classes.clear()

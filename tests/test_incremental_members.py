@@ -1,0 +1,333 @@
+"""The incremental answer is the answer from nothing when an edit changes a class's
+members: the pieces that read a class by its members (``member C.N``, see
+``engine.digests``) are computed again exactly when a member they read changes, and
+those that read none of the class's changed members are not.
+
+Each scenario is a small project in two versions, A and B, as in
+``test_incremental_bodies.py``; here B edits what a top-level class binds (a class
+attribute, a member a base shadows, an import in the class's body, a nested class, a statement of the class's body that binds names only
+conditionally), in a module the caller's code only reads through that class. A property
+runs random sequences of these edits, saved or as buffers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import astroid
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import fast_surface
+from test_incremental_bodies import (
+    CORE,
+    GHOSTED,
+    HANDLERS,
+    SUB_SENDS_ITS_RPC,
+    UNANSWERED,
+    Scenario,
+    _analyse,
+    _answer,
+    _check,
+    _folder,
+    _memo,
+    _overrides,
+    _write,
+)
+
+from pylint_rpcsurface.config import load_config
+
+# Sub sends self.rpc, which it finds in the first class of its MRO that binds it.
+SUB_OF_MID = """\
+from base import Base
+from mid import Mid
+
+
+class Sub(Mid, Base):
+    def run(self):
+        return self.mgr.call_func(self.rpc, wait_out=True)  # the call
+"""
+
+BASE_BINDS_THE_NAME = """\
+from core import Core
+
+
+class Base(Core):
+    rpc = "alpha"
+"""
+
+SCENARIOS = (
+    Scenario(
+        # The member Sub's code looked up in Mid and did not find becomes one.
+        "m1-a-class-attribute-added-shadows-the-base",
+        a={
+            "core.py": CORE,
+            "base.py": BASE_BINDS_THE_NAME,
+            "mid.py": "class Mid:\n    size = 1\n",
+            "sub.py": SUB_OF_MID,
+        },
+        b={"mid.py": 'class Mid:\n    size = 1\n    rpc = "ghost"\n'},
+        expect_a=(),
+        expect_b=((UNANSWERED, "sub.py", "# the call"),),
+    ),
+    Scenario(
+        # A class attribute that names another member of its class: the class's scope.
+        "m2-a-class-attribute-names-another",
+        a={
+            "core.py": CORE,
+            "base.py": """\
+from core import Core
+
+
+class Base(Core):
+    NAME = "alpha"
+    rpc = NAME
+""",
+            "sub.py": SUB_SENDS_ITS_RPC,
+        },
+        b={"base.py": GHOSTED},
+        expect_a=(),
+        expect_b=((UNANSWERED, "sub.py", "# the call"),),
+    ),
+    Scenario(
+        # An import in the class's body binds the member.
+        "m4-an-import-in-the-class-body",
+        a={
+            "core.py": CORE,
+            "names.py": 'ALPHA = "alpha"\nGHOST = "ghost"\n',
+            "base.py": """\
+from core import Core
+
+
+class Base(Core):
+    from names import ALPHA as rpc
+""",
+            "sub.py": SUB_SENDS_ITS_RPC,
+        },
+        b={
+            "base.py": """\
+from core import Core
+
+
+class Base(Core):
+    from names import GHOST as rpc
+"""
+        },
+        expect_a=(),
+        expect_b=((UNANSWERED, "sub.py", "# the call"),),
+    ),
+    Scenario(
+        # A class nested in the class's body: the member is the whole nested class.
+        "m5-a-nested-class-holds-the-name",
+        a={
+            "core.py": CORE,
+            "base.py": """\
+from core import Core
+
+
+class Base(Core):
+    class Names:
+        rpc = "alpha"
+""",
+            "sub.py": """\
+from base import Base
+
+
+class Sub(Base):
+    def run(self):
+        return self.mgr.call_func(self.Names.rpc, wait_out=True)  # the call
+""",
+        },
+        b={"base.py": GHOSTED},
+        expect_a=(),
+        expect_b=((UNANSWERED, "sub.py", "# the call"),),
+    ),
+    Scenario(
+        # A statement that binds a name only on one branch: the whole class is read.
+        "m6-a-name-bound-in-a-branch-of-the-class-body",
+        a={
+            "core.py": CORE,
+            "base.py": """\
+from core import Core
+
+FAST = True
+
+
+class Base(Core):
+    if FAST:
+        rpc = "alpha"
+    size = 1
+""",
+            "sub.py": SUB_SENDS_ITS_RPC,
+        },
+        b={"base.py": GHOSTED},
+        expect_a=(),
+        expect_b=((UNANSWERED, "sub.py", "# the call"),),
+    ),
+    Scenario(
+        # An attribute of the instance, set in a method of the class added in B: the
+        # instance attribute shadows the class attribute the call read.
+        "m7-a-method-added-sets-an-instance-attribute",
+        a={
+            "core.py": CORE,
+            "base.py": BASE_BINDS_THE_NAME,
+            "mid.py": "class Mid:\n    size = 1\n",
+            "sub.py": SUB_OF_MID,
+        },
+        b={
+            "mid.py": """\
+class Mid:
+    size = 1
+
+    def __init__(self):
+        self.rpc = "ghost"
+"""
+        },
+        expect_a=(),
+        expect_b=None,  # type: ignore[arg-type]  # both names: the answer from nothing
+    ),
+)
+
+
+def _expected_or_scratch(scenario: Scenario) -> bool:
+    return scenario.expect_b is not None
+
+
+CHECKED = [s for s in SCENARIOS if _expected_or_scratch(s)]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
+def test_the_memo_after_an_edit_of_a_class_gives_the_answer_from_nothing(
+    scenario: Scenario,
+) -> None:
+    with _folder() as root:
+        _write(root, scenario.files("a"))
+        config = load_config(root / "pyproject.toml")
+        before = _analyse(config, memo=_memo(root))
+        scratch_a = _analyse(config)
+        assert _answer(before) == _answer(scratch_a)
+        _check(scenario, "a", root, scratch_a)
+        for step, version in enumerate("bab", 1):
+            _write(root, scenario.files(version))
+            memo = _memo(root)
+            incremental = _analyse(config, memo=memo)
+            scratch = _analyse(config)
+            assert _answer(incremental) == _answer(scratch), (step, version)
+            if version == "a" or _expected_or_scratch(scenario):
+                _check(scenario, version, root, scratch)
+            assert memo.hits, (step, version)
+        assert _answer(scratch) != _answer(scratch_a)  # A and B differ: not vacuous
+
+
+@pytest.mark.parametrize("scenario", CHECKED, ids=lambda s: s.id)
+def test_an_unsaved_buffer_editing_a_class_gives_the_answer_from_nothing(
+    scenario: Scenario,
+) -> None:
+    with _folder() as root:
+        _write(root, scenario.files("a"))
+        config = load_config(root / "pyproject.toml")
+        scratch_a = _analyse(config)
+        assert _answer(_analyse(config, memo=_memo(root))) == _answer(scratch_a)
+        overrides = _overrides(root, scenario)
+        incremental = _analyse(config, overrides, memo=_memo(root))
+        scratch = _analyse(config, overrides)
+        assert _answer(incremental) == _answer(scratch)
+        _check(scenario, "b", root, scratch)
+        assert _answer(_analyse(config, memo=_memo(root))) == _answer(scratch_a)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(SCENARIOS), st.sampled_from("ab"), st.booleans()),
+        min_size=2,
+        max_size=5,
+    )
+)
+def test_sequences_of_class_edits_give_the_answer_from_nothing(
+    steps: list[tuple[Scenario, str, bool]],
+) -> None:
+    """Scenarios in random order, each to A or B, B on disk or as a buffer over A."""
+    with _folder() as top:
+        for step, (scenario, version, buffered) in enumerate(steps):
+            root = top / scenario.id
+            if not root.exists():
+                root.mkdir()
+                _write(root, scenario.files("a"))
+                _analyse(load_config(root / "pyproject.toml"), memo=_memo(root))
+            config = load_config(root / "pyproject.toml")
+            overrides: dict[str, str] = {}
+            if buffered and version == "b":
+                _write(root, scenario.files("a"))
+                overrides = _overrides(root, scenario)
+            else:
+                _write(root, scenario.files(version))
+            incremental = _analyse(config, overrides, memo=_memo(root))
+            scratch = _analyse(config, overrides)
+            assert _answer(incremental) == _answer(scratch), (step, scenario.id, version)
+
+
+# ---------------------------------------------------------------------------
+# What an edit of a class builds again
+
+# The caller's method reads a module-level name of names.py through the class Tools,
+# which is no caller and whose module names no caller.
+PRECISION = {
+    "core.py": CORE,
+    "names.py": 'RPC = "alpha"\n',
+    "tools.py": """\
+from names import RPC
+
+
+class Tools:
+    rpc = RPC
+
+    def second(self):
+        return 1
+""",
+    "sub.py": """\
+from core import Core
+from tools import Tools
+
+
+class Sub(Core):
+    def run(self):
+        return self.mgr.call_func(Tools.rpc, wait_out=True)
+""",
+}
+MODULES = frozenset(name.removesuffix(".py") for name in PRECISION)
+
+
+def _built_by(run: Callable[[], object]) -> set[str]:
+    """The project's modules astroid holds after *run*, started from an empty cache of
+    astroid's: what the run built."""
+    astroid.MANAGER.clear_cache()
+    run()
+    return {name for name in astroid.MANAGER.astroid_cache if name in MODULES}
+
+
+def test_a_method_added_to_a_class_builds_no_module_that_reads_another_member() -> None:
+    """After a new method in Tools, the caller's piece holds (it read Tools's member
+    rpc alone): neither sub.py nor names.py is built. An edit of that member builds
+    them again, and the answer is the one from nothing."""
+    table = fast_surface("core.Core", "handlers.FastRunner", "handlers.Runner", "handlers.RPCS")
+    with _folder() as root:
+        _write(root, {**PRECISION, "handlers.py": HANDLERS, "pyproject.toml": table})
+        config = load_config(root / "pyproject.toml")
+        warm = _analyse(config, memo=_memo(root))
+        added = PRECISION["tools.py"].replace(
+            "    def second(self):",
+            "    def third(self):\n        return 2\n\n    def second(self):",
+        )
+        _write(root, {"tools.py": added})
+        assert _built_by(lambda: _analyse(config, memo=_memo(root))) <= {"tools"}
+        assert _answer(_analyse(config, memo=_memo(root))) == _answer(warm)
+        _write(root, {"tools.py": added.replace("rpc = RPC", "rpc = RPC or 'ghost'")})
+        assert {"sub", "tools", "names"} <= _built_by(lambda: _analyse(config, memo=_memo(root)))
+        assert _answer(_analyse(config, memo=_memo(root))) == _answer(_analyse(config))
