@@ -264,8 +264,10 @@ class ReadRecorder:
             return (INTERFACE,)
         if not self.split(klass):
             return (INTERFACE, CLASS + klass.name)  # its members are read unseen
-        if statement is None or not getattr(statement, "is_statement", False):
+        if statement is None or _in_header(klass, statement):
             return (INTERFACE,)  # the class itself, its bases, keywords and decorators
+        if not getattr(statement, "is_statement", False):
+            return (INTERFACE, CLASS + klass.name)  # its docstring: the body's first line
         names = bound_names(statement)
         if names is None:
             return (INTERFACE, CLASS + klass.name)
@@ -410,3 +412,15 @@ def _walk(node: Any) -> Iterator[Any]:
                     values.extend(value)
                 elif value is not None and hasattr(value, "_astroid_fields"):
                     pending.append(value)
+
+
+def _in_header(klass: Any, part: Any) -> bool:
+    """Whether *part*, a child of the class *klass*, is one of its bases, keywords,
+    decorators or type parameters: the class's header, which the interface holds."""
+    if part is getattr(klass, "decorators", None):
+        return True
+    return any(
+        part is node
+        for field in ("bases", "keywords", "type_params")
+        for node in getattr(klass, field, None) or ()
+    )
