@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -598,10 +598,10 @@ def test_an_edit_of_bodies_only_is_what_it_claims(scenario: Scenario) -> None:
         assert _outline(text) == _outline(before), relpath
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
-def test_the_memo_after_an_edit_of_a_body_gives_the_answer_from_nothing(
-    scenario: Scenario,
-) -> None:
+def back_and_forth(scenario: Scenario, *, check_b: bool = True) -> None:
+    """A, then B, A, B saved in turn: each version's answer with the memo of the ones
+    before is its answer from nothing, and the one the scenario expects (B's only when
+    *check_b*)."""
     with _folder() as root:
         _write(root, scenario.files("a"))
         config = load_config(root / "pyproject.toml")
@@ -616,9 +616,17 @@ def test_the_memo_after_an_edit_of_a_body_gives_the_answer_from_nothing(
             incremental = _analyse(config, memo=memo)
             scratch = _analyse(config)
             assert _answer(incremental) == _answer(scratch), (step, version)
-            _check(scenario, version, root, scratch)
+            if version == "a" or check_b:
+                _check(scenario, version, root, scratch)
             assert memo.hits, (step, version)  # the memo was used, not just written
         assert _answer(scratch) != _answer(scratch_a)  # A and B differ: not vacuous
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
+def test_the_memo_after_an_edit_of_a_body_gives_the_answer_from_nothing(
+    scenario: Scenario,
+) -> None:
+    back_and_forth(scenario)
 
 
 @pytest.mark.parametrize("scenario", [BY_ID[i] for i in BUFFERED], ids=lambda s: s.id)
@@ -626,6 +634,12 @@ def test_an_unsaved_buffer_with_an_edit_of_a_body_gives_the_answer_from_nothing(
     scenario: Scenario,
 ) -> None:
     """11: the editor's case: B is a buffer, the file on disk stays A's."""
+    as_a_buffer(scenario)
+
+
+def as_a_buffer(scenario: Scenario) -> None:
+    """B as an unsaved buffer over A on disk, twice (its pieces are not kept), then the
+    buffer closed: each answer is the one from nothing, and A's file stays A's."""
     with _folder() as root:
         _write(root, scenario.files("a"))
         config = load_config(root / "pyproject.toml")
@@ -670,6 +684,15 @@ def test_sequences_of_body_edits_give_the_answer_from_nothing(
     """Scenarios in random order, each to A or B, B on disk or as a buffer over A on
     disk; each scenario has a folder of its own, whose memo carries over from step to
     step."""
+    in_sequence(steps)
+
+
+def in_sequence(
+    steps: list[tuple[Scenario, str, bool]], checked: Callable[[Scenario], bool] = bool
+) -> None:
+    """Each step's scenario to its version (B on disk, or as a buffer over A when the
+    step says so), the memo's answer against the answer from nothing, which is the one
+    the scenario expects where *checked*."""
     with _folder() as top:
         for step, (scenario, version, buffered) in enumerate(steps):
             root = top / scenario.id
@@ -687,7 +710,8 @@ def test_sequences_of_body_edits_give_the_answer_from_nothing(
             incremental = _analyse(config, overrides, memo=_memo(root))
             scratch = _analyse(config, overrides)
             assert _answer(incremental) == _answer(scratch), (step, scenario.id, version)
-            _check(scenario, version, root, scratch)
+            if version == "a" or checked(scenario):
+                _check(scenario, version, root, scratch)
 
 
 # ---------------------------------------------------------------------------

@@ -5,9 +5,10 @@ those that read none of the class's changed members are not.
 
 Each scenario is a small project in two versions, A and B, as in
 ``test_incremental_bodies.py``; here B edits what a top-level class binds (a class
-attribute, a member a base shadows, an import in the class's body, a nested class, a statement of the class's body that binds names only
-conditionally), in a module the caller's code only reads through that class. A property
-runs random sequences of these edits, saved or as buffers.
+attribute, a member a base shadows, an import in the class's body, a nested class, a
+statement of the class's body that binds names only on a branch, an instance attribute
+set in a new method), in a module the caller's code reads only through that class. A
+property runs random sequences of these edits, saved or as buffers.
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from test_incremental_bodies import (
     Scenario,
     _analyse,
     _answer,
-    _check,
     _folder,
     _memo,
-    _overrides,
     _write,
+    as_a_buffer,
+    back_and_forth,
+    in_sequence,
 )
 
 from pylint_rpcsurface.config import load_config
@@ -189,51 +191,27 @@ class Mid:
 )
 
 
-def _expected_or_scratch(scenario: Scenario) -> bool:
+def _expected(scenario: Scenario) -> bool:
+    """Whether the scenario says what B's answer from nothing is (else it is only
+    compared with the memo's)."""
     return scenario.expect_b is not None
 
 
-CHECKED = [s for s in SCENARIOS if _expected_or_scratch(s)]
+CHECKED = [s for s in SCENARIOS if _expected(s)]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_the_memo_after_an_edit_of_a_class_gives_the_answer_from_nothing(
     scenario: Scenario,
 ) -> None:
-    with _folder() as root:
-        _write(root, scenario.files("a"))
-        config = load_config(root / "pyproject.toml")
-        before = _analyse(config, memo=_memo(root))
-        scratch_a = _analyse(config)
-        assert _answer(before) == _answer(scratch_a)
-        _check(scenario, "a", root, scratch_a)
-        for step, version in enumerate("bab", 1):
-            _write(root, scenario.files(version))
-            memo = _memo(root)
-            incremental = _analyse(config, memo=memo)
-            scratch = _analyse(config)
-            assert _answer(incremental) == _answer(scratch), (step, version)
-            if version == "a" or _expected_or_scratch(scenario):
-                _check(scenario, version, root, scratch)
-            assert memo.hits, (step, version)
-        assert _answer(scratch) != _answer(scratch_a)  # A and B differ: not vacuous
+    back_and_forth(scenario, check_b=_expected(scenario))
 
 
 @pytest.mark.parametrize("scenario", CHECKED, ids=lambda s: s.id)
 def test_an_unsaved_buffer_editing_a_class_gives_the_answer_from_nothing(
     scenario: Scenario,
 ) -> None:
-    with _folder() as root:
-        _write(root, scenario.files("a"))
-        config = load_config(root / "pyproject.toml")
-        scratch_a = _analyse(config)
-        assert _answer(_analyse(config, memo=_memo(root))) == _answer(scratch_a)
-        overrides = _overrides(root, scenario)
-        incremental = _analyse(config, overrides, memo=_memo(root))
-        scratch = _analyse(config, overrides)
-        assert _answer(incremental) == _answer(scratch)
-        _check(scenario, "b", root, scratch)
-        assert _answer(_analyse(config, memo=_memo(root))) == _answer(scratch_a)
+    as_a_buffer(scenario)
 
 
 @settings(
@@ -254,23 +232,7 @@ def test_sequences_of_class_edits_give_the_answer_from_nothing(
     steps: list[tuple[Scenario, str, bool]],
 ) -> None:
     """Scenarios in random order, each to A or B, B on disk or as a buffer over A."""
-    with _folder() as top:
-        for step, (scenario, version, buffered) in enumerate(steps):
-            root = top / scenario.id
-            if not root.exists():
-                root.mkdir()
-                _write(root, scenario.files("a"))
-                _analyse(load_config(root / "pyproject.toml"), memo=_memo(root))
-            config = load_config(root / "pyproject.toml")
-            overrides: dict[str, str] = {}
-            if buffered and version == "b":
-                _write(root, scenario.files("a"))
-                overrides = _overrides(root, scenario)
-            else:
-                _write(root, scenario.files(version))
-            incremental = _analyse(config, overrides, memo=_memo(root))
-            scratch = _analyse(config, overrides)
-            assert _answer(incremental) == _answer(scratch), (step, scenario.id, version)
+    in_sequence(steps, checked=_expected)
 
 
 # ---------------------------------------------------------------------------

@@ -41,24 +41,33 @@ def extra_decorators(recorder: ReadRecorder, compute: Any, function: nodes.Funct
         return compute(function)
 
 
+class _ClassReads:
+    """What tells the recorder of the reads of one top-level class (*owner* of *path*)."""
+
+    __slots__ = ("owner", "path", "recorder")
+
+    def __init__(self, recorder: ReadRecorder, path: str, owner: str) -> None:
+        self.recorder = recorder
+        self.path = path
+        self.owner = owner
+
+
 class _MemberReads(dict):  # type: ignore[type-arg]
     """A top-level class's ``locals`` or ``instance_attrs`` while reads are recorded: a
     read by key is a read of that member alone, any other read (iterating, its size)
     a read of the whole class. Its keys and values are the dict's it replaces."""
 
-    __slots__ = ("_owner", "_path", "_recorder")
+    __slots__ = ("_reads",)
 
-    def __init__(self, plain: dict[str, Any], recorder: ReadRecorder, path: str, owner: str):
+    def __init__(self, plain: dict[str, Any], reads: _ClassReads) -> None:
         super().__init__(plain)
-        self._recorder = recorder
-        self._path = path
-        self._owner = owner
+        self._reads = reads
 
     def _one(self, key: object) -> None:
-        self._recorder.member(self._path, self._owner, key)
+        self._reads.recorder.member(self._reads.path, self._reads.owner, key)
 
     def _all(self) -> None:
-        self._recorder.whole_class(self._path, self._owner)
+        self._reads.recorder.whole_class(self._reads.path, self._reads.owner)
 
     def __getitem__(self, key: Any) -> Any:
         self._one(key)
@@ -93,49 +102,34 @@ class _MemberReads(dict):  # type: ignore[type-arg]
         return dict(dict.items(self))
 
 
-def _reading_whole(name: str) -> Any:
+def _reading_all(base: type[Any], name: str) -> Any:
+    """The method *name* of *base*, which first tells the recorder the whole class is
+    read (``_all``)."""
+
     def read(self: Any, *args: Any, **kwargs: Any) -> Any:
         self._all()  # pylint: disable=protected-access
-        return getattr(dict, name)(self, *args, **kwargs)
+        return getattr(base, name)(self, *args, **kwargs)
 
     read.__name__ = name
     return read
-
-
-for _name in (
-    "__iter__", "__len__", "__reversed__", "__repr__", "__eq__", "__ne__", "__or__",
-    "__ror__", "__ior__", "keys", "values", "items", "copy", "update", "clear", "popitem",
-):  # fmt: skip
-    setattr(_MemberReads, _name, _reading_whole(_name))
 
 
 class _BodyReads(list):  # type: ignore[type-arg]
     """A top-level class's ``body`` while reads are recorded: any read of it is a read of
     the whole class."""
 
-    __slots__ = ("_owner", "_path", "_recorder")
+    __slots__ = ("_reads",)
 
-    def __init__(self, plain: list[Any], recorder: ReadRecorder, path: str, owner: str):
+    def __init__(self, plain: list[Any], reads: _ClassReads) -> None:
         super().__init__(plain)
-        self._recorder = recorder
-        self._path = path
-        self._owner = owner
+        self._reads = reads
 
     def _all(self) -> None:
-        self._recorder.whole_class(self._path, self._owner)
+        self._reads.recorder.whole_class(self._reads.path, self._reads.owner)
 
     def plain(self) -> list[Any]:
         """The list this one stands for, read by no one."""
         return list(list.__iter__(self))
-
-
-def _reading_body(name: str) -> Any:
-    def read(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self._all()  # pylint: disable=protected-access
-        return getattr(list, name)(self, *args, **kwargs)
-
-    read.__name__ = name
-    return read
 
 
 for _name in (
@@ -144,7 +138,12 @@ for _name in (
     "__rmul__", "__iadd__", "__imul__", "__setitem__", "__delitem__", "index", "count",
     "copy", "append", "extend", "insert", "remove", "pop", "sort", "reverse", "clear",
 ):  # fmt: skip
-    setattr(_BodyReads, _name, _reading_body(_name))
+    setattr(_BodyReads, _name, _reading_all(list, _name))
+for _name in (
+    "__iter__", "__len__", "__reversed__", "__repr__", "__eq__", "__ne__", "__or__",
+    "__ror__", "__ior__", "keys", "values", "items", "copy", "update", "clear", "popitem",
+):  # fmt: skip
+    setattr(_MemberReads, _name, _reading_all(dict, _name))
 del _name
 
 
@@ -177,11 +176,11 @@ class ClassSplitter:
             and type(klass.body) is list  # pylint: disable=unidiomatic-typecheck
         ):
             return  # a shape this does not know: its reads count for the whole class
-        recorder = self._recorder
-        klass.locals = _MemberReads(klass.locals, recorder, path, klass.name)
-        klass.instance_attrs = _MemberReads(klass.instance_attrs, recorder, path, klass.name)
-        klass.body = _BodyReads(klass.body, recorder, path, klass.name)
-        recorder.split_classes.add(id(klass))
+        reads = _ClassReads(self._recorder, path, klass.name)
+        klass.locals = _MemberReads(klass.locals, reads)
+        klass.instance_attrs = _MemberReads(klass.instance_attrs, reads)
+        klass.body = _BodyReads(klass.body, reads)
+        self._recorder.split_classes.add(id(klass))
         self._classes.append(klass)
 
     def restore(self) -> None:
