@@ -26,7 +26,7 @@ table in docs/real-engines.md is always the one this command makes.
     python bench/engines.py --proxy                  # with the proxy tables (issue 25)
 
 Downloads: vLLM's wheel is about 260 MB, LMDeploy's about 110 MB, the others a few MB
-(verl 0.4.1 0.75 MB, AReaL 1.0.4 1.1 MB, OpenRLHF 0.7.0 0.15 MB).
+(verl 0.4.1 0.75 MB, AReaL 1.0.4 1.1 MB, Trinity-RFT 0.3.0 0.3 MB, OpenRLHF 0.7.0 0.15 MB).
 Exit status 1 if a check crashed, exited with 2, or a finding has no verdict.
 """
 
@@ -70,6 +70,7 @@ ENGINES = (
     # Ray-based RL frameworks for the proxy surfaces of issue 25
     Engine("verl", "0.4.1", "verl", proxy_only=True),
     Engine("areal", "1.0.4", "areal", proxy_only=True),
+    Engine("trinity-rft", "0.3.0", "trinity", proxy_only=True),
 )
 
 
