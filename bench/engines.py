@@ -13,7 +13,9 @@ checker rejects the ``proxy`` key. With ``--proxy`` that file is appended to the
 table (both are plain TOML, so appending keeps every table), and the engines whose whole
 configuration is proxy tables (``proxy_only``) are run too; without it they are skipped.
 The hand-traced call sites each proxy surface must find are in
-``bench/engines/proxy_expected/<name>.toml``.
+``bench/engines/proxy_expected/<name>.toml``; with ``--proxy``, those expected as findings
+serve as their verdicts (verdicts.toml, where it has the key, wins), so the run fails on a
+proxy finding nobody traced and on a traced one that is not found.
 
 Every finding is looked up in ``bench/engines/verdicts.toml``, where each one is classified
 by hand, after tracing it to the engine's code, as a true or a false positive with the
@@ -204,6 +206,28 @@ def load_verdicts(path: Path = VERDICTS) -> dict[str, dict[str, dict[str, str]]]
     return {engine: dict(table) for engine, table in data.items()}
 
 
+def expected_proxy_verdicts(
+    directory: Path = CONFIGS / "proxy_expected",
+) -> dict[str, dict[str, dict[str, str]]]:
+    """The hand-traced proxy sites that must be findings, as verdicts: engine -> key -> verdict.
+
+    ``proxy_expected/<name>.toml`` lists every site of the engine's proxy surfaces; those
+    whose verdict is "true positive" or "false positive" are the findings the contract
+    gives. With ``--proxy`` they stand in for verdicts.toml entries, so a run reports any
+    proxy finding that was not traced by hand, and any traced finding that is missing.
+    """
+    verdicts: dict[str, dict[str, dict[str, str]]] = {}
+    for path in sorted(directory.glob("*.toml")):
+        with path.open("rb") as handle:
+            sites = tomllib.load(handle).get("site", [])
+        table = verdicts.setdefault(path.stem, {})
+        for site in sites:
+            if site["verdict"] in ("true positive", "false positive"):
+                where = str(site["at"]).rsplit(":", 1)[0]  # path:line, the column dropped
+                table[where + PROXY_SUFFIX] = {"verdict": site["verdict"], "why": site["why"]}
+    return verdicts
+
+
 def render(
     engines: tuple[Engine, ...],
     found: list[Found],
@@ -275,7 +299,10 @@ def main(argv: list[str] | None = None) -> int:
             found += engine_found
             problems += engine_problems
     verdicts = load_verdicts()
-    if not args.proxy:  # a proxy finding's verdict waits for a run that reads the proxy tables
+    if args.proxy:  # the hand-traced findings, unless verdicts.toml already classifies them
+        for engine, table in expected_proxy_verdicts().items():
+            verdicts[engine] = {**table, **verdicts.get(engine, {})}
+    else:  # a proxy finding's verdict waits for a run that reads the proxy tables
         verdicts = {
             engine: {key: v for key, v in table.items() if not key.endswith(PROXY_SUFFIX)}
             for engine, table in verdicts.items()

@@ -86,3 +86,12 @@ def test_the_proxy_tables_are_appended_only_with_proxy() -> None:
         assert table == {}
         merged_table = engines.tomllib.loads(engines.config_text(name, proxy=True))
         assert merged_table["tool"]["rpcsurface"]["proxy"]
+
+
+def test_the_hand_traced_proxy_findings_stand_in_for_verdicts() -> None:
+    expected = engines.expected_proxy_verdicts()
+    assert set(expected) == {"verl", "openrlhf", "areal", "trinity-rft"}
+    key = "verl/single_controller/ray/base.py:207:rpc-proxy-unanswered"
+    assert expected["verl"][key]["verdict"] == "true positive"
+    assert "areal/infra/scheduler/ray.py:661:rpc-proxy-unanswered" in expected["areal"]
+    assert all(key.endswith(engines.PROXY_SUFFIX) for t in expected.values() for key in t)
