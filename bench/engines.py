@@ -143,8 +143,10 @@ def config_text(name: str, proxy: bool) -> str:
     return text
 
 
-def write_config(root: Path, text: str) -> Path:
-    """Write *text* (an engine's committed table) as *root*'s pyproject.toml."""
+def write_config(root: Path, config: Path | str) -> Path:
+    """Write *config* (an engine's committed table: its file, or its text as config_text
+    makes it) as *root*'s pyproject.toml."""
+    text = config.read_text("utf-8") if isinstance(config, Path) else config
     target = root / "pyproject.toml"
     target.write_text(text, encoding="utf-8")
     return target
