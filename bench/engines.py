@@ -7,6 +7,16 @@ reads the source with astroid. The engine's configuration, committed as
 ``bench/engines/<name>.toml``, is written next to the unpacked package as its
 ``pyproject.toml``, and ``rpcsurface check --format json --no-cache`` runs there.
 
+Proxy tables (``[[tool.rpcsurface.proxy]]``, issue 25) are kept apart, in
+``bench/engines/<name>.proxy.toml``, until the checker that reads them lands: the current
+checker rejects the ``proxy`` key. With ``--proxy`` that file is appended to the engine's
+table (both are plain TOML, so appending keeps every table), and the engines whose whole
+configuration is proxy tables (``proxy_only``) are run too; without it they are skipped.
+The hand-traced call sites each proxy surface must find are in
+``bench/engines/proxy_expected/<name>.toml``; with ``--proxy``, those expected as findings
+serve as their verdicts (verdicts.toml, where it has the key, wins), so the run fails on a
+proxy finding nobody traced and on a traced one that is not found.
+
 Every finding is looked up in ``bench/engines/verdicts.toml``, where each one is classified
 by hand, after tracing it to the engine's code, as a true or a false positive with the
 reason. A finding without a verdict, or a verdict whose finding is gone, fails the run: the
@@ -15,8 +25,10 @@ table in docs/real-engines.md is always the one this command makes.
     python bench/engines.py                          # every engine; print the table
     python bench/engines.py --engines vllm,sglang    # some of them
     python bench/engines.py --out docs/real-engines.md   # rewrite the page's table
+    python bench/engines.py --proxy                  # with the proxy tables (issue 25)
 
-Downloads: vLLM's wheel is about 260 MB, LMDeploy's about 110 MB, the others a few MB.
+Downloads: vLLM's wheel is about 260 MB, LMDeploy's about 110 MB, the others a few MB
+(verl 0.4.1 0.75 MB, AReaL 1.0.4 1.1 MB, Trinity-RFT 0.3.0 0.3 MB, OpenRLHF 0.7.0 0.15 MB).
 Exit status 1 if a check crashed, exited with 2, or a finding has no verdict.
 """
 
@@ -41,6 +53,7 @@ CONFIGS = HERE / "engines"
 VERDICTS = CONFIGS / "verdicts.toml"
 BEGIN = "<!-- engines:begin (python bench/engines.py --out docs/real-engines.md) -->"
 END = "<!-- engines:end -->"
+PROXY_SUFFIX = ":rpc-proxy-unanswered"  # the symbol of issue 25's message
 
 
 @dataclass(frozen=True)
@@ -48,6 +61,7 @@ class Engine:
     name: str  # the distribution's name on the package index, and the config's file name
     version: str
     package: str  # the top-level import package the configuration names
+    proxy_only: bool = False  # its configuration is proxy tables alone: run with --proxy only
 
 
 ENGINES = (
@@ -55,6 +69,10 @@ ENGINES = (
     Engine("lmdeploy", "0.7.3", "lmdeploy"),
     Engine("sglang", "0.4.6", "sglang"),
     Engine("openrlhf", "0.7.0", "openrlhf"),
+    # Ray-based RL frameworks for the proxy surfaces of issue 25
+    Engine("verl", "0.4.1", "verl", proxy_only=True),
+    Engine("areal", "1.0.4", "areal", proxy_only=True),
+    Engine("trinity-rft", "0.3.0", "trinity", proxy_only=True),
 )
 
 
@@ -116,14 +134,25 @@ def package_root(tree: Path, package: str) -> Path:
     return found[0].parent.parent
 
 
-def write_config(root: Path, config: Path) -> Path:
-    """Write *config* (an engine's committed table) as *root*'s pyproject.toml."""
+def config_text(name: str, proxy: bool) -> str:
+    """The engine's table: ``<name>.toml``, then ``<name>.proxy.toml`` when *proxy* is set."""
+    text = (CONFIGS / f"{name}.toml").read_text("utf-8")
+    extra = CONFIGS / f"{name}.proxy.toml"
+    if proxy and extra.is_file():
+        text = text.rstrip("\n") + "\n\n" + extra.read_text("utf-8")
+    return text
+
+
+def write_config(root: Path, config: Path | str) -> Path:
+    """Write *config* (an engine's committed table: its file, or its text as config_text
+    makes it) as *root*'s pyproject.toml."""
+    text = config.read_text("utf-8") if isinstance(config, Path) else config
     target = root / "pyproject.toml"
-    target.write_text(config.read_text("utf-8"), encoding="utf-8")
+    target.write_text(text, encoding="utf-8")
     return target
 
 
-def check(root: Path, config: Path) -> tuple[int, list[dict[str, object]], str]:
+def check(root: Path, config: str) -> tuple[int, list[dict[str, object]], str]:
     """``rpcsurface check --format json --no-cache`` in *root* with *config* as its table."""
     write_config(root, config)
     script = Path(sys.executable).parent / "rpcsurface"
@@ -145,13 +174,13 @@ def check(root: Path, config: Path) -> tuple[int, list[dict[str, object]], str]:
     return completed.returncode, findings, completed.stderr
 
 
-def run_engine(engine: Engine, workdir: Path) -> tuple[list[Found], list[str]]:
+def run_engine(engine: Engine, workdir: Path, proxy: bool = False) -> tuple[list[Found], list[str]]:
     folder = workdir / engine.name
     (folder / "wheel").mkdir(parents=True)
     wheel = download(engine, folder / "wheel")
     count = extract_python(wheel, folder / "src")
     root = package_root(folder / "src", engine.package)
-    code, findings, stderr = check(root, CONFIGS / f"{engine.name}.toml")
+    code, findings, stderr = check(root, config_text(engine.name, proxy))
     problems = []
     if code not in (0, 1):
         problems.append(f"{engine.name}: rpcsurface check exited {code}: {stderr.strip()}")
@@ -177,6 +206,28 @@ def load_verdicts(path: Path = VERDICTS) -> dict[str, dict[str, dict[str, str]]]
     with path.open("rb") as handle:
         data = tomllib.load(handle)
     return {engine: dict(table) for engine, table in data.items()}
+
+
+def expected_proxy_verdicts(
+    directory: Path = CONFIGS / "proxy_expected",
+) -> dict[str, dict[str, dict[str, str]]]:
+    """The hand-traced proxy sites that must be findings, as verdicts: engine -> key -> verdict.
+
+    ``proxy_expected/<name>.toml`` lists every site of the engine's proxy surfaces; those
+    whose verdict is "true positive" or "false positive" are the findings the contract
+    gives. With ``--proxy`` they stand in for verdicts.toml entries, so a run reports any
+    proxy finding that was not traced by hand, and any traced finding that is missing.
+    """
+    verdicts: dict[str, dict[str, dict[str, str]]] = {}
+    for path in sorted(directory.glob("*.toml")):
+        with path.open("rb") as handle:
+            sites = tomllib.load(handle).get("site", [])
+        table = verdicts.setdefault(path.stem, {})
+        for site in sites:
+            if site["verdict"] in ("true positive", "false positive"):
+                where = str(site["at"]).rsplit(":", 1)[0]  # path:line, the column dropped
+                table[where + PROXY_SUFFIX] = {"verdict": site["verdict"], "why": site["why"]}
+    return verdicts
 
 
 def render(
@@ -227,19 +278,38 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--engines", help="comma-separated names (default: every engine)")
     parser.add_argument("--out", type=Path, help="rewrite the table in this Markdown page")
+    parser.add_argument(
+        "--proxy",
+        action="store_true",
+        help="append <name>.proxy.toml and run the proxy-only engines (needs issue 25's checker)",
+    )
     args = parser.parse_args(argv)
     chosen = ENGINES
     if args.engines:
         wanted = set(args.engines.split(","))
         chosen = tuple(engine for engine in ENGINES if engine.name in wanted)
+    if not args.proxy:
+        for engine in chosen:
+            if engine.proxy_only:
+                print(f"{engine.name}: proxy tables only; skipped without --proxy", file=sys.stderr)
+        chosen = tuple(engine for engine in chosen if not engine.proxy_only)
     found: list[Found] = []
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="rpcsurface-engines-") as workdir:
         for engine in chosen:
-            engine_found, engine_problems = run_engine(engine, Path(workdir))
+            engine_found, engine_problems = run_engine(engine, Path(workdir), args.proxy)
             found += engine_found
             problems += engine_problems
-    table, table_problems = render(chosen, found, load_verdicts())
+    verdicts = load_verdicts()
+    if args.proxy:  # the hand-traced findings, unless verdicts.toml already classifies them
+        for engine, table in expected_proxy_verdicts().items():
+            verdicts[engine] = {**table, **verdicts.get(engine, {})}
+    else:  # a proxy finding's verdict waits for a run that reads the proxy tables
+        verdicts = {
+            engine: {key: v for key, v in table.items() if not key.endswith(PROXY_SUFFIX)}
+            for engine, table in verdicts.items()
+        }
+    table, table_problems = render(chosen, found, verdicts)
     problems += table_problems
     print(table)
     if args.out is not None:

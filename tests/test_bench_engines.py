@@ -70,3 +70,28 @@ def test_every_engine_has_a_committed_configuration() -> None:
     for engine in engines.ENGINES:
         assert (engines.CONFIGS / f"{engine.name}.toml").is_file(), engine.name
     assert set(engines.load_verdicts()) <= {engine.name for engine in engines.ENGINES}
+
+
+def test_the_proxy_tables_are_appended_only_with_proxy() -> None:
+    plain = engines.config_text("openrlhf", proxy=False)
+    assert plain == (engines.CONFIGS / "openrlhf.toml").read_text("utf-8")
+    assert "[[tool.rpcsurface.proxy]]" not in plain
+    merged = engines.config_text("openrlhf", proxy=True)
+    assert merged.startswith(plain.rstrip("\n"))
+    assert "[[tool.rpcsurface.proxy]]" in merged
+    only = [engine.name for engine in engines.ENGINES if engine.proxy_only]
+    assert only == ["verl", "areal", "trinity-rft"]
+    for name in only:  # the whole configuration is in <name>.proxy.toml
+        table = engines.tomllib.loads(engines.config_text(name, proxy=False))["tool"]["rpcsurface"]
+        assert table == {}
+        merged_table = engines.tomllib.loads(engines.config_text(name, proxy=True))
+        assert merged_table["tool"]["rpcsurface"]["proxy"]
+
+
+def test_the_hand_traced_proxy_findings_stand_in_for_verdicts() -> None:
+    expected = engines.expected_proxy_verdicts()
+    assert set(expected) == {"verl", "openrlhf", "areal", "trinity-rft"}
+    key = "verl/single_controller/ray/base.py:207:rpc-proxy-unanswered"
+    assert expected["verl"][key]["verdict"] == "true positive"
+    assert "areal/infra/scheduler/ray.py:661:rpc-proxy-unanswered" in expected["areal"]
+    assert all(key.endswith(engines.PROXY_SUFFIX) for t in expected.values() for key in t)
