@@ -306,6 +306,28 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "transparent-decorators",
         ),
     ),
+    MessageSpec(
+        "E7715",
+        "rpc-proxy-unanswered",
+        "'%s' is called on %s by %s, but %s %s no method '%s'",
+        "A caller calls a name on a proxy (a Ray actor handle, a worker group) that one of "
+        "the proxy's handlers does not answer: no method of that name in its MRO, or, with "
+        "exposed-by, none carrying that decorator. The handlers are alternatives, so each "
+        "must answer every name called on the proxy.",
+        "Whichever handler is behind the proxy at run time (the Megatron worker or the FSDP "
+        "one, one actor implementation or another) gets the call. On the path that uses a "
+        "handler without the method, the call raises AttributeError, often only after the "
+        "expensive steps before it have run, and only on that backend.",
+        "INFERENCE",
+        settings=(
+            "proxy.callers",
+            "proxy.receivers",
+            "proxy.handlers",
+            "proxy.remote",
+            "proxy.own-members",
+            "proxy.exposed-by",
+        ),
+    ),
 )
 
 BY_SYMBOL: Mapping[str, MessageSpec] = MappingProxyType({spec.symbol: spec for spec in MESSAGES})
