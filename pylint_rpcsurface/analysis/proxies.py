@@ -50,7 +50,9 @@ def proxy_calls(code: nodes.NodeNG, receivers: frozenset[str], remote: bool) -> 
 def receivers_in(code: nodes.NodeNG, receivers: frozenset[str]) -> frozenset[str]:
     """Which of *receivers* *code* names, as written."""
     found = set()
-    for node in code.nodes_of_class((nodes.Name, nodes.Attribute)):
+    for node in code.nodes_of_class(
+        (nodes.Name, nodes.Attribute, nodes.AssignName, nodes.AssignAttr)
+    ):
         text = node.as_string()
         if text in receivers:
             found.add(text)

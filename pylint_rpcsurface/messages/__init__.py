@@ -328,6 +328,23 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "proxy.exposed-by",
         ),
     ),
+    MessageSpec(
+        "W7716",
+        "rpc-proxy-unmapped",
+        "'%s' is called on %s by %s, which no handler has, but it reads as '%s' under the "
+        "prefix '%s_' of a colocated worker group: which method it reaches can't be "
+        "checked",
+        "A name called on a proxy that no handler answers, but that is a prefix and an "
+        "underscore before a name some handler answers, as a colocated worker group "
+        "binds its workers' methods. The checker can't map it to a method, and says so "
+        "instead of reporting the handlers or passing it.",
+        "A colocated group's prefixed names are made at run time from the worker classes "
+        "it was built from. Which class a prefix stands for is not written where the call "
+        "is, so the call is not checked; call the method on the group spawned for that "
+        "prefix (spawn(prefix_set=...)) to have it checked.",
+        "INFERENCE_FAILURE",
+        settings=("proxy.receivers", "proxy.handlers", "proxy.exposed-by"),
+    ),
 )
 
 BY_SYMBOL: Mapping[str, MessageSpec] = MappingProxyType({spec.symbol: spec for spec in MESSAGES})

@@ -6,13 +6,19 @@ lacks raises ``AttributeError`` on that path. A name the proxy's own members def
 not an RPC; a call under ``hasattr(proxy, name)``, or through ``getattr(proxy, name,
 default)``, is handled by its author. A handler with an ancestor that does not resolve
 may answer names nobody can see: it is never said to lack one.
+
+A colocated worker group binds each worker's methods under a prefix
+(``actor_rollout_compute_log_prob``). A name no handler answers, but which is a prefix
+and ``_`` before a name some handler answers, can't be mapped to a method by what is
+written: it is ``rpc-proxy-unmapped``, a named reason, neither a finding about the
+handlers nor a pass.
 """
 
 from __future__ import annotations
 
 from pylint_rpcsurface.model import Finding, ProxyFacts
 
-__all__ = ["describe_lacking", "proxy_findings"]
+__all__ = ["describe_lacking", "prefixed", "proxy_findings"]
 
 
 def describe_lacking(lacking: list[str], total: int) -> str:
@@ -26,6 +32,15 @@ def describe_lacking(lacking: list[str], total: int) -> str:
     if len(short) == 1:
         return f"{listed} (one of its {total} handlers)"
     return f"{listed} ({len(short)} of its {total} handlers)"
+
+
+def prefixed(rpc: str, answered: frozenset[str]) -> tuple[str, str] | None:
+    """``(prefix, name)`` when *rpc* is ``prefix_name`` and *name* is in *answered*, the
+    shortest such prefix; None otherwise."""
+    for position, char in enumerate(rpc):
+        if char == "_" and 0 < position < len(rpc) - 1 and rpc[position + 1 :] in answered:
+            return rpc[:position], rpc[position + 1 :]
+    return None
 
 
 def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
@@ -46,6 +61,18 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
             continue
         lacking = [h.qualname for h in proxy.handlers if h.complete and call.rpc not in h.names]
         if not lacking:
+            continue
+        answered = frozenset().union(*(h.names for h in proxy.handlers))
+        split = prefixed(call.rpc, answered) if call.rpc not in answered else None
+        if split is not None:
+            found.append(
+                Finding(
+                    call.at,
+                    "rpc-proxy-unmapped",
+                    (call.rpc, call.receiver, call.code, split[1], split[0]),
+                    "INFERENCE_FAILURE",
+                )
+            )
             continue
         verb = "has" if len(lacking) == 1 else "have"
         found.append(
