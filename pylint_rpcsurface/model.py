@@ -323,6 +323,7 @@ class ProxyCall(Record):
     receiver: str  # the configured receiver the proxy comes from, e.g. "self._actors"
     code: str  # the caller's code that makes it, e.g. "TrainGroup.save_model"
     guarded: bool  # under hasattr(proxy, name), or getattr(proxy, name, default)
+    sent: Sent | None = None  # the arguments the handler's method gets; None: unknown
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -346,6 +347,9 @@ class ProxyFacts(Record):
     own_members: frozenset[str]  # names the proxy itself defines: not RPCs
     own_complete: bool  # False when an own-members class's ancestor does not resolve
     exposed_by: str | None = None
+    root: str = ""  # the project folder, for relative paths in message texts
+    # The method each handler runs for each name called, one entry per distinct method.
+    methods: tuple[HandlerMethod, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

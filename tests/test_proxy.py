@@ -109,7 +109,12 @@ def _check_sarif(copy: Path) -> set[Key]:
 
 def test_the_fixture_plants_every_proxy_message() -> None:
     symbols = {key[0] for key in EXPECTED}
-    assert symbols == {"rpc-proxy-unanswered", "rpc-name-uninferable", "rpc-proxy-unmapped"}
+    assert symbols == {
+        "rpc-proxy-unanswered",
+        "rpc-name-uninferable",
+        "rpc-proxy-unmapped",
+        "rpc-handler-signature",
+    }
     assert len(EXPECTED) >= 5
     text = (FIXTURE / "pyproject.toml").read_text("utf-8")
     assert "[[tool.rpcsurface.dispatch]]" not in text  # a project with proxies only
@@ -201,6 +206,26 @@ def test_a_pragma_silences_a_proxy_finding_in_pylint_and_check(tmp_path: Path) -
     assert _check_text(copy) == shifted
 
 
+def test_the_signature_message_judges_each_handlers_method(tmp_path: Path) -> None:
+    """Each alternative's own method is judged: both impls define load_checkpoint(path),
+    so a call passing strict=True gets a message for each, naming its method."""
+    run = run_pylint(fresh_copy(tmp_path), "rl/group.py")
+    messages = [m for m in run.messages if m.symbol == "rpc-handler-signature"]
+    assert len(messages) == 2, messages
+    prefix = (
+        "'load_checkpoint' is sent by RayActorGroup.reload with 1 positional argument and "
+        "the keyword 'strict', but its handler "
+    )
+    named = set()
+    for message in messages:
+        assert message.text.startswith(prefix), message.text
+        assert message.text.endswith(
+            "takes (path): it got an unexpected keyword argument 'strict'"
+        ), message.text
+        named.add(message.text[len(prefix) :].split(" at ", 1)[0])
+    assert named == {"PolicyActorImpl.load_checkpoint", "CriticActorImpl.load_checkpoint"}
+
+
 def _config_error(copy: Path, old: str, new: str) -> str:
     toml = copy / "pyproject.toml"
     text = toml.read_text("utf-8")
@@ -243,11 +268,13 @@ def test_report_has_a_table_per_proxy_surface(tmp_path: Path) -> None:
     assert wg["spawn"]["answeredBy"] == "the proxy itself (own-members)"
     assert wg["spawn"]["verdict"] == ["ok"]
     # Every verdict is a planted finding at one of the row's sites, and back.
-    verdicts = {
-        (symbol, row["calledBy"][0]["at"])
-        for surface in proxies.values()
-        for row in surface["rows"]
-        for symbol in row["verdict"]
-        if symbol != "ok"
-    }
-    assert verdicts == {(key[0], f"{key[1]}:{key[2]}") for key in EXPECTED}
+    planted_at = {(key[0], f"{key[1]}:{key[2]}") for key in EXPECTED}
+    verdicts = set()
+    for surface in proxies.values():
+        for row in surface["rows"]:
+            sites = {site["at"] for site in row["calledBy"]}
+            for symbol in set(row["verdict"]) - {"ok"}:
+                at = {place for s, place in planted_at if s == symbol and place in sites}
+                assert at, (row, symbol)
+                verdicts |= {(symbol, place) for place in at}
+    assert verdicts == planted_at

@@ -22,7 +22,7 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.classes import binds_at_class_level
 from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
-from pylint_rpcsurface.model import ProxyCall
+from pylint_rpcsurface.model import ProxyCall, Sent
 
 __all__ = ["exposed_names", "proxy_calls", "receivers_in"]
 
@@ -43,7 +43,7 @@ def proxy_calls(code: nodes.NodeNG, receivers: frozenset[str], remote: bool) -> 
         if at is None:
             continue
         guarded = by_getattr_default or (rpc is not None and _under_hasattr(call, rpc, receivers))
-        found.append(ProxyCall(at, rpc, source, receiver, label, guarded))
+        found.append(ProxyCall(at, rpc, source, receiver, label, guarded, _sent(call)))
     return found
 
 
@@ -57,6 +57,17 @@ def receivers_in(code: nodes.NodeNG, receivers: frozenset[str]) -> frozenset[str
         if text in receivers:
             found.add(text)
     return frozenset(found)
+
+
+def _sent(call: nodes.Call) -> Sent | None:
+    """The arguments *call* passes on to the handler's method; None with ``*args`` or
+    ``**kwargs``, which may carry anything."""
+    if any(isinstance(arg, nodes.Starred) for arg in call.args):
+        return None
+    keywords = call.keywords or []
+    if any(keyword.arg is None for keyword in keywords):
+        return None
+    return Sent(len(call.args), tuple(str(keyword.arg) for keyword in keywords))
 
 
 def _code_label(code: nodes.NodeNG) -> str:

@@ -291,6 +291,15 @@ class _Run:
             assert handler.ref is not None
             names, complete = self.queries.proxy_answers(handler.ref, spec.exposed_by)
             handlers.append(ProxyHandler(handler.qualname, names, complete))
+        exposed = {h.qualname: h.names for h in handlers}
+        called = {c.rpc for c in calls if c.rpc is not None}
+        methods = [
+            replace(method, classes=answering)
+            for method in self.queries.handler_methods(called, proxy.handlers)
+            # A method the handler does not expose (exposed-by) is never called through
+            # the proxy: unanswered, not judged.
+            if (answering := tuple(c for c in method.classes if method.rpc in exposed.get(c, ())))
+        ]
         own: set[str] = set()
         own_complete = True
         for member in proxy.own_members:
@@ -307,6 +316,8 @@ class _Run:
             own_members=frozenset(own),
             own_complete=own_complete,
             exposed_by=spec.exposed_by,
+            root=str(self.config.root),
+            methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
         )
 
     def _resolve_surface(self, spec: SurfaceSpec, errors: list[ConfigError]) -> _SurfaceRefs | None:

@@ -303,6 +303,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.name-arg",
             "surface.handlers",
             "surface.answered-before-lookup",
+            "proxy.handlers",
+            "proxy.exposed-by",
             "transparent-decorators",
         ),
     ),

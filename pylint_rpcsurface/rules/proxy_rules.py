@@ -16,7 +16,8 @@ handlers nor a pass.
 
 from __future__ import annotations
 
-from pylint_rpcsurface.model import Finding, ProxyFacts
+from pylint_rpcsurface.model import Finding, ProxyCall, ProxyFacts
+from pylint_rpcsurface.rules.reply_rules import bind_problem, handler_text, sent_text
 
 __all__ = ["describe_lacking", "prefixed", "proxy_findings"]
 
@@ -59,6 +60,7 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
             continue
         if call.guarded or call.rpc in proxy.own_members or not proxy.own_complete:
             continue
+        found.extend(_signature_findings(proxy, call, call.rpc))
         lacking = [h.qualname for h in proxy.handlers if h.complete and call.rpc not in h.names]
         if not lacking:
             continue
@@ -91,3 +93,28 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
             )
         )
     return sorted(found)
+
+
+def _signature_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Finding]:
+    """``rpc-handler-signature`` for each handler method of *rpc* the call's arguments
+    can't bind to, ``self`` left out. The reply rules about None replies and arity are
+    not applied to proxies: Ray delivers a None reply, and a worker group's reply is
+    collected over its workers in a shape its dispatch mode decides."""
+    found = []
+    sent = call.sent
+    for method in proxy.methods:
+        if method.rpc != rpc or sent is None or method.signature is None:
+            continue
+        problem = bind_problem(method.signature, sent.positional, sent.keywords)
+        if problem is None:
+            continue
+        args = (
+            rpc,
+            call.code,
+            sent_text(sent),
+            handler_text(method, proxy.root),
+            method.signature.text,
+            problem,
+        )
+        found.append(Finding(call.at, "rpc-handler-signature", args, "INFERENCE"))
+    return found
