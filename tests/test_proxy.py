@@ -278,3 +278,58 @@ def test_report_has_a_table_per_proxy_surface(tmp_path: Path) -> None:
                 assert at, (row, symbol)
                 verdicts |= {(symbol, place) for place in at}
     assert verdicts == planted_at
+
+
+# An edit of each module a proxy piece reads, one after another: after every step the
+# store's answer must be the answer from nothing, and the edit must change it.
+EDIT_SEQUENCE = (
+    # The mixin's decorator becomes a local one: FSDPWorker no longer exposes start_profile.
+    (
+        "rl/workers/mixin.py",
+        "    from rl.decorator import register\n",
+        "    def register(dispatch_mode=None):\n        return lambda function: function\n",
+    ),
+    # A new call in the caller.
+    (
+        "rl/trainer.py",
+        "        self.actor_rollout_wg.init_model()\n",
+        "        self.actor_rollout_wg.init_model()\n        self.actor_rollout_wg.shutdown()\n",
+    ),
+    # A method renamed in the base class both workers inherit it from.
+    ("rl/workers/base.py", "    def init_model(self):", "    def init_model_v2(self):"),
+    # The own-members class loses spawn: the call in __init__ becomes an RPC.
+    (
+        "rl/workers/group.py",
+        "    def spawn(self, prefix_set):",
+        "    def spawn_all(self, prefix_set):",
+    ),
+    # A handler gains the method the other one has.
+    (
+        "rl/actors.py",
+        "class PolicyActorImpl:\n",
+        "class PolicyActorImpl:\n    def save(self, step):\n        return step\n\n",
+    ),
+)
+
+
+def _check_lines(copy: Path, *args: str) -> list[str]:
+    run = run_check(copy, *args)
+    assert run.returncode in (0, 1), run
+    assert "Traceback" not in run.stderr, run.stderr
+    return run.stdout.splitlines()
+
+
+def test_the_store_answers_as_a_run_from_nothing_after_each_edit(tmp_path: Path) -> None:
+    copy = fresh_copy(tmp_path)
+    before = _check_lines(copy)
+    assert before == _check_lines(copy, "--no-cache")
+    for relpath, old, new in EDIT_SEQUENCE:
+        path = copy / relpath
+        text = path.read_text("utf-8")
+        assert old in text, (relpath, old)
+        path.write_text(text.replace(old, new, 1), "utf-8")
+        warm = _check_lines(copy)
+        cold = _check_lines(copy, "--no-cache")
+        assert warm == cold, (relpath, warm, cold)
+        assert warm != before, relpath  # the edit changed the answer
+        before = warm
