@@ -36,6 +36,7 @@ from pylint_rpcsurface.model import (
     Broadcast,
     CallerBroadcast,
     Finding,
+    HandlerMethod,
     HelperStep,
     ProxyCall,
     ProxyFacts,
@@ -293,13 +294,14 @@ class _Run:
             handlers.append(ProxyHandler(handler.qualname, names, complete))
         exposed = {h.qualname: h.names for h in handlers}
         called = {c.rpc for c in calls if c.rpc is not None}
-        methods = [
-            replace(method, classes=answering)
-            for method in self.queries.handler_methods(called, proxy.handlers)
+        methods: list[HandlerMethod] = []
+        for found_method in self.queries.handler_methods(called, proxy.handlers):
             # A method the handler does not expose (exposed-by) is never called through
             # the proxy: unanswered, not judged.
-            if (answering := tuple(c for c in method.classes if method.rpc in exposed.get(c, ())))
-        ]
+            rpc = found_method.rpc
+            answering = tuple(c for c in found_method.classes if rpc in exposed.get(c, ()))
+            if answering:
+                methods.append(replace(found_method, classes=answering))
         own: set[str] = set()
         own_complete = True
         for member in proxy.own_members:
