@@ -309,6 +309,50 @@ class SurfaceFacts(Record):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class ProxyCall(Record):
+    """One call of a name on a proxy: ``<proxy>.<name>(...)``, or with ``remote = true``
+    ``<proxy>.<name>.remote(...)`` (``.options(...)`` between them too).
+
+    ``rpc`` is None when the attribute can't be read (``getattr(proxy, name)`` with a
+    name that does not infer to one str): never guessed.
+    """
+
+    at: Location  # the call itself
+    rpc: str | None
+    source: str  # the name as written: the attribute, or getattr's second argument
+    receiver: str  # the configured receiver the proxy comes from, e.g. "self._actors"
+    code: str  # the caller's code that makes it, e.g. "TrainGroup.save_model"
+    guarded: bool  # under hasattr(proxy, name), or getattr(proxy, name, default)
+    sent: Sent | None = None  # the arguments the handler's method gets; None: unknown
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ProxyHandler(Record):
+    """One handler class behind a proxy and the names it answers."""
+
+    qualname: str
+    names: frozenset[str]
+    complete: bool  # False when an ancestor does not resolve: its names are unknown
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ProxyFacts(Record):
+    """Everything the rules need to judge one ``[[tool.rpcsurface.proxy]]`` table."""
+
+    name: str
+    key: str  # e.g. "tool.rpcsurface.proxy[0]"
+    callers: tuple[str, ...]  # configured callers and every subclass found, sorted
+    calls: tuple[ProxyCall, ...]  # sorted by place
+    handlers: tuple[ProxyHandler, ...]  # in the configuration's order
+    own_members: frozenset[str]  # names the proxy itself defines: not RPCs
+    own_complete: bool  # False when an own-members class's ancestor does not resolve
+    exposed_by: str | None = None
+    root: str = ""  # the project folder, for relative paths in message texts
+    # The method each handler runs for each name called, one entry per distinct method.
+    methods: tuple[HandlerMethod, ...] = ()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Finding(OrderedRecord):
     """A message to report: sorted by location, then symbol, for deterministic output."""
 

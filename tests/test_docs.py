@@ -35,6 +35,7 @@ def accepted_keys() -> set[str]:
         set(config_module.TOP_KEYS)
         | {f"dispatch.{key}" for key in config_module.DISPATCH_KEYS}
         | {f"surface.{key}" for key in config_module.SURFACE_KEYS}
+        | {f"proxy.{key}" for key in config_module.PROXY_KEYS}
     )
 
 

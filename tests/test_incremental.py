@@ -330,10 +330,10 @@ def test_a_module_written_during_the_analysis_keeps_its_pieces_out_of_the_memo(
     config = load_config(root / "pyproject.toml")
     judged = engine.rules.findings
 
-    def findings_then_an_edit(surfaces: object) -> object:
+    def findings_then_an_edit(surfaces: object, proxies: object = ()) -> object:
         core = root / "core.py"
         core.write_text(core.read_text(encoding="utf-8") + "# saved meanwhile\n", "utf-8")
-        return judged(surfaces)  # type: ignore[arg-type]
+        return judged(surfaces, proxies)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine.rules, "findings", findings_then_an_edit)
     analyse(config, memo=_memo(root))

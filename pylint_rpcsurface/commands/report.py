@@ -34,7 +34,14 @@ from pylint_rpcsurface.commands.projects import (
     messages_control,
     messages_control_option,
 )
-from pylint_rpcsurface.model import CallerBroadcast, Location, Record, SurfaceFacts
+from pylint_rpcsurface.model import (
+    CallerBroadcast,
+    Location,
+    ProxyCall,
+    ProxyFacts,
+    Record,
+    SurfaceFacts,
+)
 from pylint_rpcsurface.rules.text import LOOP_ANSWERS, names_list, safe_name, where
 
 COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
@@ -50,6 +57,7 @@ class Site(Record):
     callers: tuple[str, ...]
     where: str  # path relative to the project, forward slashes, ":line"
     waited: bool | None
+    verbatim: bool = False  # callers are code labels (Class.method), shown as they are
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -61,6 +69,7 @@ class Row(Record):
     listed: str
     verdict: tuple[str, ...]  # each symbol, "(silenced)" after it when pylint drops it
     silenced: tuple[str, ...] = ()  # the symbols a pragma or pylint's configuration drop
+    lacking: tuple[str, ...] = ()  # a proxy's row: the handlers without the name
 
     def cells(self) -> tuple[str, str, str, str, str]:
         """The row as text shows it, every name escaped (``safe_name``)."""
@@ -85,11 +94,13 @@ class SurfaceReport(Record):
     rows: tuple[Row, ...]
     notes: tuple[str, ...]  # findings about the registry as a whole
     registry_problem: str | None = None  # why the registry can't be read
+    proxy: bool = False  # a [[tool.rpcsurface.proxy]] table's: no registry, no waits
 
 
 def _site_text(site: Site) -> str:
     suffix = {True: "", False: ", not waited", None: ", wait unknown"}[site.waited]
-    return f"{names_list(site.callers)} ({site.where}{suffix})"
+    callers = ", ".join(site.callers) if site.verbatim else names_list(site.callers)
+    return f"{callers} ({site.where}{suffix})"
 
 
 def add_parser(
@@ -135,6 +146,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             (f.location, f.symbol) for f in analysed.findings if control.silenced(f)
         )
         reports.extend(build(surface, silenced) for surface in analysed.surfaces)
+        reports.extend(build_proxy(proxy, str(config.root), silenced) for proxy in analysed.proxies)
         if any(rules.unusable_registry(f) and not control.silenced(f) for f in analysed.findings):
             status = EXIT_ERROR
     if arguments.format == "json":
@@ -212,6 +224,58 @@ def build(
     )
 
 
+def build_proxy(
+    proxy: ProxyFacts, root: str, silenced: Collection[tuple[Location, str]] = frozenset()
+) -> SurfaceReport:
+    """*proxy*'s table: a row per name called, its sites (the caller's code and
+    ``file:line``), the handlers that answer it and the verdict. Whether a proxy call
+    waits is not read, so its sites say "wait unknown"."""
+    by_location: dict[Location, set[str]] = defaultdict(set)
+    for finding in rules.proxy_findings(proxy):
+        by_location[finding.location].add(finding.symbol)
+    calls: dict[tuple[bool, str], list[ProxyCall]] = defaultdict(list)
+    for call in proxy.calls:
+        calls[(call.rpc is not None, call.rpc if call.rpc is not None else call.source)].append(
+            call
+        )
+    rows = []
+    for key in sorted(calls, key=lambda k: (not k[0], k[1])):
+        inferred, rpc = key
+        found = {(c.at, symbol) for c in calls[key] for symbol in by_location.get(c.at, ())}
+        symbols = {symbol for _, symbol in found}
+        quiet = {s for s in symbols if all(k in silenced for k in found if k[1] == s)}
+        answering = [h.qualname for h in proxy.handlers if rpc in h.names] if inferred else []
+        lacking = [
+            h.qualname for h in proxy.handlers if inferred and h.complete and rpc not in h.names
+        ]
+        if not inferred:
+            answered_by = "?"
+        elif rpc in proxy.own_members:
+            answered_by = "the proxy itself (own-members)"
+        else:
+            answered_by = names_list(answering) if answering else "none"
+        rows.append(
+            Row(
+                rpc=rpc,
+                inferred=inferred,
+                sites=tuple(
+                    Site((c.code,), where(c.at, root), None, verbatim=True)
+                    for c in sorted(calls[key], key=lambda c: c.at)
+                ),
+                answered_by=answered_by,
+                listed="n/a",
+                verdict=tuple(
+                    f"{symbol} (silenced)" if symbol in quiet else symbol
+                    for symbol in sorted(symbols)
+                )
+                or ("ok",),
+                silenced=tuple(sorted(quiet)),
+                lacking=tuple(lacking),
+            )
+        )
+    return SurfaceReport(proxy.name, None, tuple(rows), (), None, proxy=True)
+
+
 def _answered_by(surface: SurfaceFacts, rpc: str | None) -> str:
     handlers, bases = surface.handlers, surface.base_handlers
     if rpc is None:
@@ -236,6 +300,8 @@ def _listed(has_registry: bool, count: int) -> str:
 
 
 def _title(report: SurfaceReport) -> str:
+    if report.proxy:
+        return safe_name(f"proxy {report.name}")
     registry = f"registry {report.registry}" if report.registry else "no registry"
     return safe_name(f"surface {report.name} ({registry}{_invalid(report)})")
 
@@ -297,8 +363,11 @@ def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
             if report.registry
             else "no registry"
         )
-        title = f"### Surface {_markdown_code(safe_name(report.name))}"
-        out.write(f"{title} ({registry}{_invalid(report)})\n\n")
+        if report.proxy:
+            out.write(f"### Proxy {_markdown_code(safe_name(report.name))}\n\n")
+        else:
+            title = f"### Surface {_markdown_code(safe_name(report.name))}"
+            out.write(f"{title} ({registry}{_invalid(report)})\n\n")
         out.write("| " + " | ".join(c[0].upper() + c[1:] for c in COLUMNS) + " |\n")
         out.write("|" + "---|" * len(COLUMNS) + "\n")
         for row in report.rows:
@@ -319,30 +388,47 @@ def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
 
 
 def as_json(reports: Sequence[SurfaceReport]) -> list[dict[str, object]]:
-    return [
-        {
-            "surface": report.name,
-            "registry": report.registry,
-            "registryProblem": report.registry_problem,
+    return [_json_of(report) for report in reports]
+
+
+def _json_of(report: SurfaceReport) -> dict[str, object]:
+    if report.proxy:
+        return {
+            "proxy": report.name,
             "rows": [
                 {
                     "rpc": row.rpc,
                     "inferred": row.inferred,
-                    "waitedBy": [
-                        {"callers": list(s.callers), "at": s.where, "waited": s.waited}
-                        for s in row.sites
-                    ],
+                    "calledBy": [{"code": s.callers[0], "at": s.where} for s in row.sites],
                     "answeredBy": row.answered_by,
-                    "listed": row.listed,
+                    "lacking": list(row.lacking),
                     "verdict": list(row.verdict),
                     "silenced": list(row.silenced),
                 }
                 for row in report.rows
             ],
-            "notes": list(report.notes),
         }
-        for report in reports
-    ]
+    return {
+        "surface": report.name,
+        "registry": report.registry,
+        "registryProblem": report.registry_problem,
+        "rows": [
+            {
+                "rpc": row.rpc,
+                "inferred": row.inferred,
+                "waitedBy": [
+                    {"callers": list(s.callers), "at": s.where, "waited": s.waited}
+                    for s in row.sites
+                ],
+                "answeredBy": row.answered_by,
+                "listed": row.listed,
+                "verdict": list(row.verdict),
+                "silenced": list(row.silenced),
+            }
+            for row in report.rows
+        ],
+        "notes": list(report.notes),
+    }
 
 
 def render_json(reports: Sequence[SurfaceReport], out: TextIO) -> None:

@@ -14,12 +14,14 @@ from pylint_rpcsurface.config.discovery import (
 )
 from pylint_rpcsurface.config.schema import (
     DISPATCH_KEYS,
+    PROXY_KEYS,
     SURFACE_KEYS,
     TABLE,
     TOP_KEYS,
     Config,
     ConfigError,
     DispatchForm,
+    ProxySpec,
     SurfaceSpec,
     existing_table,
     key_of_class,
@@ -28,6 +30,7 @@ from pylint_rpcsurface.config.schema import (
 
 __all__ = [
     "DISPATCH_KEYS",
+    "PROXY_KEYS",
     "PYPROJECT",
     "SURFACE_KEYS",
     "TABLE",
@@ -36,6 +39,7 @@ __all__ = [
     "ConfigError",
     "ConfigFinder",
     "DispatchForm",
+    "ProxySpec",
     "SurfaceSpec",
     "declares_rpcsurface",
     "existing_table",

@@ -36,7 +36,14 @@ _TABLE_KEY = ".".join(TABLE)
 
 # Allowed keys per table, in the order the documentation lists them; the order
 # is also the order of the list shown when an unknown key is found.
-TOP_KEYS = ("source-roots", "dispatch", "surface", "helper-depth", "transparent-decorators")
+TOP_KEYS = (
+    "source-roots",
+    "dispatch",
+    "surface",
+    "helper-depth",
+    "transparent-decorators",
+    "proxy",
+)
 DISPATCH_KEYS = (
     "method",
     "waits",
@@ -75,6 +82,16 @@ SURFACE_KEYS = (
     "answered-before-lookup",
 )
 _CLASS_FIELDS = ("callers", "handlers", "base-handlers")
+PROXY_KEYS = (
+    "name",
+    "callers",
+    "receivers",
+    "handlers",
+    "remote",
+    "own-members",
+    "exposed-by",
+)
+_PROXY_CLASS_FIELDS = ("callers", "handlers", "own-members")
 
 _DOTTED = "a dotted name such as 'package.module.Class'"
 # TOML bare keys; any other key is shown quoted so the path stays unambiguous.
@@ -119,6 +136,21 @@ class SurfaceSpec:
 
 
 @dataclass(frozen=True)
+class ProxySpec:
+    """One ``[[tool.rpcsurface.proxy]]`` entry: the RPC name is the attribute called on a
+    proxy (a Ray actor handle, a worker group) that the callers hold in *receivers*."""
+
+    name: str
+    callers: tuple[str, ...]
+    receivers: tuple[str, ...]  # expressions as written, e.g. "self._actor_handlers"
+    handlers: tuple[str, ...]  # alternatives: each must answer every name called
+    remote: bool = False  # calls are <proxy>.<name>.remote(...)
+    own_members: tuple[str, ...] = ()  # classes whose names are the proxy's own
+    exposed_by: str | None = None  # only methods carrying this decorator answer
+    key: str = ""  # e.g. "tool.rpcsurface.proxy[0]"
+
+
+@dataclass(frozen=True)
 class Config:
     """A validated ``[tool.rpcsurface]`` table."""
 
@@ -130,6 +162,7 @@ class Config:
     helper_depth: int = _DEFAULT_HELPER_DEPTH  # how many helper calls deep broadcasts count
     # fully qualified names of decorators that keep a handler's signature and reply
     transparent_decorators: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS
+    proxies: tuple[ProxySpec, ...] = ()
 
     @property
     def root(self) -> Path:
@@ -152,12 +185,14 @@ class ConfigError(Exception):
         return _one_line(f"{self.file}: {self.key}: {self.problem}")
 
 
-def key_of_class(spec: SurfaceSpec, field: str, index: int) -> str:
+def key_of_class(spec: SurfaceSpec | ProxySpec, field: str, index: int) -> str:
     """Key path of one class name in a surface, e.g. ``tool.rpcsurface.surface[0].callers[1]``.
 
-    ``field`` is the TOML name: ``callers``, ``handlers`` or ``base-handlers``.
+    ``field`` is the TOML name: ``callers``, ``handlers`` or ``base-handlers`` (of a
+    proxy: ``callers``, ``handlers`` or ``own-members``).
     """
-    if field not in _CLASS_FIELDS:
+    fields = _PROXY_CLASS_FIELDS if isinstance(spec, ProxySpec) else _CLASS_FIELDS
+    if field not in fields:
         raise ValueError(f"field must be one of {', '.join(_CLASS_FIELDS)}, not {field!r}")
     return f"{spec.key}.{field}[{index}]"
 
@@ -181,7 +216,8 @@ def parse_table(table: object, path: Path) -> Config:
     helper_depth = check.index(
         top.get("helper-depth", _DEFAULT_HELPER_DEPTH), f"{_TABLE_KEY}.helper-depth"
     )
-    dispatch = check.dispatch(top)
+    proxies = check.proxies(top)
+    dispatch = check.dispatch(top, optional=bool(proxies))
     surfaces = check.surfaces(top)
     transparent: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS
     if "transparent-decorators" in top:
@@ -195,9 +231,12 @@ def parse_table(table: object, path: Path) -> Config:
         source_roots=source_roots,
         dispatch=dispatch,
         surfaces=surfaces,
-        digest=_digest(source_roots, dispatch, surfaces, helper_depth, transparent),
+        digest=_digest(
+            source_roots, dispatch, surfaces, helper_depth, transparent, proxies=proxies
+        ),
         helper_depth=helper_depth,
         transparent_decorators=transparent,
+        proxies=proxies,
     )
 
 
@@ -218,11 +257,16 @@ def existing_table(
         return None, check.source_roots({})
     top = check.table(table, _TABLE_KEY, TOP_KEYS)
     roots = check.source_roots(top)
-    for name, keys in (("dispatch", DISPATCH_KEYS), ("surface", SURFACE_KEYS)):
+    for name, keys in (
+        ("dispatch", DISPATCH_KEYS),
+        ("surface", SURFACE_KEYS),
+        ("proxy", PROXY_KEYS),
+    ):
         key = f"{_TABLE_KEY}.{name}"
         for index, item in enumerate(check.tables(top.get(name, []), key)):
             entry = check.table(item, f"{key}[{index}]", keys)
-            for field in _CLASS_FIELDS if name == "surface" else ():
+            fields = {"surface": _CLASS_FIELDS, "proxy": _PROXY_CLASS_FIELDS}.get(name, ())
+            for field in fields:
                 if field in entry:
                     check.dotted_list(entry[field], f"{key}[{index}].{field}", required=False)
     return top, roots
@@ -327,8 +371,12 @@ class _Checker:
 
     # -- dispatch ---------------------------------------------------------
 
-    def dispatch(self, top: dict[str, object]) -> tuple[DispatchForm, ...]:
+    def dispatch(self, top: dict[str, object], *, optional: bool) -> tuple[DispatchForm, ...]:
+        """The dispatch forms; required unless a proxy table is present (a project whose
+        RPCs are all attribute calls on proxies sends none by name)."""
         key = f"{_TABLE_KEY}.dispatch"
+        if "dispatch" not in top and optional:
+            return ()
         if "dispatch" not in top:
             self.fail(_TABLE_KEY, f"missing required key 'dispatch' (write [[{key}]] tables)")
         items = self.tables(top["dispatch"], key)
@@ -483,6 +531,51 @@ class _Checker:
         )
         return SurfaceSpec(name, callers, handlers, base_handlers, registry, key, answered)
 
+    # -- proxy ------------------------------------------------------------
+
+    def proxies(self, top: dict[str, object]) -> tuple[ProxySpec, ...]:
+        key = f"{_TABLE_KEY}.proxy"
+        items = self.tables(top.get("proxy", []), key)
+        specs = tuple(self.proxy(item, f"{key}[{index}]") for index, item in enumerate(items))
+        self.unique(specs, "name", "proxy name")
+        return specs
+
+    def proxy(self, value: object, key: str) -> ProxySpec:
+        table = self.table(value, key, PROXY_KEYS)
+        name = self.surface_name(self.require(table, "name", key), f"{key}.name")
+        callers = self.dotted_list(
+            self.require(table, "callers", key), f"{key}.callers", required=True
+        )
+        receivers = self.receivers(self.require(table, "receivers", key), f"{key}.receivers")
+        handlers = self.dotted_list(
+            self.require(table, "handlers", key), f"{key}.handlers", required=True
+        )
+        remote = self.boolean(table.get("remote", False), f"{key}.remote")
+        own_members = self.dotted_list(
+            table.get("own-members", []), f"{key}.own-members", required=False
+        )
+        exposed_by = None
+        if "exposed-by" in table:
+            exposed_by = self.dotted(table["exposed-by"], f"{key}.exposed-by")
+        return ProxySpec(name, callers, receivers, handlers, remote, own_members, exposed_by, key)
+
+    def receivers(self, value: object, key: str) -> tuple[str, ...]:
+        """Receiver expressions: a name or a chain of attributes (``self._actors``)."""
+        items = self.array(value, key, of="expressions such as 'self._actors'")
+        if not items:
+            self.fail(key, "expected a non-empty array of expressions, got an empty array")
+        for index, item in enumerate(items):
+            parts = item.split(".") if isinstance(item, str) else []
+            if not parts or not all(_is_identifier(part) for part in parts):
+                self.fail(
+                    f"{key}[{index}]",
+                    "expected a name or attribute chain such as 'self._actors', got "
+                    f"{_describe(item)}",
+                )
+        names = tuple(str(item) for item in items)
+        self.no_duplicates(names, key)
+        return names
+
     def rpc_names(self, value: object, key: str) -> tuple[str, ...]:
         """RPC names: any one-line str, since a loop that answers a name itself compares
         it with a literal and never needs it to be an attribute name."""
@@ -503,7 +596,12 @@ class _Checker:
             self.fail(key, f"expected a non-empty one-line string, got {_describe(value)}")
         return value
 
-    def unique(self, entries: tuple[DispatchForm | SurfaceSpec, ...], attr: str, what: str) -> None:
+    def unique(
+        self,
+        entries: tuple[DispatchForm | SurfaceSpec, ...] | tuple[ProxySpec, ...],
+        attr: str,
+        what: str,
+    ) -> None:
         """Refuse two entries with the same ``attr``: which one applies would be a guess."""
         first_key: dict[object, str] = {}
         for entry in entries:
@@ -565,6 +663,8 @@ def _digest(
     surfaces: tuple[SurfaceSpec, ...],
     helper_depth: int = _DEFAULT_HELPER_DEPTH,
     transparent_decorators: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS,
+    *,
+    proxies: tuple[ProxySpec, ...] = (),
 ) -> str:
     """Hash the validated table, with defaults filled in and roots resolved.
 
@@ -606,5 +706,18 @@ def _digest(
             for spec in surfaces
         ],
     }
+    if proxies:  # absent when there are none: the digests of earlier tables stay as they were
+        canonical["proxy"] = [
+            {
+                "name": spec.name,
+                "callers": list(spec.callers),
+                "receivers": list(spec.receivers),
+                "handlers": list(spec.handlers),
+                "remote": spec.remote,
+                "own-members": list(spec.own_members),
+                "exposed-by": spec.exposed_by,
+            }
+            for spec in proxies
+        ]
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

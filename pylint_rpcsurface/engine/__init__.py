@@ -25,7 +25,7 @@ from pylint_rpcsurface.analysis.modules import (
     recording_reads,
 )
 from pylint_rpcsurface.analysis.subclass_search import CallerFamily, caller_family
-from pylint_rpcsurface.config import Config, ConfigError, SurfaceSpec, key_of_class
+from pylint_rpcsurface.config import Config, ConfigError, ProxySpec, SurfaceSpec, key_of_class
 from pylint_rpcsurface.engine.collector import chain_order
 from pylint_rpcsurface.engine.memo import Memo
 from pylint_rpcsurface.engine.pieces import Pieces
@@ -36,7 +36,11 @@ from pylint_rpcsurface.model import (
     Broadcast,
     CallerBroadcast,
     Finding,
+    HandlerMethod,
     HelperStep,
+    ProxyCall,
+    ProxyFacts,
+    ProxyHandler,
     Record,
     Registry,
     SurfaceFacts,
@@ -62,6 +66,7 @@ class Facts(Record):
     config_errors: tuple[ConfigError, ...]
     surfaces: tuple[SurfaceFacts, ...]
     findings: tuple[Finding, ...] = ()  # the rules' findings, with their pragma states
+    proxies: tuple[ProxyFacts, ...] = ()  # each usable [[tool.rpcsurface.proxy]] table's
 
 
 def analyse(
@@ -152,7 +157,7 @@ def _surface_facts(
     run = _Run(config, store, memo if memo is not None else Memo(None, ""))
     with store.resolving_imports(), recording_reads(run.reads, store):
         facts = run.facts()
-        findings = run.queries.with_pragmas(rules.findings(facts.surfaces))
+        findings = run.queries.with_pragmas(rules.findings(facts.surfaces, facts.proxies))
     run.finish()
     return replace(facts, findings=tuple(findings))
 
@@ -164,6 +169,14 @@ class _SurfaceRefs:
     handlers: list[Resolved]
     base_handlers: list[Resolved]
     registry: str | None  # the dotted name, when it resolved
+
+
+@dataclass
+class _ProxyRefs:
+    spec: ProxySpec
+    callers: dict[str, Resolved]
+    handlers: list[Resolved]
+    own_members: list[Resolved]
 
 
 class _Run:
@@ -186,15 +199,128 @@ class _Run:
         errors: list[ConfigError] = []
         resolved = [self._resolve_surface(spec, errors) for spec in self.config.surfaces]
         usable = [surface for surface in resolved if surface is not None]
+        resolved_proxies = [self._resolve_proxy(spec, errors) for spec in self.config.proxies]
+        proxies = [proxy for proxy in resolved_proxies if proxy is not None]
         configured = {
             name: caller
-            for s in usable
-            for name, caller in s.callers.items()
+            for callers in [*(s.callers for s in usable), *(p.callers for p in proxies)]
+            for name, caller in callers.items()
             if caller.is_class  # a function caller has no subclasses
         }
         family = self._caller_family(configured)
         facts = [self._surface_facts(surface, family) for surface in usable]
-        return Facts(tuple(errors), tuple(facts))
+        proxy_facts = [self._proxy_facts(proxy, family, errors) for proxy in proxies]
+        return Facts(
+            tuple(errors),
+            tuple(facts),
+            proxies=tuple(found for found in proxy_facts if found is not None),
+        )
+
+    # -------------------------------------------------------------- the proxies
+
+    def _resolve_proxy(self, spec: ProxySpec, errors: list[ConfigError]) -> _ProxyRefs | None:
+        """The callers, handlers and own-members classes *spec* names; None (and errors)
+        if any does not resolve."""
+        count = len(errors)
+        found: dict[str, list[Resolved]] = {}
+        for field_name, names in (
+            ("callers", spec.callers),
+            ("handlers", spec.handlers),
+            ("own-members", spec.own_members),
+        ):
+            wanted = "a class or a module-level function" if field_name == "callers" else "a class"
+            found[field_name] = []
+            for position, name in enumerate(names):
+                value = self.queries.resolve(field_name, name)
+                if value.problem is not None or value.ref is None:
+                    errors.append(
+                        ConfigError(
+                            self.config.path,
+                            key_of_class(spec, field_name, position),
+                            f"expected {wanted} under the source roots, but {value.problem}",
+                        )
+                    )
+                else:
+                    found[field_name].append(value)
+        if len(errors) > count:
+            return None  # never judge a proxy from half of its definition
+        return _ProxyRefs(
+            spec,
+            {c.qualname: c for c in found["callers"]},
+            found["handlers"],
+            found["own-members"],
+        )
+
+    def _proxy_facts(
+        self, proxy: _ProxyRefs, family: CallerFamily[Ref], errors: list[ConfigError]
+    ) -> ProxyFacts | None:
+        """The proxy's calls, by every caller and subclass of one, and what each handler
+        answers; None (and an error) when a receiver occurs in none of the callers' code."""
+        spec = proxy.spec
+        configured = proxy.callers.keys()
+        members: dict[str, Ref] = {
+            name: ref
+            for name, (ref, descends) in family.classes.items()
+            if descends.intersection(configured)
+        }
+        members.update(
+            (name, caller.ref)
+            for name, caller in proxy.callers.items()
+            if not caller.is_class and caller.ref is not None
+        )
+        calls: set[ProxyCall] = set()
+        seen: set[str] = set()
+        for ref in members.values():
+            found, named = self.queries.proxy_calls(ref, spec.receivers, spec.remote)
+            calls.update(found)
+            seen |= named
+        count = len(errors)
+        for position, receiver in enumerate(spec.receivers):
+            if receiver not in seen:
+                errors.append(
+                    ConfigError(
+                        self.config.path,
+                        f"{spec.key}.receivers[{position}]",
+                        f"expected an expression that occurs in the callers' code, but "
+                        f"{receiver!r} occurs in none of {', '.join(sorted(members))}",
+                    )
+                )
+        if len(errors) > count:
+            return None
+        handlers = []
+        for handler in proxy.handlers:
+            assert handler.ref is not None
+            names, complete = self.queries.proxy_answers(handler.ref, spec.exposed_by)
+            handlers.append(ProxyHandler(handler.qualname, names, complete))
+        exposed = {h.qualname: h.names for h in handlers}
+        called = {c.rpc for c in calls if c.rpc is not None}
+        methods: list[HandlerMethod] = []
+        for found_method in self.queries.handler_methods(called, proxy.handlers):
+            # A method the handler does not expose (exposed-by) is never called through
+            # the proxy: unanswered, not judged.
+            rpc = found_method.rpc
+            answering = tuple(c for c in found_method.classes if rpc in exposed.get(c, ()))
+            if answering:
+                methods.append(replace(found_method, classes=answering))
+        own: set[str] = set()
+        own_complete = True
+        for member in proxy.own_members:
+            assert member.ref is not None
+            names, complete = self.queries.proxy_answers(member.ref, None)
+            own |= names
+            own_complete = own_complete and complete
+        return ProxyFacts(
+            name=spec.name,
+            key=spec.key,
+            callers=tuple(sorted(members)),
+            calls=tuple(sorted(calls, key=lambda c: (c.at, c.source))),
+            handlers=tuple(handlers),
+            own_members=frozenset(own),
+            own_complete=own_complete,
+            exposed_by=spec.exposed_by,
+            root=str(self.config.root),
+            methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
+        )
 
     def _resolve_surface(self, spec: SurfaceSpec, errors: list[ConfigError]) -> _SurfaceRefs | None:
         """The classes (and the callers' functions) and registry module *spec* names; None

@@ -21,6 +21,11 @@ at), and what else computing it reads:
 - :meth:`Queries.answers`: the handlers' modules, their interface, and their bases'.
 - :meth:`Queries.handler_methods`: one handler class's module, its interface; the
   method's body, its replies and what they infer.
+- :meth:`Queries.proxy_calls`: the caller's module, its whole body, and the body of
+  every module whose code it runs (inherited methods); what inferring ``getattr``'s
+  name reads.
+- :meth:`Queries.proxy_answers`: one class's module, its interface, and its ancestors'
+  modules' interface, with what inferring their decorators reads.
 - :meth:`Queries.with_pragmas`: one file's version, by its content hash, and nothing else.
 """
 
@@ -35,11 +40,13 @@ from typing import Any
 
 from astroid import nodes
 
+from pylint_rpcsurface.analysis.broadcasts import own_code
 from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
 from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.modules import definition_name, find_definition
 from pylint_rpcsurface.analysis.pragmas import pragma_states
+from pylint_rpcsurface.analysis.proxies import exposed_names, proxy_calls, receivers_in
 from pylint_rpcsurface.analysis.reads import BODY, INTERFACE
 from pylint_rpcsurface.analysis.registry import read_registry, read_registry_alone
 from pylint_rpcsurface.analysis.subclasses import (
@@ -58,6 +65,7 @@ from pylint_rpcsurface.model import (
     Finding,
     HandlerMethod,
     Location,
+    ProxyCall,
     Record,
     Registry,
 )
@@ -321,6 +329,63 @@ class Queries:
                     # One method that several classes run is one entry, naming them all.
                     merged[(method.rpc, method.at)] = replace(method, classes=tuple(sorted(users)))
         return list(merged.values())
+
+    # -------------------------------------------------------------- proxies
+
+    def proxy_calls(
+        self, ref: Ref, receivers: Sequence[str], remote: bool
+    ) -> tuple[tuple[ProxyCall, ...], frozenset[str]]:
+        """The proxy calls the caller at *ref* makes in the code it runs as its own
+        (:func:`..analysis.broadcasts.own_code`), and which of *receivers* that code
+        names at all."""
+        wanted = frozenset(receivers)
+
+        def compute() -> tuple[tuple[ProxyCall, ...], frozenset[str]]:
+            caller = self._caller(ref)
+            codes: list[Any]
+            if isinstance(caller, nodes.FunctionDef):
+                codes = [caller]
+            else:
+                order, _ = self.index.linearize(caller)
+                for klass in order:
+                    self.pieces.reads.file(klass.root().file, INTERFACE)
+                codes = list(own_code(order))
+            found: set[ProxyCall] = set()
+            seen: set[str] = set()
+            for code in codes:
+                self.pieces.reads.file(code.root().file, BODY)
+                found.update(proxy_calls(code, wanted, remote))
+                seen |= receivers_in(code, wanted)
+            return tuple(sorted(found, key=lambda c: (c.at, c.source))), frozenset(seen)
+
+        calls, seen = self.pieces.piece(
+            "proxy-calls",
+            (ref.path, ref.name, ref.index, sorted(wanted), remote),
+            [ref.path],
+            compute,
+            tuple[tuple[ProxyCall, ...], frozenset[str]],
+            own=BODY,
+        )
+        return tuple(calls), frozenset(seen)
+
+    def proxy_answers(self, ref: Ref, exposed_by: str | None) -> tuple[frozenset[str], bool]:
+        """The names the class at *ref* answers behind a proxy (:func:`exposed_names`),
+        and whether every ancestor resolved."""
+
+        def compute() -> tuple[frozenset[str], bool]:
+            order, complete = self.index.linearize(self._class(ref))
+            for klass in order:
+                self.pieces.reads.file(klass.root().file, INTERFACE)
+            return exposed_names(order, exposed_by, self.index.qualname), complete
+
+        names, complete = self.pieces.piece(
+            "proxy-answers",
+            (ref.path, ref.name, ref.index, exposed_by),
+            [ref.path],
+            compute,
+            tuple[frozenset[str], bool],
+        )
+        return frozenset(names), bool(complete)
 
     # -------------------------------------------------------------- pragmas
 

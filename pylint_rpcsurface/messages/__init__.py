@@ -303,8 +303,49 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.name-arg",
             "surface.handlers",
             "surface.answered-before-lookup",
+            "proxy.handlers",
+            "proxy.exposed-by",
             "transparent-decorators",
         ),
+    ),
+    MessageSpec(
+        "E7715",
+        "rpc-proxy-unanswered",
+        "'%s' is called on %s by %s, but %s %s no method '%s'",
+        "A caller calls a name on a proxy (a Ray actor handle, a worker group) that one of "
+        "the proxy's handlers does not answer: no method of that name in its MRO, or, with "
+        "exposed-by, none carrying that decorator. The handlers are alternatives, so each "
+        "must answer every name called on the proxy.",
+        "Whichever handler is behind the proxy at run time (the Megatron worker or the FSDP "
+        "one, one actor implementation or another) gets the call. On the path that uses a "
+        "handler without the method, the call raises AttributeError, often only after the "
+        "expensive steps before it have run, and only on that backend.",
+        "INFERENCE",
+        settings=(
+            "proxy.callers",
+            "proxy.receivers",
+            "proxy.handlers",
+            "proxy.remote",
+            "proxy.own-members",
+            "proxy.exposed-by",
+        ),
+    ),
+    MessageSpec(
+        "W7716",
+        "rpc-proxy-unmapped",
+        "'%s' is called on %s by %s, which no handler has, but it reads as '%s' under the "
+        "prefix '%s_' of a colocated worker group: which method it reaches can't be "
+        "checked",
+        "A name called on a proxy that no handler answers, but that is a prefix and an "
+        "underscore before a name some handler answers, as a colocated worker group "
+        "binds its workers' methods. The checker can't map it to a method, and says so "
+        "instead of reporting the handlers or passing it.",
+        "A colocated group's prefixed names are made at run time from the worker classes "
+        "it was built from. Which class a prefix stands for is not written where the call "
+        "is, so the call is not checked; call the method on the group spawned for that "
+        "prefix (spawn(prefix_set=...)) to have it checked.",
+        "INFERENCE_FAILURE",
+        settings=("proxy.receivers", "proxy.handlers", "proxy.exposed-by"),
     ),
 )
 

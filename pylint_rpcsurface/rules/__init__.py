@@ -16,7 +16,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from pylint_rpcsurface.model import Finding, Location, SurfaceFacts
+from pylint_rpcsurface.model import Finding, Location, ProxyFacts, SurfaceFacts
+from pylint_rpcsurface.rules.proxy_rules import proxy_findings
 from pylint_rpcsurface.rules.registry_rules import (
     RegistryEquation,
     registry_equation,
@@ -29,6 +30,7 @@ from pylint_rpcsurface.rules.reply_rules import reply_findings
 __all__ = [
     "RegistryEquation",
     "findings",
+    "proxy_findings",
     "registry_equation",
     "surface_findings",
     "surfaces_suffix",
@@ -40,7 +42,7 @@ __all__ = [
 _JOINT = frozenset({"rpc-name-uninferable", "rpc-wait-uninferable"})
 # The argument the surfaces' names follow: the callers ("waited on by A"), or the
 # registry ("listed in pkg.RPCS"); the second argument of every text but this one's.
-_NAMED_AFTER = {"rpc-reply-arity": 2}
+_NAMED_AFTER = {"rpc-reply-arity": 2, "rpc-proxy-unanswered": 2}
 
 
 def surface_findings(surface: SurfaceFacts) -> list[Finding]:
@@ -56,19 +58,24 @@ def surfaces_suffix(names: Sequence[str]) -> str:
     return f" (in surfaces {listed})"
 
 
-def findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
+def findings(surfaces: Sequence[SurfaceFacts], proxies: Sequence[ProxyFacts] = ()) -> list[Finding]:
     """Every finding of every surface, one message per site and symbol, sorted.
 
     A site and symbol one surface gives keeps that surface's findings unchanged. One
     that several give is one finding: the text of the first of them (in the
     configuration's order; for an uninferable name or flag, the text naming every
     caller), the names of those surfaces after the callers (or registry) it names.
+    A proxy table counts as one more surface, by its name (:func:`proxy_findings`).
     """
     by_key: dict[tuple[Location, str], dict[str, list[Finding]]] = defaultdict(dict)
     for surface in surfaces:
         for found in surface_findings(surface):
             key = (found.location, found.symbol)
             by_key[key].setdefault(surface.name, []).append(found)
+    for proxy in proxies:
+        for found in proxy_findings(proxy):
+            key = (found.location, found.symbol)
+            by_key[key].setdefault(proxy.name, []).append(replace(found, surfaces=(proxy.name,)))
     joint: dict[tuple[Location, str], Finding] = {}
     if any(len(given) > 1 for given in by_key.values()):
         joint = {(f.location, f.symbol): f for f in registry_findings(surfaces)}

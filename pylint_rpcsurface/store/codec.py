@@ -34,6 +34,7 @@ _FACT_TYPES: tuple[type[Any], ...] = (
     model.RegistryElement,
     model.Registry,
     model.Finding,
+    model.ProxyCall,
 )
 # By name (reading), each with its fields' names, taken once (dataclasses.fields per
 # value was most of what encoding cost).

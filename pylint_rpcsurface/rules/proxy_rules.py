@@ -1,0 +1,120 @@
+"""The proxy rules: each handler behind a proxy must answer every name called on it.
+
+The handlers of a ``[[tool.rpcsurface.proxy]]`` table are alternatives: any one of them
+may be behind the proxy at run time (a backend, a configuration), so a name one of them
+lacks raises ``AttributeError`` on that path. A name the proxy's own members define is
+not an RPC; a call under ``hasattr(proxy, name)``, or through ``getattr(proxy, name,
+default)``, is handled by its author. A handler with an ancestor that does not resolve
+may answer names nobody can see: it is never said to lack one.
+
+A colocated worker group binds each worker's methods under a prefix
+(``actor_rollout_compute_log_prob``). A name no handler answers, but which is a prefix
+and ``_`` before a name some handler answers, can't be mapped to a method by what is
+written: it is ``rpc-proxy-unmapped``, a named reason, neither a finding about the
+handlers nor a pass.
+"""
+
+from __future__ import annotations
+
+from pylint_rpcsurface.model import Finding, ProxyCall, ProxyFacts
+from pylint_rpcsurface.rules.reply_rules import bind_problem, handler_text, sent_text
+
+__all__ = ["describe_lacking", "prefixed", "proxy_findings"]
+
+
+def describe_lacking(lacking: list[str], total: int) -> str:
+    """``A (one of its 2 handlers)``, ``A and B (2 of its 3 handlers)``, ``A (its handler)``."""
+    short = [name.rpartition(".")[2] for name in lacking]
+    listed = short[0] if len(short) == 1 else ", ".join(short[:-1]) + " and " + short[-1]
+    if total == 1:
+        return f"{listed} (its only handler)"
+    if len(short) == total:
+        return f"{listed} (all of its {total} handlers)"
+    if len(short) == 1:
+        return f"{listed} (one of its {total} handlers)"
+    return f"{listed} ({len(short)} of its {total} handlers)"
+
+
+def prefixed(rpc: str, answered: frozenset[str]) -> tuple[str, str] | None:
+    """``(prefix, name)`` when *rpc* is ``prefix_name`` and *name* is in *answered*, the
+    shortest such prefix; None otherwise."""
+    for position, char in enumerate(rpc):
+        if char == "_" and 0 < position < len(rpc) - 1 and rpc[position + 1 :] in answered:
+            return rpc[:position], rpc[position + 1 :]
+    return None
+
+
+def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
+    """The findings of one proxy table, sorted."""
+    found: list[Finding] = []
+    for call in proxy.calls:
+        if call.rpc is None:
+            found.append(
+                Finding(
+                    call.at,
+                    "rpc-name-uninferable",
+                    (call.source, call.code, "getattr"),
+                    "INFERENCE_FAILURE",
+                )
+            )
+            continue
+        if call.guarded or call.rpc in proxy.own_members or not proxy.own_complete:
+            continue
+        found.extend(_signature_findings(proxy, call, call.rpc))
+        lacking = [h.qualname for h in proxy.handlers if h.complete and call.rpc not in h.names]
+        if not lacking:
+            continue
+        answered = frozenset().union(*(h.names for h in proxy.handlers))
+        split = prefixed(call.rpc, answered) if call.rpc not in answered else None
+        if split is not None:
+            found.append(
+                Finding(
+                    call.at,
+                    "rpc-proxy-unmapped",
+                    (call.rpc, call.receiver, call.code, split[1], split[0]),
+                    "INFERENCE_FAILURE",
+                )
+            )
+            continue
+        verb = "has" if len(lacking) == 1 else "have"
+        found.append(
+            Finding(
+                call.at,
+                "rpc-proxy-unanswered",
+                (
+                    call.rpc,
+                    call.receiver,
+                    call.code,
+                    describe_lacking(lacking, len(proxy.handlers)),
+                    verb,
+                    call.rpc,
+                ),
+                "INFERENCE",
+            )
+        )
+    return sorted(found)
+
+
+def _signature_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Finding]:
+    """``rpc-handler-signature`` for each handler method of *rpc* the call's arguments
+    can't bind to, ``self`` left out. The reply rules about None replies and arity are
+    not applied to proxies: Ray delivers a None reply, and a worker group's reply is
+    collected over its workers in a shape its dispatch mode decides."""
+    found = []
+    sent = call.sent
+    for method in proxy.methods:
+        if method.rpc != rpc or sent is None or method.signature is None:
+            continue
+        problem = bind_problem(method.signature, sent.positional, sent.keywords)
+        if problem is None:
+            continue
+        args = (
+            rpc,
+            call.code,
+            sent_text(sent),
+            handler_text(method, proxy.root),
+            method.signature.text,
+            problem,
+        )
+        found.append(Finding(call.at, "rpc-handler-signature", args, "INFERENCE"))
+    return found
