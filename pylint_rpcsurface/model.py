@@ -350,6 +350,7 @@ class ProxyFacts(Record):
     root: str = ""  # the project folder, for relative paths in message texts
     # The method each handler runs for each name called, one entry per distinct method.
     methods: tuple[HandlerMethod, ...] = ()
+    remote: bool = False  # the table's calls are <proxy>.<name>.remote(...): Ray actors
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -1,19 +1,22 @@
-"""The proxy fixtures from real code (tests/fixtures/proxy_real, issue 25) and the
-hand-traced real-engine sites (bench/engines/proxy_expected) are well formed.
+"""The proxy fixtures from real code (tests/fixtures/proxy_real) and the hand-traced
+real-engine sites (bench/engines/proxy_expected): well formed, and what the checker says.
 
-The checker for proxy tables is not written yet, so nothing here runs it: these tests only
-check that every fixture module parses, that every configured caller and handler names a
-class or function that exists in the fixture, and that every line of an ``expected.txt``
-names a call at that line and column of an existing file."""
+Every fixture module parses, every configured caller and handler names a class or
+function that exists in the fixture, and every line of an ``expected.txt`` names a call
+at that line and column of an existing file. The ``expected.txt`` files were written by
+hand from the code (each fixture's README says why), apart from the checker: the real
+``rpcsurface check`` and real pylint on each fixture report exactly those findings."""
 
 from __future__ import annotations
 
 import ast
 import re
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from support import run_check, run_pylint
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -147,3 +150,23 @@ def test_the_hand_traced_sites_belong_to_a_configured_surface() -> None:
             finding = site["verdict"] in {"true positive", "false positive"}
             if site["verdict"] != "out of contract":
                 assert finding == bool(missing), site
+
+
+def _expected(shape: str) -> set[str]:
+    lines = (FIXTURES / shape / "expected.txt").read_text("utf-8").splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_check_and_pylint_report_what_the_fixture_expects(shape: str, tmp_path: Path) -> None:
+    """The hand-derived findings, from `rpcsurface check` (no cache) and from pylint on
+    the whole fixture: the same set, at the call's own line and column."""
+    root = tmp_path / shape
+    shutil.copytree(FIXTURES / shape, root)
+    env = {"RPCSURFACE_CACHE_DIR": str(tmp_path / "cache")}
+    checked = run_check(root, "--format", "json", "--no-cache", env=env)
+    assert checked.returncode in (0, 1), checked.stderr
+    linted = run_pylint(root, "--recursive=y", ".", env=env)
+    for run in (checked, linted):
+        found = {f"{m.path}:{m.line}:{m.column}: {m.symbol}" for m in run.messages}
+        assert found == _expected(shape), (shape, run)

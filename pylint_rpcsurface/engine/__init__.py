@@ -320,6 +320,7 @@ class _Run:
             exposed_by=spec.exposed_by,
             root=str(self.config.root),
             methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
+            remote=spec.remote,
         )
 
     def _resolve_surface(self, spec: SurfaceSpec, errors: list[ConfigError]) -> _SurfaceRefs | None:

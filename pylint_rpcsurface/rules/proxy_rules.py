@@ -44,6 +44,14 @@ def prefixed(rpc: str, answered: frozenset[str]) -> tuple[str, str] | None:
     return None
 
 
+# The methods Ray gives every actor handle, which no class of the project defines:
+# ``__ray_ready__`` (wait until the actor is up), ``__ray_terminate__`` (its graceful
+# exit) and ``__ray_call__`` (run a function in the actor). Ray is never in the analysed
+# tree, so no handler or own-members class could answer them (AReaL 1.0.4 and
+# Trinity-RFT 0.3.0 call the first two).
+RAY_ACTOR_METHODS = frozenset({"__ray_ready__", "__ray_terminate__", "__ray_call__"})
+
+
 def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
     """The findings of one proxy table, sorted."""
     found: list[Finding] = []
@@ -60,6 +68,8 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
             continue
         if call.guarded or call.rpc in proxy.own_members or not proxy.own_complete:
             continue
+        if proxy.remote and call.rpc in RAY_ACTOR_METHODS:
+            continue  # every Ray actor answers it
         found.extend(_signature_findings(proxy, call, call.rpc))
         lacking = [h.qualname for h in proxy.handlers if h.complete and call.rpc not in h.names]
         if not lacking:
