@@ -257,17 +257,7 @@ class _Run:
         """The proxy's calls, by every caller and subclass of one, and what each handler
         answers; None (and an error) when a receiver occurs in none of the callers' code."""
         spec = proxy.spec
-        configured = proxy.callers.keys()
-        members: dict[str, Ref] = {
-            name: ref
-            for name, (ref, descends) in family.classes.items()
-            if descends.intersection(configured)
-        }
-        members.update(
-            (name, caller.ref)
-            for name, caller in proxy.callers.items()
-            if not caller.is_class and caller.ref is not None
-        )
+        members = _members(proxy.callers, family)
         calls: set[ProxyCall] = set()
         seen: set[str] = set()
         for ref in members.values():
@@ -388,17 +378,7 @@ class _Run:
         )
 
     def _surface_facts(self, surface: _SurfaceRefs, family: CallerFamily[Ref]) -> SurfaceFacts:
-        configured = surface.callers.keys()
-        members: dict[str, Ref] = {
-            name: ref
-            for name, (ref, descends) in family.classes.items()
-            if descends.intersection(configured)
-        }
-        members.update(
-            (name, caller.ref)
-            for name, caller in surface.callers.items()
-            if not caller.is_class and caller.ref is not None
-        )
+        members = _members(surface.callers, family)
         # A site is one call, however many chains of helper calls reach it: the shortest
         # (a direct one first) is the one its messages name.
         callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
@@ -483,3 +463,19 @@ def analyse_recording_failed_imports(
     with failed_imports_recorded(memo.failed_imports if memo is not None else None) as failed:
         analysis = analyse(config, overrides, memo, prebuilt, tree)
     return analysis, frozenset(failed)
+
+
+def _members(callers: dict[str, Resolved], family: CallerFamily[Ref]) -> dict[str, Ref]:
+    """The classes of *family* that descend from one of the configured *callers*, and the
+    configured module-level functions, by qualified name."""
+    members = {
+        name: ref
+        for name, (ref, descends) in family.classes.items()
+        if descends.intersection(callers.keys())
+    }
+    members.update(
+        (name, caller.ref)
+        for name, caller in callers.items()
+        if not caller.is_class and caller.ref is not None
+    )
+    return members
