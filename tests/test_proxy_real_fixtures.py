@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from support import run_check, run_pylint
 
+from pylint_rpcsurface.rules.proxy_rules import RAY_ACTOR_METHODS
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # tomli is a dependency of the package below 3.11
@@ -149,7 +151,9 @@ def test_the_hand_traced_sites_belong_to_a_configured_surface() -> None:
             assert site["missing-on"] == missing, site
             finding = site["verdict"] in {"true positive", "false positive"}
             if site["verdict"] != "out of contract":
-                assert finding == bool(missing), site
+                # Ray's own actor methods answer on every handle, whatever the class lacks.
+                answered_by_ray = site["rpc"] in RAY_ACTOR_METHODS
+                assert finding == (bool(missing) and not answered_by_ray), site
 
 
 def _expected(shape: str) -> set[str]:
