@@ -20,12 +20,12 @@ from pylint_rpcsurface.sources import path_keys
 
 # ---------------------------------------------------------------- records
 #
-# On Python 3.11 (measured here) dataclass writes each method it generates as source text
-# and compiles it when the module is imported, about 70 µs a method. A frozen dataclass gets
-# six (ten with ``order=True``): the plugin's facts and records cost about 17 ms of every
-# pylint run's import that way, paid on each editor keystroke and each pre-commit hook.
-# Their equality, hash and repr are the same code for every class, so they are written
-# once here: a record is declared ``@dataclass(frozen=True, eq=False, repr=False)`` and
+# dataclass writes each method it generates as source text and compiles it when the
+# module is imported: six methods for a frozen dataclass, ten with ``order=True``, for each
+# of the plugin's facts and records, paid by the import of every pylint run (each editor
+# keystroke, each pre-commit hook; docs/performance.md has the measurement). Their
+# equality, hash and repr are the same code for every class, so they are written once
+# here: a record is declared ``@dataclass(frozen=True, eq=False, repr=False)`` and
 # inherits from Record the ``__eq__``, ``__hash__`` and ``__repr__`` that
 # ``@dataclass(frozen=True)`` would have generated (fields with ``compare=False`` are left
 # out of equality and hash, fields with ``repr=False`` out of the repr, and a record

@@ -1,15 +1,29 @@
-"""The pylint adapter: finds the configuration, asks the engine, reports on this module.
+"""The pylint adapter: the checker, and two of pylint's methods replaced on its linter.
 
-Kept thin on purpose. All state lives on the checker instance, which pylint creates
-anew for every run, so a long-lived process (an IDE's language server) never sees
-findings from an earlier run. Under ``-j`` pylint calls ``open()``/``close()`` once per
-file in each worker and never in the parent, so nothing is reported from them and the
-analysis is kept across files instead of being rebuilt in ``open()``.
+What it does, and nothing more:
 
-pylint never lints a folder without ``__init__.py`` inside a package it expands
-(pylint#3944, #9187): ``pylint pkg`` and ``--recursive=y`` skip it. Our project's callers
-and handlers often live in just such a folder, so :func:`_lint_folders_without_init` adds
-those modules to what pylint lints (see docs/modes.md).
+* :class:`RpcSurfaceChecker` finds the configuration of the module pylint visits, asks
+  the engine for the project's analysis (with the modules pylint already built), and
+  reports that module's findings on the nodes at their lines. The analysis itself, and
+  every judgement, is the engine's and the rules'.
+* It replaces two private methods of pylint, on this linter instance only (never the
+  class, so nothing outlives the run); tests/test_private_hooks.py checks the shape each
+  relies on:
+
+  - ``_expand_files``: pylint never lints a folder without ``__init__.py`` inside a
+    package it expands (pylint#3944, #9187), and an engine's callers and handlers often
+    live in just such a folder; :func:`_lint_folders_without_init` adds those modules
+    (see docs/modes.md);
+  - ``_get_messages_to_set``: pylint takes any name starting with ``rp`` for a report's
+    id and ignores it, which would silently drop every ``--disable=rpc-...`` and pragma
+    of ours; :func:`_accept_our_symbols_in_enable_and_disable` sends them to the
+    message store.
+
+All state lives on the checker instance, which pylint creates anew for every run, so a
+long-lived process (an IDE's language server) never sees findings from an earlier run.
+Under ``-j`` pylint calls ``open()``/``close()`` once per file in each worker and never in
+the parent, so nothing is reported from them and the analysis is kept across files
+instead of being rebuilt in ``open()``.
 """
 
 from __future__ import annotations

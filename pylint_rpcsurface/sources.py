@@ -133,8 +133,8 @@ def read_source(path: str) -> tuple[bytes, os.stat_result]:
 def _read_all(handle: int, size: int) -> bytes:
     """What is left to read from *handle*, up to one byte over the cap, asking first for
     the *size* its stat gave (and a byte more, to see the end). A buffered stream's
-    ``read(cap + 1)`` sized its buffer by the cap, 10 MB a file: reading a project's
-    files took three times as long."""
+    ``read(cap + 1)`` sizes its buffer by the cap, allocating the cap's bytes for every
+    file, however small."""
     chunks: list[bytes] = []
     left = MAX_SOURCE_BYTES + 1
     ask = size + 1

@@ -1,7 +1,7 @@
 """The layers you can see in the folder, held by tests.
 
-* configuration and the model of facts at the bottom (``config.py``, ``model.py``,
-  ``messages.py``, ``sources.py``);
+* configuration and the model of facts at the bottom (``config/``, ``model.py``,
+  ``messages/``, ``sources.py``);
 * ``analysis/``: the astroid readers, the only place astroid is used besides the pylint
   adapter (``pylint_plugin.py``) and the engine that wires analysis to rules;
 * ``rules/``: pure functions from facts to findings; ``rules.findings`` is the one entry

@@ -99,7 +99,7 @@ class FileStates:
 
     def _read(self, text: str) -> None:
         if "pylint:" not in text:
-            return  # no pragma at all (see _OPTION): tokenizing a big module costs 0.1 s
+            return  # no pragma at all (see _OPTION): tokenizing is the costly part
         try:
             tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
         except (tokenize.TokenError, SyntaxError):

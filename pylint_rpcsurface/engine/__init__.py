@@ -119,8 +119,8 @@ def _no_cyclic_collection() -> Iterator[None]:
 
     Building modules with astroid allocates a few hundred thousand objects that stay
     alive (the trees, kept in astroid's cache), and each allocation burst sets off a
-    collection that walks every object alive: on a 5k-line module that is a third of the
-    build. The analysis makes little cyclic garbage, so pausing costs no memory that
+    collection that walks every object alive, again and again as the heap grows. The
+    analysis makes little cyclic garbage, so pausing costs no memory that
     matters (peak RSS is measured in docs/performance.md); reference counting still
     frees the rest at once. The collector is enabled again, if it was, when the block
     ends, however it ends, so a long-lived process (an IDE's) keeps its own setting.
