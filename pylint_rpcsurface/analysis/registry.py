@@ -18,12 +18,11 @@ from astroid import nodes, objects
 from astroid.builder import AstroidBuilder
 
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.analysis.registry_literal import CONSTRUCTORS, assigned_value, str_literals
 from pylint_rpcsurface.model import Location, Registry, RegistryElement
 from pylint_rpcsurface.sources import as_identifiers
 
-_CONSTRUCTORS = frozenset(
-    {"builtins.frozenset", "builtins.set", "builtins.tuple", "builtins.list", "builtins.sorted"}
-)
+_CONSTRUCTORS = frozenset(f"builtins.{name}" for name in CONSTRUCTORS)
 _MAX_DEPTH = 40
 # Methods that change a list, set or dict in place: astroid's inference does not see them.
 _MUTATORS = frozenset(
@@ -111,44 +110,37 @@ def read_registry_alone(
         for node in ast.walk(tree)
     ):
         return None
-    statement = next((s for s in tree.body if _assigns_literal(s, attribute)), None)
+    statement = next(
+        (s for s in tree.body if str_literals(assigned_value(s, attribute)) is not None), None
+    )
     if statement is None or statement.col_offset != 0 or statement.end_lineno is None:
         return None
     lines = _LINE.findall(text)  # Python's lines, not str.splitlines' (\x0c, \u2028...)
     kept = range(statement.lineno - 1, statement.end_lineno)
     alone = "".join(line if number in kept else "\n" for number, line in enumerate(lines))
+    return read_registry_text(alone, path, modname, attribute, qualname)
+
+
+def read_registry_text(
+    text: str, path: str, modname: str, attribute: str, qualname: str
+) -> Registry | None:
+    """:func:`read_registry` on *text* built as module *modname* on its own, without
+    leaving it in astroid's cache; None when astroid can't build it. ``rpcsurface fix``
+    reads each rewrite back with this, so what it writes is what the checker reads."""
     cache = astroid.MANAGER.astroid_cache
     held = cache.get(modname)
     try:
-        module = AstroidBuilder(astroid.MANAGER).string_build(alone, modname, path)
+        module = AstroidBuilder(astroid.MANAGER).string_build(text, modname, path)
     except (astroid.AstroidBuildingError, RecursionError, ValueError):
         return None
     finally:
-        # Never the module of that name for anyone else: it is a part of one. (astroid
-        # keeps the first module built under a name: one held before stays.)
+        # Never the module of that name for anyone else: it is this text's alone.
+        # (astroid keeps the first module built under a name: one held before stays.)
         if held is None:
             cache.pop(modname, None)
         else:
             cache[modname] = held
     return read_registry(module, attribute, qualname)
-
-
-def _assigns_literal(statement: ast.stmt, attribute: str) -> bool:
-    """Whether *statement* is ``attribute = <tuple, list or set of str literals>``."""
-    if isinstance(statement, ast.Assign):
-        targets = statement.targets
-        value: ast.expr | None = statement.value
-    elif isinstance(statement, ast.AnnAssign):
-        targets, value = [statement.target], statement.value
-    else:
-        return False
-    return (
-        len(targets) == 1
-        and isinstance(targets[0], ast.Name)
-        and targets[0].id == attribute
-        and isinstance(value, (ast.Tuple, ast.List, ast.Set))
-        and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts)
-    )
 
 
 def _assigned_value(

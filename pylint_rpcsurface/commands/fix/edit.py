@@ -6,8 +6,10 @@ order (at their sorted place when the literal was sorted), and the literal keeps
 form, quotes, indentation, trailing comma and every other comment. The text is read with
 :mod:`ast` only: nothing is imported or run.
 
-A rewrite is checked before it is returned: the new text must parse, and the constant
-must read back as exactly the expected names, in the expected order, in the same form.
+The statement is found as the checker finds it (:mod:`..analysis.registry_literal` is
+shared), and the checker's own reader has the last word: the rewrite must read back,
+through the checker's reader and this one, as exactly the expected names, in the expected
+order, in the same form, or nothing is written.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pylint_rpcsurface.analysis.registry_literal import CONSTRUCTORS, assigned_value
 from pylint_rpcsurface.commands.fix.layout import DEFAULT_LINE_LENGTH
 from pylint_rpcsurface.model import Record
 
-_CONSTRUCTORS = frozenset({"frozenset", "set", "tuple", "list"})
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _AFTER_ELEMENT = re.compile(r"[ \t]*(,)?[ \t]*(#[^\r\n]*)?(\r\n|\r|\n)?$")
 _TRAILING_COMMA = re.compile(r"[ \t]*,")
@@ -147,16 +149,6 @@ def _read_literal(tree: ast.Module, attribute: str) -> tuple[int, _Literal]:
     return line, _literal_of(tree, value, line)
 
 
-def _assigned(statement: ast.stmt, attribute: str) -> ast.expr | None:
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-        target: ast.expr = statement.targets[0]
-    elif isinstance(statement, ast.AnnAssign):
-        target = statement.target
-    else:
-        return None
-    return statement.value if isinstance(target, ast.Name) and target.id == attribute else None
-
-
 def _statement_of(tree: ast.Module, binding: ast.AST) -> ast.AST | None:
     for statement in ast.walk(tree):
         if isinstance(statement, ast.Assign) and binding in statement.targets:
@@ -173,7 +165,9 @@ def _literal_of(tree: ast.Module, value: ast.expr, line: int) -> _Literal:
     refusal = Refused(
         line,
         f"it is built from an expression (`{expression}`); fix edits a tuple, list "
-        "or set literal of str, or frozenset(...), set(...), tuple(...) or list(...) of one",
+        "or set literal of str, or "
+        + ", ".join(f"{name}(...)" for name in CONSTRUCTORS)
+        + " of one",
     )
     call: ast.Call | None = None
     container: ast.expr | None = value
@@ -182,7 +176,7 @@ def _literal_of(tree: ast.Module, value: ast.expr, line: int) -> _Literal:
         func = value.func
         if (
             not isinstance(func, ast.Name)
-            or func.id not in _CONSTRUCTORS
+            or func.id not in CONSTRUCTORS
             or value.keywords
             or len(value.args) > 1
             or _module_bindings(tree, func.id)
@@ -236,8 +230,23 @@ def rewrite(
         return text
     new = _Editor(text, literal, line, qualname).apply(expected)
     new = _wrapped(new, attribute, line_length)
-    _verify(new, attribute=attribute, form=literal.form, expected=expected, line=line)
+    _verify(new, qualname=qualname, form=literal.form, expected=expected, line=line)
     return new
+
+
+def _as_the_checker_reads(text: str, qualname: str) -> list[str | None] | None:
+    """The registry's values as the checker's reader finds them in *text* (None for an
+    element it can't read), or None when it can't read the registry at all."""
+    # Imported here: the checker's reader needs astroid, which a warm `check` and the
+    # rest of `fix` never load.
+    # pylint: disable-next=import-outside-toplevel
+    from pylint_rpcsurface.analysis.registry import read_registry_text  # noqa: PLC0415
+
+    modname, _, attribute = qualname.rpartition(".")
+    registry = read_registry_text(text, "<fix>", modname, attribute, qualname)
+    if registry is None or registry.problem is not None:
+        return None
+    return [element.value for element in registry.elements]
 
 
 def _wrapped(text: str, attribute: str, limit: int) -> str:
@@ -290,12 +299,17 @@ def _wrapped(text: str, attribute: str, limit: int) -> str:
     return text[:start] + call + text[end:]
 
 
-def _verify(new: str, *, attribute: str, form: str, expected: list[str], line: int) -> None:
+def _verify(new: str, *, qualname: str, form: str, expected: list[str], line: int) -> None:
     try:
-        _, again = _read_literal(ast.parse(new), attribute)
+        _, again = _read_literal(ast.parse(new), qualname.rpartition(".")[2])
     except (SyntaxError, ValueError, Refused):
         again = None
-    if again is None or list(again.values) != expected or _family(again.form) != _family(form):
+    if (
+        again is None
+        or list(again.values) != expected
+        or _family(again.form) != _family(form)
+        or _as_the_checker_reads(new, qualname) != expected
+    ):
         raise Refused(line, "the edit would not read back as intended; nothing written")
 
 
@@ -371,7 +385,7 @@ class _Editor:
             return new  # the check before writing refuses it
         except Refused:
             for statement in tree.body:
-                value = _assigned(statement, attribute)
+                value = assigned_value(statement, attribute)
                 for node in ast.walk(value) if value is not None else ():
                     if isinstance(node, ast.Constant) and node.value == name:
                         offsets = _Offsets(new)
