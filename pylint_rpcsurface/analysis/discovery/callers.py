@@ -17,14 +17,16 @@ what this class passes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.discovery.evidence import Found, Receivers
-from pylint_rpcsurface.analysis.discovery.reading import Group, Sender, Site, Worker, is_method
+from pylint_rpcsurface.analysis.discovery.reading import Group, Site, Worker, is_method
+
+if TYPE_CHECKING:
+    from pylint_rpcsurface.analysis.discovery.core import Discovery
 
 # A hierarchy with more classes than this is kept whole: reading each class alone would
 # cost a receive side per class.
@@ -159,55 +161,11 @@ class Part:
 
 
 class CallerSplit:
-    """Mixed into the discovery: splits a hierarchy whose classes send to different
-    handlers into the subtrees that agree."""
+    """Splits a caller hierarchy whose classes send to different handlers into the
+    subtrees that agree, reading each class alone with *discovery*'s own readers."""
 
-    receivers: Receivers
-    _sides: dict[tuple[int, tuple[str, ...]], tuple[Found, list[tuple[nodes.NodeNG, Found]]]]
-    notes: list[str]
-
-    def where(self, node: nodes.NodeNG) -> str:
-        raise NotImplementedError
-
-    def qualname(self, node: nodes.ClassDef | nodes.FunctionDef) -> str:
-        raise NotImplementedError
-
-    def receive_side(
-        self,
-        group: Group,
-        workers: list[Worker],
-        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
-        senders: list[Sender] | None = None,
-    ) -> tuple[Found, list[tuple[nodes.NodeNG, Found]]]:
-        raise NotImplementedError
-
-    def _senders_for(
-        self, caller: nodes.ClassDef | nodes.FunctionDef, group: Group, sites: list[Site]
-    ) -> list[Sender]:
-        raise NotImplementedError
-
-    def _proven(
-        self,
-        caller: nodes.ClassDef | nodes.FunctionDef,
-        sides: list[tuple[Found, list[tuple[nodes.NodeNG, Found]]]],
-    ) -> Found:
-        raise NotImplementedError
-
-    def _among(self, proven: Found, names: set[str]) -> list[nodes.ClassDef]:
-        raise NotImplementedError
-
-    def _admitted(self, chosen: list[nodes.ClassDef], proven: Found) -> list[nodes.ClassDef]:
-        raise NotImplementedError
-
-    @contextmanager
-    def _reading_as(self, exact: nodes.ClassDef, family: set[int]) -> Iterator[None]:
-        saved = self.receivers, self._sides
-        self.receivers = ExactReceivers(saved[0], exact, family)
-        self._sides = {}
-        try:
-            yield
-        finally:
-            self.receivers, self._sides = saved
+    def __init__(self, discovery: Discovery) -> None:
+        self.discovery = discovery
 
     def split_callers(
         self,
@@ -220,13 +178,13 @@ class CallerSplit:
         """The parts *root*'s hierarchy splits into, or None when it is one: every class
         of it whose receive side is read alone reaches the same handlers. *sites* are the
         hierarchy's call sites by group index."""
-        members = [root, *self.receivers.subclasses.get(id(root), [])]
+        members = [root, *self.discovery.receivers.subclasses.get(id(root), [])]
         if len(members) < 2 or len(members) > _MAX_CLASSES:
             return None
         family = {id(c) for c in members}
         reached: dict[int, tuple[tuple[int, ...], Found, set[str]]] = {}
         for cls in members:
-            order = {id(c) for c in [cls, *self.receivers._ancestors(cls)]}  # pylint: disable=protected-access
+            order = {id(c) for c in [cls, *self.discovery.receivers._ancestors(cls)]}  # pylint: disable=protected-access
             mine = {
                 i: [s for s in group_sites if s.owner is not None and id(s.owner) in order]
                 for i, group_sites in sites.items()
@@ -235,16 +193,16 @@ class CallerSplit:
             names = {s.name for group_sites in mine.values() for s in group_sites}
             if not names:
                 continue
-            with self._reading_as(cls, family):
+            with self.discovery.reading_as(cls, family):
                 sides = [
-                    self.receive_side(
-                        groups[i], workers, helpers, self._senders_for(cls, groups[i], s)
+                    self.discovery.receive_side(
+                        groups[i], workers, helpers, self.discovery.senders_for(cls, groups[i], s)
                     )
                     for i, s in sorted(mine.items())
                 ]
-                proven = self._proven(cls, sides)
-            handlers = self._among(proven, names) if proven else []
-            if handlers and self._admitted(handlers, proven):
+                proven = self.discovery.proven(cls, sides)
+            handlers = self.discovery.among(proven, names) if proven else []
+            if handlers and self.discovery.admitted(handlers, proven):
                 handlers = []  # an annotation admitting several: which one is not known
             if handlers:  # unread alone: no evidence that it sends elsewhere
                 reached[id(cls)] = (tuple(sorted(id(h) for h in handlers)), proven, names)
@@ -259,7 +217,7 @@ class CallerSplit:
         reached: dict[int, tuple[tuple[int, ...], Found, set[str]]],
         sites: dict[int, list[Site]],
     ) -> list[Part]:
-        subclasses = self.receivers.subclasses
+        subclasses = self.discovery.receivers.subclasses
         by_id = {id(c): c for c in members}
 
         def agreed(cls: nodes.ClassDef) -> tuple[int, ...] | None:
@@ -274,7 +232,7 @@ class CallerSplit:
             if agreed(c) is not None
             and not any(
                 id(base) in by_id and agreed(base) is not None
-                for base in self.receivers._ancestors(c)  # pylint: disable=protected-access
+                for base in self.discovery.receivers._ancestors(c)  # pylint: disable=protected-access
             )
         ]
         parts = []
@@ -295,12 +253,13 @@ class CallerSplit:
         described = "; ".join(
             f"{by_id[i].name}: "
             + ", ".join(sorted(reached[i][1][h][0].name for h in reached[i][0]))
-            for i in sorted(reached, key=lambda i: self.qualname(by_id[i]))
+            for i in sorted(reached, key=lambda i: self.discovery.qualname(by_id[i]))
         )
-        self.notes.append(
-            f"{self.where(root)}: {self.qualname(root)} is not written as a caller: the "
-            f"classes of its hierarchy send to different handlers ({described}); "
-            + ", ".join(sorted(self.qualname(p.top) for p in parts))
+        discovery = self.discovery
+        discovery.notes.append(
+            f"{discovery.where(root)}: {discovery.qualname(root)} is not written as a caller: "
+            f"the classes of its hierarchy send to different handlers ({described}); "
+            + ", ".join(sorted(discovery.qualname(p.top) for p in parts))
             + " are written instead"
         )
         return parts

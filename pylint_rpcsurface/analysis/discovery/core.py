@@ -4,12 +4,15 @@ registries and base handlers, grouped into surfaces."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
-from pylint_rpcsurface.analysis.discovery.callers import CallerSplit
+from pylint_rpcsurface.analysis.discovery.callers import CallerSplit, ExactReceivers
 from pylint_rpcsurface.analysis.discovery.evidence import Found, Receivers, function_of
 from pylint_rpcsurface.analysis.discovery.keys import DispatchKeys
 from pylint_rpcsurface.analysis.discovery.reading import (
@@ -43,7 +46,49 @@ from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
 from pylint_rpcsurface.analysis.registry import read_registry
 
 
-class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-many-instance-attributes
+@dataclass
+class _Callers:
+    """The callers' hierarchies, each by the id of its root: the root, the names its
+    sites send, its first site, and its sites by group index."""
+
+    roots: dict[int, nodes.ClassDef | nodes.FunctionDef] = field(default_factory=dict)
+    names_of: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
+    first_site: dict[int, Site] = field(default_factory=dict)
+    groups_of: dict[int, dict[int, list[Site]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
+
+
+@dataclass
+class _Plans:
+    """The callers that reach each set of handlers (by the handlers' ids), what proves
+    it, and what the worker loop answers for each caller's receive side."""
+
+    callers: dict[tuple[int, ...], list[int]] = field(default_factory=lambda: defaultdict(list))
+    proven: dict[tuple[int, ...], Found] = field(default_factory=lambda: defaultdict(dict))
+    loop_answers: dict[tuple[int, ...], list[dict[str, str]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+
+    def add(
+        self, caller: int, handlers: list[nodes.ClassDef], proven: Found, answers: dict[str, str]
+    ) -> None:
+        plan = tuple(sorted(id(c) for c in handlers))
+        self.callers[plan].append(caller)
+        self.proven[plan].update(proven)
+        self.loop_answers[plan].append(answers)
+
+
+# A helper that passes the name on to a sender found in one round is found in the next;
+# the rounds stop as soon as one finds nothing new. The cap bounds the rounds (each walks
+# every function of the project) for helpers that wrap helpers deeper than that: a sender
+# beyond it is not proposed, never guessed.
+_MAX_HELPER_LAYERS = 6
+
+
+class Discovery:  # pylint: disable=too-many-instance-attributes
+    """Reads a project's modules for what ``init`` can prove; :meth:`run` proposes."""
+
     def __init__(self, project: Path, modules: list[nodes.Module], index: ClassIndex) -> None:
         self.project = project
         self.modules = modules
@@ -84,6 +129,21 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
         self._sides: dict[
             tuple[int, tuple[str, ...]], tuple[Found, list[tuple[nodes.NodeNG, Found]]]
         ] = {}
+        self.worker_side = WorkerSide(project, self.functions)
+        self.keys = DispatchKeys(project, self.worker_side)
+        self.caller_split = CallerSplit(self)
+
+    @contextmanager
+    def reading_as(self, exact: nodes.ClassDef, family: set[int]) -> Iterator[None]:
+        """Every receiver read as in class *exact* alone (of the hierarchy *family*),
+        with receive sides read afresh, until the block ends."""
+        saved = self.receivers, self._sides
+        self.receivers = ExactReceivers(saved[0], exact, family)
+        self._sides = {}
+        try:
+            yield
+        finally:
+            self.receivers, self._sides = saved
 
     def where(self, node: nodes.NodeNG) -> str:
         return where(node, self.project)
@@ -129,7 +189,7 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
     def senders(self, helpers: dict[str, object]) -> list[Sender]:
         found: dict[tuple[int, str], Sender] = {}
         names: set[str] = set()
-        for _ in range(6):
+        for _ in range(_MAX_HELPER_LAYERS):
             before = len(found)
             for function in self.functions:
                 for position, param in enumerate(positional_params(function)):
@@ -280,7 +340,7 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
                 and id(s.function.parent) not in on_self
             }
 
-        workers = self.workers(helpers)
+        workers = self.worker_side.workers(helpers)
         dispatch: list[DispatchProposal] = []
         confirmed: list[Group] = []
         handlers: list[nodes.ClassDef] = []
@@ -322,7 +382,7 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
                     "name at different positions in different definitions: not written"
                 )
                 continue
-            dispatch.append(self.dispatch_proposal(group, workers))
+            dispatch.append(self.keys.dispatch_proposal(group, workers))
         confirmed = [g for g in confirmed if methods.count(g.method) == 1]
         surfaces = self.surfaces(confirmed, excluded_by(confirmed), workers, helpers)
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
@@ -445,7 +505,7 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
                 and name != function.name
                 and any(names_in(arg) & tainted for arg in call.args)
             ):
-                obj = self._helper_object(call, helpers[name])
+                obj = self.worker_side.helper_object(call, helpers[name])
                 if obj is not None:
                     found.append((obj, self.where(call)))
         return found
@@ -503,13 +563,62 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
 
     # -- surfaces ------------------------------------------------------------
 
-    def surfaces(  # noqa: PLR0915
+    def surfaces(
         self,
         groups: list[Group],
         excluded: set[int],
         workers: list[Worker],
         helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
     ) -> list[SurfaceProposal]:
+        """A proposal per set of handlers the callers' sites reach, and the callers
+        refused, each with its reason."""
+        callers = self._caller_hierarchies(groups)
+        plans = _Plans()
+        refused: list[SurfaceProposal] = []
+        overall = self.best_handlers(
+            set().union(*callers.names_of.values()) if callers.names_of else set(), excluded
+        )
+        for key, names in list(callers.names_of.items()):
+            root = callers.roots[key]
+            sides = [
+                self.receive_side(
+                    groups[i], workers, helpers, self.senders_for(root, groups[i], mine)
+                )
+                for i, mine in sorted(callers.groups_of[key].items())
+            ]
+            proven = self.proven(root, sides)
+            chosen = self.among(proven, names)
+            refusal = self._refusal(
+                root, names, proven=proven, chosen=chosen, overall=overall, excluded=excluded
+            )
+            if refusal is not None:
+                refused.append(refusal)
+                continue
+            if not chosen:
+                continue  # left out, with a note
+            parts = (
+                self.caller_split.split_callers(
+                    root, groups, callers.groups_of[key], workers, helpers
+                )
+                if isinstance(root, nodes.ClassDef)
+                else None
+            )
+            for part in parts or ():
+                # The subtrees whose classes agree, each a caller of its own handlers.
+                top = id(part.top)
+                callers.roots[top], callers.names_of[top] = part.top, part.names
+                callers.first_site[top] = part.site
+                plans.add(
+                    top, part.handlers, {**proven, **part.proven},
+                    self._loop_answers(part.top, sides, part.handlers, workers),
+                )  # fmt: skip
+            if not parts:
+                plans.add(key, chosen, proven, self._loop_answers(root, sides, chosen, workers))
+        return refused + self._proposals(callers, plans)
+
+    def _caller_hierarchies(self, groups: list[Group]) -> _Callers:
+        """The sites' owners by the root of their hierarchy among them: a class none of
+        whose ancestors owns a site, or a module-level function."""
         sites = [
             (index, site)
             for index, group in enumerate(groups)
@@ -521,7 +630,7 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
             assert site.owner is not None
             owners[id(site.owner)] = site.owner
         classes = [o for o in owners.values() if isinstance(o, nodes.ClassDef)]
-        roots: dict[int, nodes.ClassDef | nodes.FunctionDef] = {}
+        callers = _Callers()
         root_of: dict[int, int] = {}
         for owner in owners.values():
             if isinstance(owner, nodes.ClassDef):
@@ -532,109 +641,80 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
                     )
                     root_of[id(owner)] = id(top)
                     continue
-            roots[id(owner)] = owner
+            callers.roots[id(owner)] = owner
             root_of[id(owner)] = id(owner)
-        names_of: dict[int, set[str]] = defaultdict(set)
-        first_site: dict[int, Site] = {}
-        groups_of: dict[int, dict[int, list[Site]]] = defaultdict(lambda: defaultdict(list))
         for index, site in sites:
             assert site.owner is not None
             root = root_of[id(site.owner)]
-            names_of[root].add(site.name)
-            first_site.setdefault(root, site)
-            groups_of[root][index].append(site)
-        all_names = {site.name for _, site in sites}
-        overall = self.best_handlers(all_names, excluded)
-        plans: dict[tuple[int, ...], list[int]] = defaultdict(list)
-        proven_of: dict[tuple[int, ...], Found] = defaultdict(dict)
-        loop_answers: dict[tuple[int, ...], list[dict[str, str]]] = defaultdict(list)
-        refused: list[SurfaceProposal] = []
-        for key, names in list(names_of.items()):
-            caller = self.qualname(roots[key])
-            sides = [
-                self.receive_side(
-                    groups[i], workers, helpers, self._senders_for(roots[key], groups[i], mine)
-                )
-                for i, mine in sorted(groups_of[key].items())
-            ]
-            proven = self._proven(roots[key], sides)
-            chosen = self._among(proven, names)
-            admitted = self._admitted(chosen, proven)
-            if admitted:
-                refused.append(
-                    SurfaceProposal(
-                        name=roots[key].name,
-                        callers=((caller, self.where(roots[key])),),
-                        handlers=(),
-                        refused=f"the names {caller} sends are looked up on an object whose "
-                        "annotation admits each of these classes, and nothing says which the "
-                        "workers hold",
-                        candidates=tuple(f"{self.qualname(c)} ({self.where(c)})" for c in admitted),
-                    )
-                )
-                continue
-            if not chosen:
-                candidates, tie = self._handlers_for(names, overall, excluded)
-                listed = candidates or tie
-                if not listed:
-                    self.notes.append(
-                        f"{self.where(roots[key])}: no class answers most of the names "
-                        f"{caller} sends: left out"
-                    )
-                    continue
-                why = (
-                    "no code binds the object the names are looked up on to a class: "
-                    "candidates by overlap only (not written)"
-                )
-                refused.append(
-                    SurfaceProposal(
-                        name=roots[key].name,
-                        callers=((caller, self.where(roots[key])),),
-                        handlers=(),
-                        refused=f"the names {caller} sends: {why}",
-                        overlap=tuple(
-                            f"{self.qualname(c)} answers {len(self.answers(c) & names)} of "
-                            f"{len(names)} names sent ({self.where(c)})"
-                            for c in listed
-                        ),
-                    )
-                )
-                continue
-            hierarchy = roots[key]
-            parts = (
-                self.split_callers(hierarchy, groups, groups_of[key], workers, helpers)
-                if isinstance(hierarchy, nodes.ClassDef)
-                else None
+            callers.names_of[root].add(site.name)
+            callers.first_site.setdefault(root, site)
+            callers.groups_of[root][index].append(site)
+        return callers
+
+    def _refusal(
+        self,
+        root: nodes.ClassDef | nodes.FunctionDef,
+        names: set[str],
+        *,
+        proven: Found,
+        chosen: list[nodes.ClassDef],
+        overall: tuple[list[nodes.ClassDef], float] | None,
+        excluded: set[int],
+    ) -> SurfaceProposal | None:
+        """The proposal refused for *root*'s names, with its reason; None when its
+        handlers are *chosen*, or when nothing answers them (noted, and left out)."""
+        caller = self.qualname(root)
+        admitted = self.admitted(chosen, proven)
+        if admitted:
+            return SurfaceProposal(
+                name=root.name,
+                callers=((caller, self.where(root)),),
+                handlers=(),
+                refused=f"the names {caller} sends are looked up on an object whose "
+                "annotation admits each of these classes, and nothing says which the "
+                "workers hold",
+                candidates=tuple(f"{self.qualname(c)} ({self.where(c)})" for c in admitted),
             )
-            for part in parts or ():
-                # The subtrees whose classes agree, each a caller of its own handlers.
-                roots[id(part.top)], names_of[id(part.top)] = part.top, part.names
-                first_site[id(part.top)] = part.site
-                plan = tuple(sorted(id(c) for c in part.handlers))
-                plans[plan].append(id(part.top))
-                proven_of[plan].update(proven)
-                proven_of[plan].update(part.proven)
-                loop_answers[plan].append(
-                    self._loop_answers(part.top, sides, part.handlers, workers)
-                )
-            if parts:
-                continue
-            plan = tuple(sorted(id(c) for c in chosen))
-            plans[plan].append(key)
-            proven_of[plan].update(proven)
-            loop_answers[plan].append(self._loop_answers(roots[key], sides, chosen, workers))
-        proposals: list[SurfaceProposal] = list(refused)
+        if chosen:
+            return None
+        candidates, tie = self._handlers_for(names, overall, excluded)
+        listed = candidates or tie
+        if not listed:
+            self.notes.append(
+                f"{self.where(root)}: no class answers most of the names {caller} sends: left out"
+            )
+            return None
+        why = (
+            "no code binds the object the names are looked up on to a class: "
+            "candidates by overlap only (not written)"
+        )
+        return SurfaceProposal(
+            name=root.name,
+            callers=((caller, self.where(root)),),
+            handlers=(),
+            refused=f"the names {caller} sends: {why}",
+            overlap=tuple(
+                f"{self.qualname(c)} answers {len(self.answers(c) & names)} of "
+                f"{len(names)} names sent ({self.where(c)})"
+                for c in listed
+            ),
+        )
+
+    def _proposals(self, callers: _Callers, plans: _Plans) -> list[SurfaceProposal]:
+        """One proposal per set of handlers, with every caller that reaches it."""
+        proposals: list[SurfaceProposal] = []
         used: set[str] = set()
         by_id = {id(c): c for c in self.classes}
-        for handler_ids, keys in plans.items():
+        for handler_ids, keys in plans.callers.items():
             handlers = [by_id[i] for i in handler_ids]
-            names = set().union(*(names_of[k] for k in keys))
-            proven = proven_of[handler_ids]
-            callers = tuple(
+            names = set().union(*(callers.names_of[k] for k in keys))
+            proven = plans.proven[handler_ids]
+            listed = tuple(
                 sorted(
                     (
-                        self.qualname(roots[k]),
-                        f"{self.where(first_site[k].call)}: sends {first_site[k].name!r}",
+                        self.qualname(callers.roots[k]),
+                        f"{self.where(callers.first_site[k].call)}: sends "
+                        f"{callers.first_site[k].name!r}",
                     )
                     for k in keys
                 )
@@ -658,12 +738,12 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
             used.add(name)
             # A name the loop answers for one caller's receive side and not another's is
             # not answered for the surface: only those every one of them answers.
-            answered = loop_answers[handler_ids]
+            answered = plans.loop_answers[handler_ids]
             common = set(answered[0]).intersection(*answered[1:]) & names
             proposals.append(
                 SurfaceProposal(
                     name,
-                    callers,
+                    listed,
                     handler_entries,
                     base,
                     registry,
@@ -708,7 +788,7 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
             for name in common
         }
 
-    def _senders_for(
+    def senders_for(
         self,
         caller: nodes.ClassDef | nodes.FunctionDef,
         group: Group,
@@ -744,7 +824,7 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
                     reached[id(function)] = by_function[id(function)]
         return list(reached.values()) or group.senders
 
-    def _proven(
+    def proven(
         self,
         caller: nodes.ClassDef | nodes.FunctionDef,
         sides: list[tuple[Found, list[tuple[nodes.NodeNG, Found]]]],
@@ -760,7 +840,7 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
             proven.update(found)
         return proven
 
-    def _admitted(self, chosen: list[nodes.ClassDef], proven: Found) -> list[nodes.ClassDef]:
+    def admitted(self, chosen: list[nodes.ClassDef], proven: Found) -> list[nodes.ClassDef]:
         """The classes one annotation admits beside a chosen handler (``self.worker:
         Optional[WorkerBase]``, with a CPU and a GPU worker among its subclasses): the
         annotation proves some subclass is held, not which, and picking the one that
@@ -786,7 +866,7 @@ class Discovery(WorkerSide, DispatchKeys, CallerSplit):  # pylint: disable=too-m
             if isinstance(binding, nodes.FunctionDef) and binding.name != "__init__"
         )
 
-    def _among(self, proven: Found, names: set[str]) -> list[nodes.ClassDef]:
+    def among(self, proven: Found, names: set[str]) -> list[nodes.ClassDef]:
         """The handlers among the classes the receive side is proven to reach: each that
         answers some of *names*, but a subclass answering no more than its base, a base
         whose subclass answers more, and stubs beside real code."""

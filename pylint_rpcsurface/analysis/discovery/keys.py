@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from astroid import nodes
 from astroid.exceptions import NoDefault
 
@@ -18,19 +20,23 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     is_receive,
     own_nodes,
     tainted_names,
+    where,
 )
 from pylint_rpcsurface.analysis.discovery.replies import after_send
+from pylint_rpcsurface.analysis.discovery.workers import WorkerSide
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
 
 
 class DispatchKeys:
-    """Mixed into the discovery: chooses the keys of each dispatch table."""
+    """Chooses the keys of each dispatch table, from the senders and from what
+    *worker_side* reads of the loops that receive the names."""
 
-    def _unknown(self, function: nodes.FunctionDef, lookup: nodes.Call) -> tuple[str | None, str]:
-        raise NotImplementedError
+    def __init__(self, project: Path, worker_side: WorkerSide) -> None:
+        self.project = project
+        self.worker_side = worker_side
 
     def where(self, node: nodes.NodeNG) -> str:
-        raise NotImplementedError
+        return where(node, self.project)
 
     # -- dispatch keys ------------------------------------------------------
 
@@ -263,7 +269,7 @@ class DispatchKeys:
             # A dispatch that looks the name up itself says what a missing name does.
             lookup = called_lookup(sender.function, tainted_names(sender.function, {sender.param}))
             if lookup is not None:
-                value, evidence = self._unknown(sender.function, lookup)
+                value, evidence = self.worker_side.unknown_name(sender.function, lookup)
                 if value is not None:
                     return [Choice("unknown-name", value, evidence)]
         if not workers:

@@ -3,6 +3,8 @@ name the object lacks, and to the reply."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.discovery.answered import answered_before
@@ -22,16 +24,20 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     own_nodes,
     positional_params,
     tainted_names,
+    where,
 )
 
 
 class WorkerSide:
-    """Mixed into the discovery: reads the worker loops."""
+    """Reads the worker loops of the project's *functions* (methods and module-level
+    functions), each place shown relative to *project*."""
 
-    functions: list[nodes.FunctionDef]
+    def __init__(self, project: Path, functions: list[nodes.FunctionDef]) -> None:
+        self.project = project
+        self.functions = functions
 
     def where(self, node: nodes.NodeNG) -> str:
-        raise NotImplementedError
+        return where(node, self.project)
 
     # -- the worker side ----------------------------------------------------
 
@@ -68,7 +74,7 @@ class WorkerSide:
                 assert isinstance(call, nodes.Call)
                 if not (isinstance(call.func, nodes.Name) and call.func.name == name):
                     continue
-                unknown = self._unknown(helper, lookup)
+                unknown = self.unknown_name(helper, lookup)
                 if len(lookup.args) == 3:
                     unknown = self._none_test(function, name, lookup)
                 worker = Worker(self.where(call), *unknown, obj=lookup.args[0])
@@ -153,17 +159,17 @@ class WorkerSide:
             holder, _, lookup = helpers[name]
         if lookup is None:
             return None
-        worker = Worker(self.where(call), *self._unknown(holder, lookup), obj=lookup.args[0])
+        worker = Worker(self.where(call), *self.unknown_name(holder, lookup), obj=lookup.args[0])
         worker.top = top_of(call)
         if holder is function:
             worker.answered, worker.answered_at = answered_before(function, lookup)
         if holder is not function:
-            worker.obj = self._helper_object(call, helpers[name or ""])
+            worker.obj = self.helper_object(call, helpers[name or ""])
         self._reply(function, call, worker)
         return worker
 
     @staticmethod
-    def _helper_object(
+    def helper_object(
         call: nodes.Call, helper: tuple[nodes.FunctionDef, str, nodes.Call]
     ) -> nodes.NodeNG | None:
         function, _, lookup = helper
@@ -174,7 +180,9 @@ class WorkerSide:
                 return call.args[params.index(obj.name)]
         return None
 
-    def _unknown(self, function: nodes.FunctionDef, lookup: nodes.Call) -> tuple[str | None, str]:
+    def unknown_name(
+        self, function: nodes.FunctionDef, lookup: nodes.Call
+    ) -> tuple[str | None, str]:
         at = self.where(lookup)
         if len(lookup.args) == 2:
             return "raises", f"{at}: getattr without a default raises AttributeError"
