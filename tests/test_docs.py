@@ -1,7 +1,8 @@
-"""The docs and the README: the configuration reference documents exactly the keys
-config.py accepts, each message's "Configuration" section names real keys, every page is
-reachable, every relative link leads to a file, and the README stays a quick start and a
-tour, with the reference left to docs/.
+"""The docs and the README: the configuration reference documents exactly the keys the
+configuration accepts (its key tables generated from the declarations), each message's
+"Configuration" section names real keys, every page is reachable, every relative link
+leads to a file, and the README stays a quick start and a tour, with the reference left
+to docs/.
 
 The site itself is built by ``mkdocs build --strict`` in CI (.ci/run), which fails on a
 broken link or anchor under docs/; nothing checks README.md's links but the test here.
@@ -10,6 +11,7 @@ broken link or anchor under docs/; nothing checks README.md's links but the test
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
@@ -17,6 +19,7 @@ from urllib.parse import unquote
 import pytest
 
 from pylint_rpcsurface import config as config_module
+from pylint_rpcsurface.config.schema import keys_of
 from pylint_rpcsurface.messages import MESSAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,3 +188,21 @@ def test_every_relative_link_leads_to_an_existing_file(page: Path) -> None:
         if not target.exists() or not target.is_relative_to(ROOT):
             broken.append(link)
     assert broken == [], f"{page.relative_to(ROOT)} links to what isn't in the repository: {broken}"
+
+
+def test_the_key_tables_and_entries_are_what_the_declarations_say() -> None:
+    """docs/gen_config.py writes the reference's key tables and each entry's Type and
+    Default lines from the declarations; a stale reference is a failure."""
+    sys.path.insert(0, str(DOCS))
+    try:
+        import gen_config  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+    finally:
+        sys.path.remove(str(DOCS))
+    current = REFERENCE.read_text("utf-8")
+    assert gen_config.render(current) == current, "stale: run python docs/gen_config.py"
+    # Every table's keys are listed, each once, in its generated table.
+    for table, cls in gen_config.TABLES.items():
+        listed = re.search(rf"<!-- keys: {table} -->\n(.*?)<!-- /keys -->", current, re.S)
+        assert listed is not None, table
+        rows = [line for line in listed.group(1).splitlines() if line.startswith("| [`")]
+        assert [row.split("`")[1] for row in rows] == [s.name for s in keys_of(cls)]

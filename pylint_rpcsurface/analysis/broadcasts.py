@@ -502,13 +502,9 @@ def sent_arguments(call: nodes.Call, form: DispatchForm) -> Sent | None:
 def _sent_after_name(call: nodes.Call, form: DispatchForm) -> Sent | None:
     """The positional arguments after the name, and the ``kwargs-from`` dict if any."""
     positional = _positional_after_name(call, form)
-    described = {
-        form.waits if isinstance(form.waits, str) else None,
-        form.name_keyword,
-        form.waits_unless,
-    }
+    described = form.call_keywords
     by_name = {keyword.arg: keyword.value for keyword in call.keywords or ()}
-    if any(name not in described and name != form.kwargs_from for name in by_name):
+    if any(name not in described for name in by_name):
         return None  # whether the dispatch method forwards those is not known
     passed = _dict_keys(by_name.get(form.kwargs_from)) if form.kwargs_from else ()
     if positional is None or passed is None:
@@ -523,13 +519,7 @@ def _bind_by_keyword(call: nodes.Call, form: DispatchForm) -> dict[str, nodes.No
         return None
     if len(call.args) != form.name_arg + 1:
         return None  # a positional argument whose parameter is not known, or no name
-    described = {
-        form.waits if isinstance(form.waits, str) else None,
-        form.name_keyword,
-        form.args_from,
-        form.kwargs_from,
-        form.waits_unless,
-    }
+    described = form.call_keywords
     by_name: dict[str, nodes.NodeNG] = {}
     for keyword in call.keywords or ():
         if keyword.arg is None or keyword.arg not in described:

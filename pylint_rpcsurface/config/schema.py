@@ -20,6 +20,7 @@ Design rules, and why:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -34,31 +35,6 @@ TABLE = ("tool", "rpcsurface")
 
 _TABLE_KEY = ".".join(TABLE)
 
-# Allowed keys per table, in the order the documentation lists them; the order
-# is also the order of the list shown when an unknown key is found.
-TOP_KEYS = (
-    "source-roots",
-    "dispatch",
-    "surface",
-    "helper-depth",
-    "transparent-decorators",
-    "proxy",
-)
-DISPATCH_KEYS = (
-    "method",
-    "waits",
-    "name-arg",
-    "name-keyword",
-    "drops-none",
-    "shared-reply-queue",
-    "args-from",
-    "kwargs-from",
-    "unknown-name",
-    "waits-unless",
-    "waits-when-absent",
-    "waited-by",
-    "called-as",
-)
 # What a worker does with a name its handler lacks: skips it (no reply), or raises and
 # sends the failure back.
 UNKNOWN_NAME_VALUES = ("skipped", "raises")
@@ -73,24 +49,7 @@ DEFAULT_TRANSPARENT_DECORATORS = (
     "functools.cache",
     "functools.lru_cache",
 )
-SURFACE_KEYS = (
-    "name",
-    "callers",
-    "handlers",
-    "base-handlers",
-    "registry",
-    "answered-before-lookup",
-)
 _CLASS_FIELDS = ("callers", "handlers", "base-handlers")
-PROXY_KEYS = (
-    "name",
-    "callers",
-    "receivers",
-    "handlers",
-    "remote",
-    "own-members",
-    "exposed-by",
-)
 _PROXY_CLASS_FIELDS = ("callers", "handlers", "own-members")
 
 _DOTTED = "a dotted name such as 'package.module.Class'"
@@ -100,39 +59,210 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 # flood the terminal.
 _MAX_SHOWN = 80
 
+# ---------------------------------------------------------------- the keys
+#
+# Each TOML key is declared once, on the field of the frozen dataclass it fills (as
+# pylint declares an option once): its name, how its value is checked (``kind``, one of
+# _Checker.read's), its type and default as the reference shows them, and one line of
+# help. The allowed keys of each table, the order an unknown key's message lists them
+# in, the validation of each value, the configuration's digest and the reference's key
+# tables (docs/gen_config.py) are all read from these declarations.
+
+_DECLARED = "rpcsurface-key"
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One TOML key of a ``[tool.rpcsurface]`` table."""
+
+    name: str  # as written in TOML, e.g. "name-arg"
+    kind: str  # how its value is checked: see _Checker.read
+    type: str  # as the reference shows it
+    default: str  # as the reference shows it
+    help: str  # one line
+    required: bool = False
+    nonempty: bool = False  # an array that must not be empty
+    choices: tuple[str, ...] = ()
+    call_keyword: bool = False  # its value names a keyword argument of the call
+    field: str = ""  # the dataclass attribute it fills (filled in by keys_of)
+    value: object = None  # the default value (filled in by keys_of)
+
+
+def toml_key(
+    name: str,
+    kind: str,
+    *,
+    type: str,  # pylint: disable=redefined-builtin
+    help: str,  # pylint: disable=redefined-builtin
+    default: object = dataclasses.MISSING,
+    shown: str | None = None,
+    required: bool = False,
+    nonempty: bool = False,
+    choices: tuple[str, ...] = (),
+    call_keyword: bool = False,
+) -> Any:
+    """A dataclass field that declares the TOML key *name*: *default* is the field's
+    default (none for a positional field), *shown* the reference's text for it when that
+    is not simply the value."""
+    spec = KeySpec(
+        name,
+        kind,
+        type,
+        shown if shown is not None else _shown(default, required),
+        help,
+        required,
+        nonempty,
+        choices,
+        call_keyword,
+    )
+    # The field is made here and assigned in a dataclass body, where pylint can't see it.
+    # pylint: disable=invalid-field-call
+    if default is dataclasses.MISSING:
+        return dataclasses.field(metadata={_DECLARED: spec})
+    return dataclasses.field(default=default, metadata={_DECLARED: spec})
+
+
+def keys_of(cls: type[Any]) -> tuple[KeySpec, ...]:
+    """The keys declared on dataclass *cls*, in the order of its fields."""
+    found = []
+    for item in dataclasses.fields(cls):
+        spec = item.metadata.get(_DECLARED)
+        if spec is not None:
+            value = None if item.default is dataclasses.MISSING else item.default
+            found.append(dataclasses.replace(spec, field=item.name, value=value))
+    return tuple(found)
+
+
+def _shown(default: object, required: bool) -> str:
+    if required:
+        return "none; required"
+    if default is None or default is dataclasses.MISSING:
+        return "none"
+    if isinstance(default, tuple):
+        return f"`{json.dumps(list(default))}`"
+    if isinstance(default, bool):
+        return f"`{str(default).lower()}`"
+    return f"`{json.dumps(default)}`"
+
+
+_IDENTIFIER = "str (a Python identifier)"
+_KEYWORD = "str (a keyword argument's name)"
+_CLASSES = "list of str (fully qualified class names)"
+_CALLERS = "list of str (fully qualified names of classes or module-level functions)"
+
 
 @dataclass(frozen=True)
 class DispatchForm:
     """One ``[[tool.rpcsurface.dispatch]]`` entry: a call that sends an RPC by name."""
 
-    method: str
-    waits: bool | str  # True / False / the keyword whose value says whether it waits
-    name_arg: int = 0
-    name_keyword: str | None = None
+    method: str = toml_key(
+        "method", "identifier", type=_IDENTIFIER, required=True,
+        help="the dispatch method: any call `<expr>.<method>(...)` sends an RPC by name",
+    )  # fmt: skip
+    waits: bool | str = toml_key(
+        "waits", "waits", type="`true`, `false` or str (a keyword argument's name)",
+        default=False, call_keyword=True,
+        help="whether the caller waits for the reply: always, never, or when that keyword is true",
+    )  # fmt: skip
+    name_arg: int = toml_key(
+        "name-arg", "index", type="int (>= 0)", default=0,
+        help="the positional index of the argument carrying the RPC name",
+    )  # fmt: skip
+    name_keyword: str | None = toml_key(
+        "name-keyword", "identifier", type=_IDENTIFIER, default=None, call_keyword=True,
+        help="the keyword argument carrying the RPC name when the positional one is absent",
+    )  # fmt: skip
     key: str = ""  # e.g. "tool.rpcsurface.dispatch[0]"
-    drops_none: bool = False  # a None reply is never delivered
-    shared_reply_queue: bool = False  # replies share one FIFO without request ids
-    args_from: str | None = None  # keyword holding the handler's positional args (a tuple)
-    kwargs_from: str | None = None  # keyword holding the handler's keyword args (a dict)
-    unknown_name: str = "skipped"  # what the worker does with a name it lacks
-    waits_unless: str | None = None  # the keyword whose true value means not waited
-    waits_when_absent: bool = False  # what a call without the waits keyword means
-    waited_by: tuple[str, ...] = ()  # functions whose argument is waited on, e.g. ray.get
-    called_as: str = "method"  # "method": <expr>.method(...); "function": method(...) too
+    drops_none: bool = toml_key(
+        "drops-none", "bool", type="bool", default=False,
+        help="a None reply is never delivered: a waited call to a handler that returns None hangs",
+    )  # fmt: skip
+    shared_reply_queue: bool = toml_key(
+        "shared-reply-queue", "bool", type="bool", default=False,
+        help="the replies share one queue without request ids",
+    )  # fmt: skip
+    args_from: str | None = toml_key(
+        "args-from", "identifier", type=_IDENTIFIER, default=None, call_keyword=True,
+        shown="none: the positional arguments after the name are forwarded",
+        help="the keyword holding the tuple of the handler's positional arguments",
+    )  # fmt: skip
+    kwargs_from: str | None = toml_key(
+        "kwargs-from", "identifier", type=_IDENTIFIER, default=None, call_keyword=True,
+        shown="none: no keyword is forwarded",
+        help="the keyword holding the dict of the handler's keyword arguments",
+    )  # fmt: skip
+    unknown_name: str = toml_key(
+        "unknown-name", "choice", type='str: `"skipped"` or `"raises"`', default="skipped",
+        choices=UNKNOWN_NAME_VALUES,
+        help="what a worker does with a name its handler lacks",
+    )  # fmt: skip
+    waits_unless: str | None = toml_key(
+        "waits-unless", "identifier", type=_KEYWORD, default=None, call_keyword=True,
+        help="instead of waits: the call waits unless that keyword is true",
+    )  # fmt: skip
+    waits_when_absent: bool = toml_key(
+        "waits-when-absent", "bool", type="bool", default=False,
+        help="with waits set to a keyword: whether a call without it waits",
+    )  # fmt: skip
+    waited_by: tuple[str, ...] = toml_key(
+        "waited-by", "dotted-list", type="list of str (fully qualified function names)",
+        default=(), shown="none", nonempty=True,
+        help="instead of waits: the call waits when its result reaches one of these functions",
+    )  # fmt: skip
+    called_as: str = toml_key(
+        "called-as", "choice", type='`"method"` or `"function"`', default="method",
+        choices=CALLED_AS_VALUES,
+        help="whether a plain call `<method>(...)` is a dispatch too",
+    )  # fmt: skip
+
+    @property
+    def call_keywords(self) -> frozenset[str]:
+        """The keyword arguments of the call that this configuration describes."""
+        named = (getattr(self, field) for field in _CALL_KEYWORD_FIELDS)
+        return frozenset(value for value in named if isinstance(value, str))
+
+
+# The fields whose value names a keyword argument of the dispatch call.
+_CALL_KEYWORD_FIELDS = tuple(spec.field for spec in keys_of(DispatchForm) if spec.call_keyword)
 
 
 @dataclass(frozen=True)
 class SurfaceSpec:
     """One ``[[tool.rpcsurface.surface]]`` entry: who calls, who answers, who lists."""
 
-    name: str
-    callers: tuple[str, ...]
-    handlers: tuple[str, ...]
-    base_handlers: tuple[str, ...] = ()
-    registry: str | None = None
+    name: str = toml_key(
+        "name", "name", type="str", required=True,
+        shown="none; required, unique among the surfaces",
+        help="shown in messages",
+    )  # fmt: skip
+    callers: tuple[str, ...] = toml_key(
+        "callers", "dotted-list", type=_CALLERS, required=True, nonempty=True,
+        shown="none; required, not empty",
+        help="the classes (with their subclasses) and functions whose code sends",
+    )  # fmt: skip
+    handlers: tuple[str, ...] = toml_key(
+        "handlers", "dotted-list", type=_CLASSES, required=True, nonempty=True,
+        shown="none; required, not empty",
+        help="the classes whose methods answer the names sent",
+    )  # fmt: skip
+    base_handlers: tuple[str, ...] = toml_key(
+        "base-handlers", "dotted-list", type=_CLASSES, default=(),
+        help="classes whose names every handler answers, left out of the registry",
+    )  # fmt: skip
+    registry: str | None = toml_key(
+        "registry", "dotted", type="str (fully qualified name of a module-level constant)",
+        default=None,
+        shown="none (no registry: `rpc-unlisted`, the `rpc-listed-*` messages and "
+        "`rpc-registry-invalid` don't apply; `rpc-unanswered`, the reply rules and the "
+        "inference messages still do)",
+        help="the constant listing the names only the handlers (not the base handlers) answer",
+    )  # fmt: skip
     key: str = ""  # e.g. "tool.rpcsurface.surface[0]"
     # Names the receiving loop answers itself before it looks the name up on the handlers.
-    answered_before_lookup: tuple[str, ...] = ()
+    answered_before_lookup: tuple[str, ...] = toml_key(
+        "answered-before-lookup", "rpc-names", type="list of str (RPC names)", default=(),
+        help="names the receiving loop answers itself before it looks them up",
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -140,13 +270,40 @@ class ProxySpec:
     """One ``[[tool.rpcsurface.proxy]]`` entry: the RPC name is the attribute called on a
     proxy (a Ray actor handle, a worker group) that the callers hold in *receivers*."""
 
-    name: str
-    callers: tuple[str, ...]
-    receivers: tuple[str, ...]  # expressions as written, e.g. "self._actor_handlers"
-    handlers: tuple[str, ...]  # alternatives: each must answer every name called
-    remote: bool = False  # calls are <proxy>.<name>.remote(...)
-    own_members: tuple[str, ...] = ()  # classes whose names are the proxy's own
-    exposed_by: str | None = None  # only methods carrying this decorator answer
+    name: str = toml_key(
+        "name", "name", type="str", required=True,
+        shown="none; required, unique among the proxy tables",
+        help="shown in messages",
+    )  # fmt: skip
+    callers: tuple[str, ...] = toml_key(
+        "callers", "dotted-list", type=_CALLERS, required=True, nonempty=True,
+        shown="none; required, not empty",
+        help="the classes (with their subclasses) and functions whose code calls the proxies",
+    )  # fmt: skip
+    receivers: tuple[str, ...] = toml_key(
+        "receivers", "receivers", required=True,
+        type="list of str (a name or an attribute chain, as written in the callers' code)",
+        shown="none; required, not empty",
+        help="the expressions in the callers' code that hold proxies",
+    )  # fmt: skip
+    handlers: tuple[str, ...] = toml_key(
+        "handlers", "dotted-list", type=_CLASSES, required=True, nonempty=True,
+        shown="none; required, not empty",
+        help="the classes that may be behind the proxy: each must answer every name called",
+    )  # fmt: skip
+    remote: bool = toml_key(
+        "remote", "bool", type="bool", default=False,
+        help="calls are `<proxy>.<name>.remote(...)` (Ray), not `<proxy>.<name>(...)`",
+    )  # fmt: skip
+    own_members: tuple[str, ...] = toml_key(
+        "own-members", "dotted-list", type=_CLASSES, default=(),
+        help="classes whose names are the proxy's own attributes, not RPCs",
+    )  # fmt: skip
+    exposed_by: str | None = toml_key(
+        "exposed-by", "dotted", type="str (fully qualified name of a decorator)", default=None,
+        shown="none (every name a handler binds answers)",
+        help="only handler methods that carry this decorator answer",
+    )  # fmt: skip
     key: str = ""  # e.g. "tool.rpcsurface.proxy[0]"
 
 
@@ -155,19 +312,63 @@ class Config:
     """A validated ``[tool.rpcsurface]`` table."""
 
     path: Path  # absolute path of the TOML file
-    source_roots: tuple[Path, ...]  # absolute, os.path.realpath'ed, in the order given
-    dispatch: tuple[DispatchForm, ...]
-    surfaces: tuple[SurfaceSpec, ...]
     digest: str  # sha256 hex of a canonical JSON dump of the validated table
-    helper_depth: int = _DEFAULT_HELPER_DEPTH  # how many helper calls deep broadcasts count
+    # absolute, os.path.realpath'ed, in the order given
+    source_roots: tuple[Path, ...] = toml_key(
+        "source-roots", "roots", type="list of str",
+        shown='`["."]` (the folder holding the `pyproject.toml`)',
+        help="the folders the project's modules live under",
+    )  # fmt: skip
+    dispatch: tuple[DispatchForm, ...] = toml_key(
+        "dispatch", "tables", type="array of tables (`[[tool.rpcsurface.dispatch]]`)",
+        shown="none; required, at least one, unless a [`proxy`](#key-proxy) table is present "
+        "(a project whose RPCs are all attribute calls on proxies sends none by name)",
+        help="the calls that send an RPC by name",
+    )  # fmt: skip
+    surfaces: tuple[SurfaceSpec, ...] = toml_key(
+        "surface", "tables", type="array of tables (`[[tool.rpcsurface.surface]]`)",
+        shown="none (no surface: nothing is judged)",
+        help="the callers, handlers and registry checked against each other",
+    )  # fmt: skip
+    # how many helper calls deep broadcasts count
+    helper_depth: int = toml_key(
+        "helper-depth", "index", type="int (>= 0)", default=_DEFAULT_HELPER_DEPTH,
+        help="how many helper calls deep a caller's broadcasts are followed",
+    )  # fmt: skip
     # fully qualified names of decorators that keep a handler's signature and reply
-    transparent_decorators: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS
-    proxies: tuple[ProxySpec, ...] = ()
+    transparent_decorators: tuple[str, ...] = toml_key(
+        "transparent-decorators", "dotted-list", type="list of str (fully qualified names)",
+        default=DEFAULT_TRANSPARENT_DECORATORS,
+        help="decorators that leave a handler's signature and replies as written",
+    )  # fmt: skip
+    proxies: tuple[ProxySpec, ...] = toml_key(
+        "proxy", "tables", type="array of tables (`[[tool.rpcsurface.proxy]]`)", default=(),
+        shown="none (no proxy: nothing is judged)",
+        help="the proxies whose RPC name is the attribute called",
+    )  # fmt: skip
 
     @property
     def root(self) -> Path:
         """The folder holding the TOML file; relative paths in it start here."""
         return self.path.parent
+
+
+def _names(cls: type[Any]) -> tuple[str, ...]:
+    return tuple(spec.name for spec in keys_of(cls))
+
+
+# Allowed keys per table, in the order the reference lists them in its tables; the order
+# is also the order of the list shown when an unknown key is found.
+TOP_KEYS = _names(Config)
+DISPATCH_KEYS = _names(DispatchForm)
+SURFACE_KEYS = _names(SurfaceSpec)
+PROXY_KEYS = _names(ProxySpec)
+# The table name of each kind of entry, and the class it fills.
+ENTRY_TABLES: tuple[tuple[str, type[Any]], ...] = (
+    ("dispatch", DispatchForm),
+    ("surface", SurfaceSpec),
+    ("proxy", ProxySpec),
+)
 
 
 class ConfigError(Exception):
@@ -213,19 +414,14 @@ def parse_table(table: object, path: Path) -> Config:
     check = _Checker(file)
     top = check.table(table, _TABLE_KEY, TOP_KEYS)
     source_roots = check.source_roots(top)
-    helper_depth = check.index(
-        top.get("helper-depth", _DEFAULT_HELPER_DEPTH), f"{_TABLE_KEY}.helper-depth"
-    )
+    declared = {spec.field: spec for spec in keys_of(Config)}
+    helper_depth = check.read(top, declared["helper_depth"], _TABLE_KEY)
     proxies = check.proxies(top)
     dispatch = check.dispatch(top, optional=bool(proxies))
     surfaces = check.surfaces(top)
-    transparent: tuple[str, ...] = DEFAULT_TRANSPARENT_DECORATORS
-    if "transparent-decorators" in top:
-        transparent = check.dotted_list(
-            top["transparent-decorators"],
-            f"{_TABLE_KEY}.transparent-decorators",
-            required=False,
-        )
+    transparent = check.read(top, declared["transparent_decorators"], _TABLE_KEY)
+    assert isinstance(helper_depth, int)
+    assert isinstance(transparent, tuple)
     return Config(
         path=file,
         source_roots=source_roots,
@@ -257,11 +453,8 @@ def existing_table(
         return None, check.source_roots({})
     top = check.table(table, _TABLE_KEY, TOP_KEYS)
     roots = check.source_roots(top)
-    for name, keys in (
-        ("dispatch", DISPATCH_KEYS),
-        ("surface", SURFACE_KEYS),
-        ("proxy", PROXY_KEYS),
-    ):
+    for name, cls in ENTRY_TABLES:
+        keys = _names(cls)
         key = f"{_TABLE_KEY}.{name}"
         for index, item in enumerate(check.tables(top.get(name, []), key)):
             entry = check.table(item, f"{key}[{index}]", keys)
@@ -389,99 +582,95 @@ class _Checker:
         return forms
 
     def dispatch_form(self, value: object, key: str) -> DispatchForm:
+        """One dispatch table: each key read as declared, then the rules between keys."""
         table = self.table(value, key, DISPATCH_KEYS)
-        method = self.identifier(self.require(table, "method", key), f"{key}.method")
-        waits = self.waits(table.get("waits", False), f"{key}.waits")
-        name_arg = self.index(table.get("name-arg", 0), f"{key}.name-arg")
-        name_keyword = None
-        if "name-keyword" in table:
-            name_keyword = self.identifier(table["name-keyword"], f"{key}.name-keyword")
-        if isinstance(waits, str) and waits == name_keyword:
+        read = self.read_all(table, DispatchForm, key)
+        name_keyword = read["name_keyword"]
+        if isinstance(read["waits"], str) and read["waits"] == name_keyword:
             # One keyword cannot carry both the RPC name and the wait flag.
             self.fail(
                 f"{key}.waits",
-                f"expected a keyword other than name-keyword, got {_describe(waits)} for both",
+                f"expected a keyword other than name-keyword, got {_describe(read['waits'])} "
+                "for both",
             )
-        waits_unless = None
         if "waits-unless" in table:
             if "waits" in table:
                 # Two keys saying whether the call waits: which one counts would be a guess.
                 self.fail(f"{key}.waits-unless", "expected either waits or waits-unless, got both")
-            waits_unless = self.identifier(table["waits-unless"], f"{key}.waits-unless")
-            waits = True
-            if waits_unless == name_keyword:
+            read["waits"] = True
+            if read["waits_unless"] == name_keyword:
                 self.fail(
                     f"{key}.waits-unless",
-                    f"expected a keyword other than name-keyword, got {_describe(waits_unless)} "
-                    "for both",
+                    "expected a keyword other than name-keyword, got "
+                    f"{_describe(read['waits_unless'])} for both",
                 )
-        waits_when_absent = self.boolean(
-            table.get("waits-when-absent", False), f"{key}.waits-when-absent"
-        )
-        if "waits-when-absent" in table and not isinstance(waits, str):
+        if "waits-when-absent" in table and not isinstance(read["waits"], str):
             self.fail(
                 f"{key}.waits-when-absent",
                 "expected only with waits set to a keyword name, which may be absent",
             )
-        waited_by: tuple[str, ...] = ()
-        if "waited-by" in table:
-            if "waits" in table or waits_unless is not None:
-                self.fail(
-                    f"{key}.waited-by",
-                    "expected waited-by alone, got it with waits or waits-unless",
-                )
-            waited_by = self.dotted_list(table["waited-by"], f"{key}.waited-by", required=True)
-        called_as = table.get("called-as", "method")
-        if called_as not in CALLED_AS_VALUES:
+        if "waited-by" in table and ("waits" in table or "waits-unless" in table):
             self.fail(
-                f"{key}.called-as", f"expected 'method' or 'function', got {_describe(called_as)}"
+                f"{key}.waited-by", "expected waited-by alone, got it with waits or waits-unless"
             )
-        assert isinstance(called_as, str)
-        drops_none = self.boolean(table.get("drops-none", False), f"{key}.drops-none")
-        shared = self.boolean(table.get("shared-reply-queue", False), f"{key}.shared-reply-queue")
         taken = {
-            "waits": waits if isinstance(waits, str) else None,
+            "waits": read["waits"] if isinstance(read["waits"], str) else None,
             "name-keyword": name_keyword,
-            "waits-unless": waits_unless,
+            "waits-unless": read["waits_unless"],
         }
-        carriers: dict[str, str | None] = {}
-        for name in ("args-from", "kwargs-from"):
-            carrier = None
-            if name in table:
-                carrier = self.identifier(table[name], f"{key}.{name}")
-                for other, used in taken.items():
-                    if used is not None and used == carrier:
-                        # One keyword cannot carry the handler's arguments and something else.
-                        self.fail(
-                            f"{key}.{name}",
-                            f"expected a keyword other than {other}, got {_describe(carrier)} "
-                            "for both",
-                        )
-                taken[name] = carrier
-            carriers[name] = carrier
-        unknown_name = table.get("unknown-name", "skipped")
-        if unknown_name not in UNKNOWN_NAME_VALUES:
-            self.fail(
-                f"{key}.unknown-name",
-                f"expected 'skipped' or 'raises', got {_describe(unknown_name)}",
-            )
-        assert isinstance(unknown_name, str)
-        return DispatchForm(
-            method,
-            waits,
-            name_arg,
-            name_keyword,
-            key,
-            drops_none=drops_none,
-            shared_reply_queue=shared,
-            args_from=carriers["args-from"],
-            kwargs_from=carriers["kwargs-from"],
-            unknown_name=unknown_name,
-            waits_unless=waits_unless,
-            waits_when_absent=waits_when_absent,
-            waited_by=waited_by,
-            called_as=called_as,
-        )
+        for name, field in (("args-from", "args_from"), ("kwargs-from", "kwargs_from")):
+            carrier = read[field]
+            for other, used in taken.items():
+                if carrier is not None and used == carrier:
+                    # One keyword cannot carry the handler's arguments and something else.
+                    self.fail(
+                        f"{key}.{name}",
+                        f"expected a keyword other than {other}, got {_describe(carrier)} for both",
+                    )
+            taken[name] = carrier
+        return DispatchForm(key=key, **read)
+
+    # -- each key, as declared ----------------------------------------------
+
+    def read_all(self, table: dict[str, object], cls: type[Any], key: str) -> dict[str, Any]:
+        """Every key declared on *cls*, read from *table* (defaults for those absent), by
+        the dataclass field each fills."""
+        return {spec.field: self.read(table, spec, key) for spec in keys_of(cls)}
+
+    def read(  # pylint: disable=too-many-return-statements
+        self, table: dict[str, object], spec: KeySpec, key: str
+    ) -> object:
+        """The value of the key *spec* declares in *table* (whose key path is *key*),
+        checked as its ``kind`` says; its default when it is absent."""
+        if spec.name not in table:
+            if spec.required:
+                self.fail(key, f"missing required key '{spec.name}'")
+            return spec.value
+        value, at = table[spec.name], f"{key}.{spec.name}"
+        if spec.kind == "identifier":
+            return self.identifier(value, at)
+        if spec.kind == "bool":
+            return self.boolean(value, at)
+        if spec.kind == "index":
+            return self.index(value, at)
+        if spec.kind == "waits":
+            return self.waits(value, at)
+        if spec.kind == "dotted":
+            return self.dotted(value, at)
+        if spec.kind == "dotted-list":
+            return self.dotted_list(value, at, required=spec.nonempty)
+        if spec.kind == "choice":
+            if value not in spec.choices:
+                expected = " or ".join(repr(choice) for choice in spec.choices)
+                self.fail(at, f"expected {expected}, got {_describe(value)}")
+            return value
+        if spec.kind == "rpc-names":
+            return self.rpc_names(value, at)
+        if spec.kind == "receivers":
+            return self.receivers(value, at)
+        if spec.kind == "name":
+            return self.surface_name(value, at)
+        raise AssertionError(f"{spec.name}: no reader for kind {spec.kind!r}")
 
     def boolean(self, value: object, key: str) -> bool:
         if not isinstance(value, bool):
@@ -513,23 +702,7 @@ class _Checker:
 
     def surface(self, value: object, key: str) -> SurfaceSpec:
         table = self.table(value, key, SURFACE_KEYS)
-        name = self.surface_name(self.require(table, "name", key), f"{key}.name")
-        callers = self.dotted_list(
-            self.require(table, "callers", key), f"{key}.callers", required=True
-        )
-        handlers = self.dotted_list(
-            self.require(table, "handlers", key), f"{key}.handlers", required=True
-        )
-        base_handlers = self.dotted_list(
-            table.get("base-handlers", []), f"{key}.base-handlers", required=False
-        )
-        registry = None
-        if "registry" in table:
-            registry = self.dotted(table["registry"], f"{key}.registry")
-        answered = self.rpc_names(
-            table.get("answered-before-lookup", []), f"{key}.answered-before-lookup"
-        )
-        return SurfaceSpec(name, callers, handlers, base_handlers, registry, key, answered)
+        return SurfaceSpec(key=key, **self.read_all(table, SurfaceSpec, key))
 
     # -- proxy ------------------------------------------------------------
 
@@ -542,22 +715,7 @@ class _Checker:
 
     def proxy(self, value: object, key: str) -> ProxySpec:
         table = self.table(value, key, PROXY_KEYS)
-        name = self.surface_name(self.require(table, "name", key), f"{key}.name")
-        callers = self.dotted_list(
-            self.require(table, "callers", key), f"{key}.callers", required=True
-        )
-        receivers = self.receivers(self.require(table, "receivers", key), f"{key}.receivers")
-        handlers = self.dotted_list(
-            self.require(table, "handlers", key), f"{key}.handlers", required=True
-        )
-        remote = self.boolean(table.get("remote", False), f"{key}.remote")
-        own_members = self.dotted_list(
-            table.get("own-members", []), f"{key}.own-members", required=False
-        )
-        exposed_by = None
-        if "exposed-by" in table:
-            exposed_by = self.dotted(table["exposed-by"], f"{key}.exposed-by")
-        return ProxySpec(name, callers, receivers, handlers, remote, own_members, exposed_by, key)
+        return ProxySpec(key=key, **self.read_all(table, ProxySpec, key))
 
     def receivers(self, value: object, key: str) -> tuple[str, ...]:
         """Receiver expressions: a name or a chain of attributes (``self._actors``)."""
@@ -676,48 +834,18 @@ def _digest(
         "source-roots": [str(root) for root in source_roots],
         "helper-depth": helper_depth,
         "transparent-decorators": list(transparent_decorators),
-        "dispatch": [
-            {
-                "method": form.method,
-                "waits": form.waits,
-                "name-arg": form.name_arg,
-                "name-keyword": form.name_keyword,
-                "drops-none": form.drops_none,
-                "shared-reply-queue": form.shared_reply_queue,
-                "args-from": form.args_from,
-                "kwargs-from": form.kwargs_from,
-                "unknown-name": form.unknown_name,
-                "waits-unless": form.waits_unless,
-                "waits-when-absent": form.waits_when_absent,
-                "waited-by": list(form.waited_by),
-                "called-as": form.called_as,
-            }
-            for form in dispatch
-        ],
-        "surface": [
-            {
-                "name": spec.name,
-                "callers": list(spec.callers),
-                "handlers": list(spec.handlers),
-                "base-handlers": list(spec.base_handlers),
-                "registry": spec.registry,
-                "answered-before-lookup": list(spec.answered_before_lookup),
-            }
-            for spec in surfaces
-        ],
+        "dispatch": [_canonical(form) for form in dispatch],
+        "surface": [_canonical(spec) for spec in surfaces],
     }
     if proxies:  # absent when there are none: the digests of earlier tables stay as they were
-        canonical["proxy"] = [
-            {
-                "name": spec.name,
-                "callers": list(spec.callers),
-                "receivers": list(spec.receivers),
-                "handlers": list(spec.handlers),
-                "remote": spec.remote,
-                "own-members": list(spec.own_members),
-                "exposed-by": spec.exposed_by,
-            }
-            for spec in proxies
-        ]
+        canonical["proxy"] = [_canonical(spec) for spec in proxies]
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _canonical(entry: DispatchForm | SurfaceSpec | ProxySpec) -> dict[str, Any]:
+    """An entry's declared keys and their values, as JSON holds them."""
+    return {
+        spec.name: list(value) if isinstance(value := getattr(entry, spec.field), tuple) else value
+        for spec in keys_of(type(entry))
+    }
