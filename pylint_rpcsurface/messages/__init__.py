@@ -59,6 +59,17 @@ class MessageSpec(Record):
         return f"{self.template} ({self.pointer})"
 
 
+# What decides whether a waited call to a handler that returns None hangs: the two
+# messages about a dropped None reply read the same settings.
+_DROPPED_NONE_SETTINGS = (
+    "dispatch.drops-none",
+    "dispatch.waits",
+    "surface.handlers",
+    "surface.base-handlers",
+    "transparent-decorators",
+)
+
+
 MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec(
         "W7701",
@@ -213,13 +224,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "and the caller, waiting on the reply queue without a timeout, blocks forever. "
         "Every registry check stays green: the name is answered, it just never replies.",
         "INFERENCE",
-        settings=(
-            "dispatch.drops-none",
-            "dispatch.waits",
-            "surface.handlers",
-            "surface.base-handlers",
-            "transparent-decorators",
-        ),
+        settings=_DROPPED_NONE_SETTINGS,
     ),
     MessageSpec(
         "W7711",
@@ -234,13 +239,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "blocks forever. When that path runs only on ranks whose replies nobody reads, it "
         "is harmless, which is why the message is opt-in.",
         "INFERENCE",
-        settings=(
-            "dispatch.drops-none",
-            "dispatch.waits",
-            "surface.handlers",
-            "surface.base-handlers",
-            "transparent-decorators",
-        ),
+        settings=_DROPPED_NONE_SETTINGS,
         default_enabled=False,
     ),
     MessageSpec(

@@ -15,7 +15,7 @@ else it might do.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from astroid import nodes
 
@@ -73,14 +73,8 @@ def received_through(
     """The names of *function* bound from a helper's result that carries a name the
     helper received (``func_name, args = self.get_func()``), and those bound from them."""
     seeds: set[str] = set()
-    for targets, value in assignments_in(function):
-        if not isinstance(value, nodes.Call):
-            continue
-        helper = helper_of(function, value, project)
-        if helper is None:
-            continue
-        received = received_in(helper)
-        if received and returned(helper, received) is not None:
+    for targets, helper, received in _bound_from_helpers(function, received_in, project):
+        if returned(helper, received) is not None:
             seeds.update(targets)
     return tainted_names(function, seeds) if seeds else set()
 
@@ -93,15 +87,7 @@ def looked_up_through(
     """name -> (helper, its getattr) for each local of *function* bound to the callable a
     helper looked up by a received name and returns (``func, args = self.get_func()``)."""
     found: dict[str, tuple[nodes.FunctionDef, nodes.Call]] = {}
-    for targets, value in assignments_in(function):
-        if not isinstance(value, nodes.Call):
-            continue
-        helper = helper_of(function, value, project)
-        if helper is None:
-            continue
-        received = received_in(helper)
-        if not received:
-            continue
+    for targets, helper, received in _bound_from_helpers(function, received_in, project):
         for bound, lookup in assignments_in(helper):
             if not (is_getattr(lookup) and names_in(lookup.args[1]) & received):
                 continue
@@ -116,6 +102,24 @@ def looked_up_through(
             elif position is not None and 0 <= position < len(targets) and len(targets) > 1:
                 found[targets[position]] = (helper, lookup)
     return found
+
+
+def _bound_from_helpers(
+    function: nodes.FunctionDef,
+    received_in: Callable[[nodes.FunctionDef], set[str]],
+    project: set[int],
+) -> Iterator[tuple[list[str], nodes.FunctionDef, set[str]]]:
+    """(the names bound, the helper, the names it received) for each assignment in
+    *function* from a call to a helper that receives a name."""
+    for targets, value in assignments_in(function):
+        if not isinstance(value, nodes.Call):
+            continue
+        helper = helper_of(function, value, project)
+        if helper is None:
+            continue
+        received = received_in(helper)
+        if received:
+            yield targets, helper, received
 
 
 def _position(value: nodes.NodeNG, name: str) -> int | None:
