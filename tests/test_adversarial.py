@@ -3,7 +3,7 @@
 Every test runs real pylint on a tiny project in ``tmp_path`` and asserts no crash (no
 traceback or crash message anywhere) plus exactly the messages (or the silence) the
 documented rules give for that input; the docstring, or the comment on each case, says
-why. Inputs of issue 6's list that other modules cover are named in docs/reliability.md.
+why. Adversarial inputs that other modules cover are named in docs/reliability.md.
 
 Sections, in order: class hierarchies; modules that can't be parsed or decoded; encodings
 and columns; registries; editors' stdin buffers; paths; configuration values of the wrong

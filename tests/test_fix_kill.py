@@ -1,4 +1,4 @@
-"""``rpcsurface fix`` loses nothing (issue 6, item 6): SIGKILL it at random moments.
+"""``rpcsurface fix`` loses nothing: SIGKILL it at random moments.
 
 After every kill the registry is, byte for byte, the old text or the new one, and no
 temporary file is left behind as a ``.py`` a linter or importer would pick up. The
