@@ -21,6 +21,8 @@ from test_fix import _project
 
 from pylint_rpcsurface.commands.fix.write import write_atomically
 
+pytestmark = pytest.mark.slow  # kills processes, 30 times over a big write
+
 KILLS_DEFAULT = 30
 STALE = 5_000  # a big registry, so the rewrite is a big write
 
