@@ -1,4 +1,4 @@
-"""The end-to-end cases of issue 13: the shapes real engines are written in.
+"""The end-to-end engine cases: the shapes real engines are written in.
 
 Each case is a small project: ``cases/<id>/pyproject.toml`` (the ``[tool.rpcsurface]``
 table, where ``{m}`` stands for the case's module) and one module
@@ -22,7 +22,7 @@ from support import marked_findings
 @dataclass(frozen=True)
 class EngineCase:
     id: str
-    shape: int  # the numbered shape of issue 13
+    shape: int  # the number of the engine shape the case lays
     description: str
     config: str  # the [tool.rpcsurface] table's body; {m} is the module's name
     source: str
@@ -1142,7 +1142,7 @@ CASES += (
 )
 
 CASES += (
-    # --- issue 26: a loop that answers a name itself, before the handlers' lookup -----
+    # --- a loop that answers a name itself, before the handlers' lookup ---------------
     EngineCase(
         "LOOP-ANSWERS",
         7,

@@ -1,4 +1,4 @@
-"""The fuzz target over file and name shapes (issue: odd files, encodings, hostile names,
+"""The fuzz target over file and name shapes (odd files, encodings, hostile names,
 starred and conditional bases): what it generates, how it writes it, and its oracles.
 
 A generated project is engine-shaped: ``core.Core`` is the configured caller, dispatching

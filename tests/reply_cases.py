@@ -1,4 +1,4 @@
-"""The end-to-end cases of issue 4: None replies, stale replies, reply arity, handler
+"""The end-to-end reply cases: None replies, stale replies, reply arity, handler
 signatures and helpers.
 
 Each case is a small project: ``cases/<id>/pyproject.toml`` and one module
@@ -489,7 +489,7 @@ CASES: tuple[ReplyCase, ...] = (
         "SIG-UNKNOWN-AT-CALL",
         "rpc-handler-signature",
         "*args at the call, or a handler under an opaque decorator: not judged, silent "
-        "(functools.lru_cache, which this case used before issue 13, is transparent now)",
+        "(functools.lru_cache, which this case once used, is transparent now)",
         """\
         from registry import register
 

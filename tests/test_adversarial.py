@@ -3,7 +3,7 @@
 Every test runs real pylint on a tiny project in ``tmp_path`` and asserts no crash (no
 traceback or crash message anywhere) plus exactly the messages (or the silence) the
 documented rules give for that input; the docstring, or the comment on each case, says
-why. Inputs of issue 6's list that other modules cover are named in docs/reliability.md.
+why. Adversarial inputs that other modules cover are named in docs/reliability.md.
 
 Sections, in order: class hierarchies; modules that can't be parsed or decoded; encodings
 and columns; registries; editors' stdin buffers; paths; configuration values of the wrong
@@ -463,6 +463,7 @@ def test_columns_are_utf8_byte_offsets_of_the_name_literal(tmp_path: Path) -> No
 # Registries: huge, with bad elements, computed, changed in place, two surfaces' own
 
 
+@pytest.mark.slow  # about four minutes on one core
 def test_ten_thousand_entry_registry(tmp_path: Path) -> None:
     """10,000 entries, one per line, all answered by FastRunner (one chained class-level
     assignment binds them all) except 'rpc_7777', which the handler lacks: exactly one

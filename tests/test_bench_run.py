@@ -170,7 +170,7 @@ def test_growth_by_check_takes_the_check_run_itself_as_the_overhead(site: object
     assert run.growth(worse, by_check=True)[1].startswith("**no**: overhead grows as modules^1.36")
 
 
-# ---------------------------------------------------------------- issue 14: the editor's rows
+# ---------------------------------------------------------------- the editor's rows
 
 TWO_METHODS = (
     "class A:\n"
@@ -429,7 +429,7 @@ def test_bytecode_is_compiled_before_measuring_as_an_install_would(
     assert not run._needs_bytecode(package)
 
 
-# ------------------------------------------------- issue 24: real trees, the new edits and rows
+# ------------------------------------------------- real trees: the one-file edits and their rows
 
 CALL_FUNC = (
     run.Dispatch("call_func", waits="wait_out"),

@@ -1,4 +1,4 @@
-"""Attacks on the fact cache (issue 14): each leaves it stale, or trusted when forged.
+"""Attacks on the fact cache: each leaves it stale, or trusted when forged.
 
 Each test runs the real ``rpcsurface check`` console script or real pylint on a tiny
 project, attacks the cache between (or during) runs, and expects what the same tool says

@@ -673,7 +673,7 @@ def test_table_constant() -> None:
 
 
 # --------------------------------------------------------------------------
-# The reply keys (issue 4): dispatch drops-none, shared-reply-queue, args-from,
+# The reply keys: dispatch drops-none, shared-reply-queue, args-from,
 # kwargs-from; top-level helper-depth
 # --------------------------------------------------------------------------
 

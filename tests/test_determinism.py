@@ -1,4 +1,4 @@
-"""Determinism (issue 6, item 5): the same input gives byte-identical output.
+"""Determinism: the same input gives byte-identical output.
 
 On the busy mutation of the fixture (findings in three modules): pylint's whole json2
 report, byte for byte, is the same across runs, under ``-j 2``, and with the files named

@@ -1,4 +1,4 @@
-"""The configuration keys of issue 13: dispatch unknown-name and transparent-decorators."""
+"""The engine configuration keys: dispatch unknown-name and transparent-decorators."""
 
 from __future__ import annotations
 

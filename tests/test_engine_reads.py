@@ -1,5 +1,5 @@
-"""What an analysis after a one-file edit reads, and what it leaves as it found it
-(issue 14): the editor loop pays for the edited module, not for the whole tree."""
+"""What an analysis after a one-file edit reads, and what it leaves as it found it:
+the editor loop pays for the edited module, not for the whole tree."""
 
 from __future__ import annotations
 

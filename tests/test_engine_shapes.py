@@ -1,4 +1,4 @@
-"""Issue 13 end to end: each case of engine_cases.py linted with real pylint, compared
+"""Engine shapes end to end: each case of engine_cases.py linted with real pylint, compared
 with its ``# [symbol]`` markers and text fragments."""
 
 from __future__ import annotations

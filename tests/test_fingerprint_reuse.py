@@ -1,4 +1,4 @@
-"""A run takes one snapshot of the files and reuses the hashes it can trust (issues 14, 24).
+"""A run takes one snapshot of the files and reuses the hashes it can trust.
 
 The snapshot keeps the hashes of the store's last snapshot for every file whose full stat
 is unchanged and that had settled ``RACY_NS`` before that snapshot was taken; any other

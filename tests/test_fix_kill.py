@@ -1,4 +1,4 @@
-"""``rpcsurface fix`` loses nothing (issue 6, item 6): SIGKILL it at random moments.
+"""``rpcsurface fix`` loses nothing: SIGKILL it at random moments.
 
 After every kill the registry is, byte for byte, the old text or the new one, and no
 temporary file is left behind as a ``.py`` a linter or importer would pick up. The
@@ -20,6 +20,8 @@ from support import CONSOLE_SCRIPT, clean_environment, run_cli
 from test_fix import _project
 
 from pylint_rpcsurface.commands.fix.write import write_atomically
+
+pytestmark = pytest.mark.slow  # kills processes, 30 times over a big write
 
 KILLS_DEFAULT = 30
 STALE = 5_000  # a big registry, so the rewrite is a big write

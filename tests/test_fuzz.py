@@ -60,6 +60,7 @@ def test_projects_laying_every_shape_keep_every_oracle(spec: fz.Spec) -> None:
     _examine(spec)
 
 
+@pytest.mark.slow  # a random fuzz campaign; the covering projects above stay in the default run
 @RANDOM
 @given(fz.specs())
 def test_random_projects_keep_every_oracle(spec: fz.Spec) -> None:

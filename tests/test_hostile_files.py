@@ -1,5 +1,5 @@
 """Hostile files under the source roots: a FIFO, a link to /dev/zero, a file over the size
-cap, a folder named like a module, a broken link (issue 15, item 1).
+cap, a folder named like a module, a broken link.
 
 No file that is not a regular one is ever opened, and none is read past the cap
 (``sources.MAX_SOURCE_BYTES``). Such a file is a module that can't be built, as one that
@@ -115,7 +115,7 @@ def test_configured_module_that_is_not_read(
     """The registry's module is names.py, and names.py is never read: every mode says so,
     naming the file and why, once, and promptly, as it does for a registry module that
     doesn't parse. (A link to /dev/zero as the registry's module resolves outside the
-    roots and is refused as that: issue 15's symlink item.)"""
+    roots and is refused as that, like any link out of the roots.)"""
     pyproject = fast_surface("app.Core", "app.FastRunner", "app.Runner", "names.FAST_RPCS")
     root = project(tmp_path, {"pyproject.toml": pyproject, "app.py": APP})
     make(root / "names.py")

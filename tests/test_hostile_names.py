@@ -1,5 +1,5 @@
 """Hostile names: control characters and Trojan Source in RPC names, helper chains of
-thousands of calls (items 6 and 10b of the hostile-input issue).
+thousands of calls.
 
 A registry element or a broadcast name is a str the analysed code chooses. Before the
 fix ``"evil\\x1b]0;TITLE\\x07\\rfake: all clean"`` reached the terminal raw from

@@ -1,4 +1,4 @@
-"""Hostile shapes of the project (issue 16): caller modules that can't be decoded, starred
+"""Hostile shapes of the project: caller modules that can't be decoded, starred
 bases, files linked into the source roots, a working folder that was deleted.
 
 Each test runs the real ``rpcsurface`` script and real pylint on a fixture project, and

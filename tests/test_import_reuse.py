@@ -1,5 +1,5 @@
-"""A module astroid's imports built during the analysis is the one the analysis reads
-(issue 14): a handler's base class module, reached while its subclass's module was built,
+"""A module astroid's imports built during the analysis is the one the analysis reads:
+a handler's base class module, reached while its subclass's module was built,
 is not built a second time, unless its file may have been written since astroid read it."""
 
 from __future__ import annotations

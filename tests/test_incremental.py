@@ -1,4 +1,4 @@
-"""The incremental answer is the ``--no-cache`` answer (issue 14, item 5).
+"""The incremental answer is the ``--no-cache`` answer.
 
 An analysis reuses the pieces of facts whose modules did not change (``engine.memo``). A
 property test edits random modules of a generated project (the caller, the handlers and

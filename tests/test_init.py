@@ -396,7 +396,7 @@ def test_the_real_engine_table_says_how_far_below_the_target_an_engine_is() -> N
     assert row.endswith("| none |")  # no finding to trace
     for engine in bench.ENGINES:
         assert engine.hand.is_file(), engine.name
-    # Beyond the nano-vllm ports, two unrelated engines (issue 26).
+    # Beyond the nano-vllm ports, two unrelated engines.
     assert {"vllm", "lmdeploy"} <= {engine.name for engine in bench.ENGINES}
 
 

@@ -1,11 +1,11 @@
-"""``rpcsurface init`` writes a surface only on structural evidence (issue 26, item 1).
+"""``rpcsurface init`` writes a surface only on structural evidence.
 
 A handler is written when the dispatch's receive side reaches the class in the code: the
 object a received name is looked up on is bound to it (``self.worker = Worker()``, a Ray
 actor made from it, a parameter filled with one). How many of the names sent a class
 happens to define is no evidence: such a class is listed in a comment, never written.
 The same for a registry (the code must test a name against it or iterate it) and for
-base handlers. Each shape below is one the issue found on a real engine; each test runs
+base handlers. Each shape below is one found on a real engine; each test runs
 the real ``rpcsurface`` command.
 """
 

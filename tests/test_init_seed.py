@@ -1,4 +1,4 @@
-"""``rpcsurface init`` on a project shaped like the seed's engine (issue 26, item 7).
+"""``rpcsurface init`` on a project shaped like the seed's engine (a seed-shaped engine).
 
 ``tests/fixtures/init_seed``: the RapidServe engine cores are subclasses of ``EngineCore``
 (``runner_cls = ModelRunner``) beside a sibling core holding another runner; the worker's

@@ -237,6 +237,7 @@ REPLAY: tuple[tuple[tuple[str, str] | None, tuple[str, ...], str | None], ...] =
 )
 
 
+@pytest.mark.slow  # a long campaign of runs in one process, each checked against a fresh one
 def test_many_runs_with_edits_and_buffers_match_fresh_processes(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -35,7 +35,7 @@ def test_our_checker_id_is_in_the_plugin_range_and_unused_by_pylint() -> None:
     assert 51 <= int(CHECKER_ID) <= 99
     linter = builtin_linter()
     used = {message.msgid[1:3] for checker in linter.get_checkers() for message in checker.messages}
-    assert {"55", "56", "60", "90"} <= used  # the extensions' ids the issue names
+    assert {"55", "56", "60", "90"} <= used  # pylint's own extensions' ids
     assert CHECKER_ID not in used
 
 

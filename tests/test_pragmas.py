@@ -470,6 +470,7 @@ def pragma_modules(draw: st.DrawFn) -> str:
     return text
 
 
+@pytest.mark.slow  # a hypothesis campaign, a pylint run per example
 @RANDOM
 @given(pragma_modules())
 def test_random_pragma_placements_silence_what_pylint_silences(module: str) -> None:
@@ -663,6 +664,7 @@ _FLAGS = st.lists(
 )
 
 
+@pytest.mark.slow  # a hypothesis campaign, a pylint run per example
 # A second a run of each: twice the other tests' examples; shrinking would cost minutes.
 @settings(RANDOM, max_examples=2 * RANDOM.max_examples, phases=[Phase.explicit, Phase.generate])
 @given(pylint_configurations(), _FLAGS, pragma_modules())

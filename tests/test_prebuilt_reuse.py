@@ -1,4 +1,4 @@
-"""pylint mode reuses the module pylint built of the file it lints (issue 14, item 2).
+"""pylint mode reuses the module pylint built of the file it lints.
 
 Each test runs real pylint on a tiny project with a ``sitecustomize`` audit hook: it
 counts how often the linted file's text is compiled (pylint's build, and the engine's

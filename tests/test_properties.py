@@ -1,4 +1,4 @@
-"""Property tests (issue 6, item 2): random projects, properties that must always hold.
+"""Property tests: random projects, properties that must always hold.
 
 Most properties call the engine (``engine.analyse``) directly: a pylint run per example
 would make the budget tiny. Two need real pylint (file order on the command line and
@@ -372,7 +372,7 @@ def test_file_order_and_jobs_never_change_the_output(project: Project) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Surfaces are independent (issue 12, item 3)
+# Surfaces are independent
 
 
 @st.composite
@@ -453,7 +453,7 @@ def test_each_surface_alone_is_its_share_of_every_set(data: st.DataObject) -> No
 
 
 def test_a_subclass_named_in_one_surface_stays_in_the_surface_of_its_base() -> None:
-    """The smallest case of issue 12: Sub is a caller of s1 by its base Core; naming Sub
+    """The smallest case of a shared caller: Sub is a caller of s1 by its base Core; naming Sub
     as s2's caller must not take it out of s1."""
     project = Project(
         base_answers=frozenset({"alpha"}),
@@ -478,7 +478,7 @@ def test_a_subclass_named_in_one_surface_stays_in_the_surface_of_its_base() -> N
     assert both.args[1] == "Sub0 (in surfaces 's0' and 's1')"  # after the callers
 
 
-ISSUE_12_FILES = {
+SHARED_SUB_FILES = {
     "pkg/__init__.py": "",
     "pkg/core.py": """\
 class Core:
@@ -498,7 +498,7 @@ class Other:
     def drain(self): return True
 """,
 }
-ISSUE_12_ONE = """\
+SHARED_SUB_ONE = """\
 [tool.rpcsurface]
 
 [[tool.rpcsurface.dispatch]]
@@ -511,13 +511,13 @@ name = "one"
 callers = ["pkg.core.Core"]
 handlers = ["pkg.runner.Runner"]
 """
-ISSUE_12_TWO = """
+SHARED_SUB_TWO = """
 [[tool.rpcsurface.surface]]
 name = "two"
 callers = ["pkg.core.Sub"]
 handlers = ["pkg.other.Other"]
 """
-ISSUE_12_THREE = """
+SHARED_SUB_THREE = """
 [[tool.rpcsurface.surface]]
 name = "three"
 callers = ["pkg.core.Sub"]
@@ -525,18 +525,18 @@ handlers = ["pkg.runner.Runner"]
 """
 
 
-def test_the_issue_12_case_in_check_and_pylint(tmp_path: Path) -> None:
-    """The smallest case of the issue, end to end: adding surface 'two' keeps surface
+def test_a_caller_in_two_surfaces_gets_one_message_in_check_and_pylint(tmp_path: Path) -> None:
+    """The smallest shared-caller case, end to end: adding surface 'two' keeps surface
     'one''s rpc-waited-none-reply for 'drain'; adding 'three', which gives the same
     message at the same node, makes it one message naming both, in check and pylint."""
     root = tmp_path / "proj"
-    files = {**ISSUE_12_FILES, "pyproject.toml": ISSUE_12_ONE}
+    files = {**SHARED_SUB_FILES, "pyproject.toml": SHARED_SUB_ONE}
     for relpath, text in files.items():
         (root / relpath).parent.mkdir(parents=True, exist_ok=True)
         (root / relpath).write_text(text, encoding="utf-8")
 
     def none_replies(tables: str) -> list[tuple[int, str]]:
-        (root / "pyproject.toml").write_text(ISSUE_12_ONE + tables, encoding="utf-8")
+        (root / "pyproject.toml").write_text(SHARED_SUB_ONE + tables, encoding="utf-8")
         check = run_check(root, "--format", "json", "--no-cache")
         pylint = run_pylint(root, "pkg")
         assert check.messages == pylint.messages, describe_run(pylint)
@@ -544,7 +544,7 @@ def test_the_issue_12_case_in_check_and_pylint(tmp_path: Path) -> None:
 
     alone = none_replies("")
     assert [line for line, _ in alone] == [6]
-    assert none_replies(ISSUE_12_TWO) == alone
-    ((line, text),) = none_replies(ISSUE_12_TWO + ISSUE_12_THREE)
+    assert none_replies(SHARED_SUB_TWO) == alone
+    ((line, text),) = none_replies(SHARED_SUB_TWO + SHARED_SUB_THREE)
     assert line == 6
     assert text.startswith("'drain' is waited on by Sub (in surfaces 'one' and 'three'), "), text

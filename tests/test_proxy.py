@@ -1,4 +1,4 @@
-"""Attribute-proxy RPCs (issue 25) end to end: real pylint in every mode and the real
+"""Attribute-proxy RPCs end to end: real pylint in every mode and the real
 ``rpcsurface`` command on tests/fixtures/proxy, whose files hold the hard shapes and
 their expected findings.
 

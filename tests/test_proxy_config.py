@@ -1,5 +1,5 @@
 """The ``[[tool.rpcsurface.proxy]]`` table: its keys, their shapes, and what it changes
-in the rest of the table (issue 25)."""
+in the rest of the table."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ def _defines(root: Path, qualified: str) -> bool:
     )
 
 
-def test_there_is_a_fixture_for_every_hard_shape_of_the_issue() -> None:
+def test_there_is_a_fixture_for_every_hard_proxy_shape() -> None:
     assert {
         "mixin_decorator",
         "remote_impl_ifelse",

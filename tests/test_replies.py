@@ -1,4 +1,4 @@
-"""Issue 4 end to end: each case of reply_cases.py linted with real pylint, compared with
+"""Reply checks end to end: each case of reply_cases.py linted with real pylint, compared with
 its ``# [symbol]`` markers and text fragments."""
 
 from __future__ import annotations

@@ -198,7 +198,7 @@ def test_bind_problem(
         ('mgr.call_func("x", **opts)', FORM, None),
         ('mgr.collective_rpc("x", args=(1, 2), kwargs={"k": 1})', VLLM, (2, ("k",))),
         # A positional argument after the name, with no dispatch method in sight: it may
-        # be the args tuple (issue 13), so the handler's signature is not judged.
+        # be the args tuple, so the handler's signature is not judged.
         ('mgr.collective_rpc("x", 5.0)', VLLM, None),
         ('mgr.collective_rpc("x", args=(1,), timeout=5)', VLLM, None),
         ('mgr.collective_rpc("x", args=None, kwargs=None)', VLLM, (0, ())),

@@ -233,7 +233,7 @@ def test_a_site_shared_by_two_surfaces_gets_one_uninferable_finding_naming_all_c
     second = replace(first, name="other", broadcasts=(site(None, 10, callers=(DECODE,)),))
     findings = rules.findings([first, second])
     assert [f.symbol for f in findings] == ["rpc-name-uninferable"]
-    # Every caller of the site, then the surfaces that give it (issue 12: one message).
+    # Every caller of the site, then the surfaces that give it (one message for them all).
     assert findings[0].args[1] == (
         "DecodeEngineCore and PrefillEngineCore (in surfaces 'rapid' and 'other')"
     )

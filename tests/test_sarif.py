@@ -84,7 +84,7 @@ def test_the_result_spans_the_name_in_1_based_utf16_columns(tmp_path: Path) -> N
     assert _utf16_column(line, start) - 1 != start != len(line[:start].encode())
 
 
-# --- URIs (items 9 and 7d of the hostile-input issue)
+# --- URIs: names a URI must encode, links outside the roots
 
 # Folder and file names a URI must encode: a space, '#', '%', '?', ':' and non-ASCII
 # letters. Folders of source roots may hold any of them; module files only identifiers.

@@ -1,6 +1,6 @@
 """The memo's word index (engine.words_index): one piece holding each file version's
-record of the subclass search, instead of one piece a file (issue 14's editor loop reads
-and writes it once a run). Each record holds for its file's content hash only; a buffer's
+record of the subclass search, instead of one piece a file (the editor loop reads and
+writes it once a run). Each record holds for its file's content hash only; a buffer's
 is never written; a removed file's goes; a forged record is searched again."""
 
 from __future__ import annotations
