@@ -21,11 +21,9 @@ What it does, and nothing more:
 
 All state lives on the checker instance, which pylint creates anew for every run, so a
 long-lived process (an IDE's language server) never sees findings from an earlier run.
-Under ``-j`` pylint calls ``open()``/``close()`` once per file in each worker, so nothing is
-reported from them and the analysis is kept across files instead of being rebuilt in
-``open()``; pylint's own process, which only lists the modules and gathers the messages,
-computes the analysis once before the workers start
-(:meth:`RpcSurfaceChecker.analyse_before_the_workers`).
+Under ``-j`` pylint calls ``open()``/``close()`` once per file in each worker and never in
+the parent, so nothing is reported from them and the analysis is kept across files
+instead of being rebuilt in ``open()``.
 """
 
 from __future__ import annotations
@@ -256,43 +254,6 @@ class RpcSurfaceChecker(BaseChecker):
         tree, files = trees[config.path]
         return tree.module_name(path) if tree.key(path) in files else None
 
-    def analyse_before_the_workers(self, expanded: dict[str, ModuleDescriptionDict]) -> None:
-        """Under ``-j``, analyse each project the listed modules belong to, here in the
-        process that lists them, before pylint starts its workers.
-
-        Each worker would otherwise compute the same cold analysis on its own, at once,
-        on cores the linting needs. Computed once here, it is in the store when the
-        workers ask for it; a forked worker also inherits the modules it built, which
-        pylint then lints without parsing them again. Only with the store: without it a
-        worker could not find this answer. A failure here is left to the workers, which
-        meet it again and report it on their modules as a run without this step does.
-        """
-        config = self.linter.config
-        if config.jobs <= 1 or config.from_stdin or not self._use_store():
-            return
-        projects: dict[tuple[str, str], Config] = {}
-        for entry in expanded.values():
-            try:
-                found = self._config_finder().config_for(Path(entry["path"]))
-            except ConfigError:
-                continue  # the workers report it on each of its modules
-            if found is not None:
-                projects.setdefault((str(found.path), found.digest), found)
-        for project in projects.values():
-            try:
-                analyse_with_cache(
-                    project,
-                    {},
-                    use_cache=True,
-                    prebuilt={},
-                    failed_imports=frozenset(self._failed_imports),
-                )
-            except Exception:  # pylint: disable=broad-exception-caught  # see the docstring
-                continue
-
-    def _use_store(self) -> bool:
-        return not (self.linter.config.rpcsurface_no_cache or disabled_by_environment())
-
     def _analysis(self, config: Config, module: nodes.Module) -> Analysis:
         # pylint builds a module from a string only for --from-stdin: that text, not the
         # saved file, is what the user is editing, so the analysis must see it. Only this
@@ -310,7 +271,7 @@ class RpcSurfaceChecker(BaseChecker):
         if text is not None and module.file:
             overrides[os.path.abspath(module.file)] = text  # the engine keys it
             prebuilt[os.path.abspath(module.file)] = module  # the engine builds no second copy
-        use_cache = self._use_store()
+        use_cache = not (self.linter.config.rpcsurface_no_cache or disabled_by_environment())
         self._analysed_roots.update(real(root) for root in config.source_roots)
         self._analyses[key] = analyse_with_cache(
             config,
@@ -472,9 +433,6 @@ def _lint_folders_without_init(linter: PyLinter, checker: RpcSurfaceChecker) -> 
         expanded = pylints_own(files_or_modules)
         if linter.config.rpcsurface_lint_folders_without_init:
             expanded.update(checker.modules_pylint_skips(files_or_modules, expanded))
-        # Under -j this runs in pylint's own process after it opened the checkers and
-        # before its first file goes to a worker: the one moment before the workers.
-        checker.analyse_before_the_workers(expanded)
         return expanded
 
     linter._expand_files = expand_files  # type: ignore[method-assign]  # pylint: disable=protected-access

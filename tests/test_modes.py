@@ -342,64 +342,6 @@ def test_no_module_is_linted_twice(args: tuple[str, ...], tmp_path: Path) -> Non
     assert "surfaces 'fast' and 'rlhf'" in shared, shared
 
 
-# A plugin that says, on every module it sees, whether the store already held the
-# project's analysis when its worker opened the checkers for its first file.
-_STORE_PROBE_PLUGIN = """\
-import os
-from pathlib import Path
-
-from pylint.checkers import BaseChecker
-
-from pylint_rpcsurface.config import load_config
-from pylint_rpcsurface.store import Store
-
-
-class StoreAtStart(BaseChecker):
-    name = "store-probe"
-    msgs = {"C9902": ("%s", "store-at-start", "Whether the store held the analysis.")}
-
-    def __init__(self, linter):
-        super().__init__(linter)
-        self.at_start = None
-
-    def open(self):
-        if self.at_start is None:
-            config = load_config(Path(os.environ["PROJECT"]) / "pyproject.toml")
-            held = Store(config).begin({}).findings() is not None
-            self.at_start = f"{'warm' if held else 'cold'} in {os.getpid()}"
-
-    def visit_module(self, node):
-        self.add_message("store-at-start", node=node, line=1, args=(self.at_start,))
-
-
-def register(linter):
-    linter.register_checker(StoreAtStart(linter))
-"""
-
-
-def test_under_j_every_worker_finds_the_analysis_in_the_store(tmp_path: Path) -> None:
-    """pylint's own process analyses the project before it starts the workers, so no
-    worker computes the cold analysis a second time (docs/performance.md, -j 2 row)."""
-    copy = fresh_copy(tmp_path)
-    plugins = tmp_path / "probe_plugins"
-    plugins.mkdir()
-    (plugins / "store_probe.py").write_text(_STORE_PROBE_PLUGIN, encoding="utf-8")
-    env = {
-        "PYTHONPATH": str(plugins),
-        "PROJECT": str(copy),
-        "RPCSURFACE_CACHE_DIR": str(tmp_path / "cache"),
-    }
-    run = run_pylint(
-        copy, "--load-plugins=store_probe", "--enable=store-at-start", "-j", "2", "engine",
-        env=env,
-    )  # fmt: skip
-    said = Counter(m.text for m in run.messages if m.symbol == "store-at-start")
-    assert said, describe_run(run)
-    assert all(text.startswith("warm in ") for text in said), said
-    ours = {(m.symbol, m.path, m.line, m.column) for m in run.messages}
-    assert ours - {key for key in ours if key[0] == "store-at-start"} == EXPECTED
-
-
 def test_naming_a_module_twice_still_lints_it_once(tmp_path: Path) -> None:
     """The package, and a module of its folder without __init__.py named as well: by a
     relative path (pylint's spelling of the modules it adds) or by an absolute one."""

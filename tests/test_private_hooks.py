@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -38,7 +36,6 @@ from pylint.lint import pylinter as pylinter_module
 from pylint.message import MessageDefinition
 from pylint.reporters import CollectingReporter
 from pylint.typing import ModuleDescriptionDict
-from support import clean_environment
 
 from pylint_rpcsurface import pylint_plugin
 from pylint_rpcsurface.analysis import helper_calls
@@ -585,65 +582,3 @@ def test_the_look_up_caches_hold_nodes_until_cleared() -> None:
         shape(cache.cache_info().currsize > 0, hook, "an entry kept per call", RELEASE)
         cache.cache_clear()
         shape(cache.cache_info().currsize == 0, hook, "cache_clear() emptying it", RELEASE)
-
-
-_MOMENTS_PLUGIN = """\
-import multiprocessing, os
-from pylint.checkers import BaseChecker
-
-class Moments(BaseChecker):
-    name = "rpcsurface-moments"
-    msgs = {"W9997": ("probe", "rpcsurface-moments", "never emitted")}
-
-    def open(self):
-        note(f"open in {os.getpid()}")
-
-def note(line):
-    with open(os.environ["MOMENTS"], "a", encoding="utf-8") as out:
-        out.write(line + "\\n")
-
-def register(linter):
-    linter.register_checker(Moments(linter))
-    pylints_own = linter._expand_files
-
-    def expand_files(files_or_modules):
-        workers = len(multiprocessing.active_children())
-        note(f"listed with {workers} worker(s) alive in {os.getpid()}")
-        return pylints_own(files_or_modules)
-
-    linter._expand_files = expand_files
-"""
-
-
-def test_under_j_the_modules_are_listed_after_open_and_before_any_worker_starts(
-    tmp_path: Path,
-) -> None:
-    """RpcSurfaceChecker.analyse_before_the_workers runs from the wrapped _expand_files:
-    under -j that must be in pylint's own process, where no checker is opened, before
-    its workers exist (a forked worker then inherits the store's answer and the modules
-    built), and the checkers are opened in the workers only."""
-    name, _ = _package_with_a_folder_without_init(tmp_path)
-    plugin = f"moments_{uuid.uuid4().hex[:8]}"
-    (tmp_path / f"{plugin}.py").write_text(_MOMENTS_PLUGIN, encoding="utf-8")
-    moments = tmp_path / "moments.txt"
-    env = clean_environment({"PYTHONPATH": str(tmp_path), "MOMENTS": str(moments)})
-    run = subprocess.run(
-        [sys.executable, "-m", "pylint", "--persistent=n", "--score=n", "-j", "2",
-         f"--load-plugins={plugin}", "--disable=all", "--enable=rpcsurface-moments",
-         str(tmp_path / name)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stdout + run.stderr
-    seen = moments.read_text(encoding="utf-8").splitlines()
-    parent = next((line.rsplit(" ", 1)[1] for line in seen if line.startswith("listed")), "")
-    opened_in = {line.rsplit(" ", 1)[1] for line in seen if line.startswith("open")}
-    shape(
-        seen[0] == f"listed with 0 worker(s) alive in {parent}"
-        and bool(opened_in)
-        and parent not in opened_in,
-        EXPAND_FILES,
-        "pylint -j 2 listing the modules through the instance's _expand_files in its own "
-        "process before any worker starts, and opening the checkers only in the workers "
-        f"(saw {seen})",
-        "pylint_plugin.RpcSurfaceChecker.analyse_before_the_workers",
-    )
