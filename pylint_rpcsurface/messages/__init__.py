@@ -218,6 +218,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.waits",
             "surface.handlers",
             "surface.base-handlers",
+            "proxy.remote",
             "transparent-decorators",
         ),
     ),
@@ -281,6 +282,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "surface.base-handlers",
             "helper-depth",
             "transparent-decorators",
+            "proxy.remote",
         ),
     ),
     MessageSpec(
