@@ -324,6 +324,12 @@ class ProxyCall(Record):
     code: str  # the caller's code that makes it, e.g. "TrainGroup.save_model"
     guarded: bool  # under hasattr(proxy, name), or getattr(proxy, name, default)
     sent: Sent | None = None  # the arguments the handler's method gets; None: unknown
+    # Whether the caller waits for the reply: with remote = false, always; with remote =
+    # true, where the call's result reaches ray.get (None: it leaves the function, so
+    # whether anyone waits is not known). Never guessed.
+    waited: bool | None = False
+    reply_used: bool = False  # the waited reply (or the list ray.get makes of it) is read
+    unpacked: int | None = None  # ``a, b = <reply>``, for one call's own reply only
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -114,6 +114,8 @@ def test_the_fixture_plants_every_proxy_message() -> None:
         "rpc-name-uninferable",
         "rpc-proxy-unmapped",
         "rpc-handler-signature",
+        "rpc-waited-none-reply",
+        "rpc-reply-arity",
     }
     assert len(EXPECTED) >= 5
     text = (FIXTURE / "pyproject.toml").read_text("utf-8")
@@ -172,7 +174,7 @@ def test_a_warm_store_gives_the_cold_answer_after_an_edit(tmp_path: Path) -> Non
         ),
         "utf-8",
     )
-    gone = {key for key in EXPECTED if key[1] == "rl/group.py" and key[2] == 15}
+    gone = {key for key in EXPECTED if key[1] == "rl/group.py" and key[2] == 18}
     assert len(gone) == 1
     warm = _check_text(copy)
     cold = _check_text(copy, "--no-cache")
@@ -183,7 +185,7 @@ def test_the_message_names_the_rpc_receiver_caller_and_lacking_handler(tmp_path:
     run = run_pylint(fresh_copy(tmp_path), "rl/group.py")
     texts = {(m.line, m.text) for m in run.messages if m.symbol == "rpc-proxy-unanswered"}
     assert (
-        15,
+        18,
         "'save' is called on self._actor_handlers by RayActorGroup.save, but "
         "PolicyActorImpl (one of its 2 handlers) has no method 'save'",
     ) in texts, texts
@@ -226,6 +228,52 @@ def test_the_signature_message_judges_each_handlers_method(tmp_path: Path) -> No
     assert named == {"PolicyActorImpl.load_checkpoint", "CriticActorImpl.load_checkpoint"}
 
 
+def test_a_waited_proxy_reply_is_judged_against_each_handler(tmp_path: Path) -> None:
+    """Waits (issue 25): a none reply read through ray.get of a comprehension, and a
+    single ref's reply unpacked into 3 names where each handler returns 2, name the
+    proxy table and each alternative's own method."""
+    run = run_pylint(fresh_copy(tmp_path), "rl/group.py")
+    none = sorted(m.text for m in run.messages if m.symbol == "rpc-waited-none-reply")
+    assert len(none) == 2, none
+    for text, handler in zip(none, ("CriticActorImpl", "PolicyActorImpl"), strict=True):
+        assert text.startswith(
+            "'sync_weights' is waited on by RayActorGroup.sync through proxy 'train-actors', "
+            f"but its handler {handler}.sync_weights at rl/actors.py:"
+        ), text
+    arity = sorted(
+        m.text
+        for m in run.messages
+        if m.symbol == "rpc-reply-arity" and "RayActorGroup.metrics " in m.text
+    )
+    assert len(arity) == 2, arity
+    for text, handler in zip(arity, ("CriticActorImpl", "PolicyActorImpl"), strict=True):
+        assert text.startswith(
+            "'step_metrics' reply is unpacked into 3 values by RayActorGroup.metrics through "
+            f"proxy 'train-actors', but its handler {handler}.step_metrics at rl/actors.py:"
+        ), text
+        assert " returns a tuple of 2 at rl/actors.py:" in text, text
+
+
+def test_report_says_whether_each_proxy_call_is_waited(tmp_path: Path) -> None:
+    completed = run_cli(fresh_copy(tmp_path), "report", "--format", "json")
+    assert completed.returncode == 0, completed.stderr
+    proxies = {s["proxy"]: s for s in json.loads(completed.stdout) if "proxy" in s}
+    rows = {row["rpc"]: row for row in proxies["train-actors"]["rows"]}
+    waited = {site["code"]: site["waited"] for site in rows["sync_weights"]["calledBy"]}
+    assert waited == {
+        "RayActorGroup.sync": True,
+        "RayActorGroup.barrier": True,
+        "RayActorGroup.broadcast_weights": False,
+        "RayActorGroup.own_get": None,  # passed to a get that is not ray's: not known
+    }
+    # remote = false: a worker group's plain call is waited.
+    wg = proxies["actor-rollout-wg"]["rows"]
+    assert wg
+    assert all(site["waited"] is True for row in wg for site in row["calledBy"])
+    text = run_cli(fresh_copy(tmp_path / "text"), "report")
+    assert "RayActorGroup.broadcast_weights (rl/group.py:58, not waited)" in text.stdout
+
+
 def _config_error(copy: Path, old: str, new: str) -> str:
     toml = copy / "pyproject.toml"
     text = toml.read_text("utf-8")
@@ -260,7 +308,9 @@ def test_report_has_a_table_per_proxy_surface(tmp_path: Path) -> None:
     rows = {row["rpc"]: row for row in proxies["train-actors"]["rows"]}
     assert rows["save"]["answeredBy"] == "CriticActorImpl"
     assert rows["save"]["lacking"] == ["rl.actors.PolicyActorImpl"]
-    assert rows["save"]["calledBy"] == [{"code": "RayActorGroup.save", "at": "rl/group.py:15"}]
+    assert rows["save"]["calledBy"] == [
+        {"code": "RayActorGroup.save", "at": "rl/group.py:18", "waited": None}
+    ]
     assert rows["save"]["verdict"] == ["rpc-proxy-unanswered"]
     assert rows["fit"]["lacking"] == []
     assert rows["fit"]["verdict"] == ["ok"]

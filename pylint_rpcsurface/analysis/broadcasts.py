@@ -173,7 +173,7 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
         waited=waited,
         wait_at=wait_at,
         wait_source=wait_source,
-        unpacked=_unpacked(call),
+        unpacked=unpacked_by(call),
         sent=sent_arguments(call, form),
         drops_none=form.drops_none,
         shared_reply_queue=form.shared_reply_queue,
@@ -458,7 +458,7 @@ def _called(node: nodes.NodeNG, top: nodes.NodeNG) -> bool:
     return False
 
 
-def _unpacked(call: nodes.Call) -> int | None:
+def unpacked_by(call: nodes.Call) -> int | None:
     """``a, b, c = <call>``: 3. Any other use of the reply: None."""
     parent = call.parent
     if not isinstance(parent, nodes.Assign) or parent.value is not call:
@@ -662,10 +662,28 @@ _CONTAINERS = (nodes.List, nodes.Tuple, nodes.ListComp, nodes.GeneratorExp, node
 def _reaches_waiter(
     call: nodes.Call, waiters: frozenset[str]
 ) -> tuple[bool | None, Location | None, str | None]:
-    """Whether the call's result reaches one of *waiters* (``ray.get``): passed to it
-    (alone, in a list or tuple, or as a comprehension's element), or bound to a name the
-    same function passes to it. A result that is dropped is not waited on; one that is
-    returned or stored elsewhere is not known to be."""
+    """Whether the call's result reaches one of *waiters* (``ray.get``), by
+    :func:`waiter_of`. A result that is dropped is not waited on; one that is returned or
+    stored elsewhere is not known to be."""
+    waited, _, _ = waiter_of(call, waiters)
+    if waited is not None:
+        return waited, None, None
+    # Returned or stored: whoever gets it may wait. Not a wait flag to fix at this site, so
+    # no rpc-wait-uninferable (no location); the registry says why it can't be known.
+    shown = " or ".join(sorted(waiters))
+    return None, None, f"its result leaves the function without reaching {shown}"
+
+
+def waiter_of(
+    call: nodes.Call, waiters: frozenset[str]
+) -> tuple[bool | None, nodes.Call | None, bool]:
+    """Whether the call's result reaches one of *waiters* (``ray.get``, by the qualified
+    name of its import): passed to it (alone, in a list or tuple, or as a comprehension's
+    element), or bound to a name the same function passes to it. Also the waiter call
+    it reaches, and whether it is that call's only argument as it is (not in a container,
+    not through a name): then the waiter's value is this call's reply, not a list of them.
+    False when the result is dropped, or bound to a name no waiter gets; None when it
+    leaves the function (returned or stored elsewhere)."""
     node: nodes.NodeNG = call
     parent = node.parent
     while isinstance(parent, _CONTAINERS) and (
@@ -674,9 +692,10 @@ def _reaches_waiter(
         node, parent = parent, parent.parent
     if isinstance(parent, nodes.Call) and node in parent.args:
         if _waiter_name(parent, waiters):
-            return True, None, None
+            alone = node is call and len(parent.args) == 1 and not parent.keywords
+            return True, parent, alone
     elif isinstance(parent, nodes.Expr):
-        return False, None, None
+        return False, None, False
     elif (
         isinstance(parent, nodes.Assign)
         and len(parent.targets) == 1
@@ -689,12 +708,9 @@ def _reaches_waiter(
                 isinstance(argument, nodes.Name) and argument.name == name
                 for argument in later.args
             ):
-                return True, None, None
-        return False, None, None
-    # Returned or stored: whoever gets it may wait. Not a wait flag to fix at this site, so
-    # no rpc-wait-uninferable (no location); the registry says why it can't be known.
-    shown = " or ".join(sorted(waiters))
-    return None, None, f"its result leaves the function without reaching {shown}"
+                return True, later, False
+        return False, None, False
+    return None, None, False
 
 
 def _waiter_name(call: nodes.Call, waiters: frozenset[str]) -> bool:

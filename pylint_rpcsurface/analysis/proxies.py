@@ -8,6 +8,10 @@ these. A call on a proxy is ``<proxy>.<name>(...)``, or, with ``remote``,
 ``<proxy>.<name>.remote(...)`` and ``<proxy>.<name>.options(...).remote(...)``;
 ``getattr(<proxy>, "<name>")`` stands for ``<proxy>.<name>``.
 
+A call is waited with ``remote = false`` always; with ``remote``, where its result reaches
+``ray.get`` (recognised by the qualified name of its import, never by importing ray), by
+the same reader a ``waited-by`` dispatch form uses (:func:`..broadcasts.waiter_of`).
+
 Nothing here guesses: a local bound from a proxy on one path and from something else on
 another is not a proxy; a ``getattr`` whose name does not infer to one str is a call whose
 name is unknown (``rpc`` None), reported as such by the rules.
@@ -19,6 +23,7 @@ from collections.abc import Callable, Iterable
 
 from astroid import nodes
 
+from pylint_rpcsurface.analysis.broadcasts import unpacked_by, waiter_of
 from pylint_rpcsurface.analysis.classes import binds_at_class_level
 from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
@@ -28,6 +33,7 @@ __all__ = ["exposed_names", "proxy_calls", "receivers_in"]
 
 _MAX_DEPTH = 16  # how many bindings deep a local is followed back to a receiver
 _NO_RECEIVER = ""
+_RAY_GET = frozenset({"ray.get"})  # the waiter of a Ray object ref
 
 
 def proxy_calls(code: nodes.NodeNG, receivers: frozenset[str], remote: bool) -> list[ProxyCall]:
@@ -43,8 +49,55 @@ def proxy_calls(code: nodes.NodeNG, receivers: frozenset[str], remote: bool) -> 
         if at is None:
             continue
         guarded = by_getattr_default or (rpc is not None and _under_hasattr(call, rpc, receivers))
-        found.append(ProxyCall(at, rpc, source, receiver, label, guarded, _sent(call)))
+        waited, reply_used, unpacked = _wait(call, remote)
+        found.append(
+            ProxyCall(
+                at,
+                rpc,
+                source,
+                receiver,
+                label,
+                guarded,
+                _sent(call),
+                waited=waited,
+                reply_used=reply_used,
+                unpacked=unpacked,
+            )
+        )
     return found
+
+
+def _wait(call: nodes.Call, remote: bool) -> tuple[bool | None, bool, int | None]:
+    """Whether *call* is waited, whether its waited reply is read, and how many names it
+    is unpacked into. With ``remote``, the reply is ``ray.get``'s value; that value is
+    this call's own reply (so its unpacking counts) only when the call is ray.get's one
+    argument as it is, not a list or comprehension of replies."""
+    if not remote:
+        return True, _value_used(call), unpacked_by(call)
+    waited, waiter, alone = waiter_of(call, _RAY_GET)
+    if waited is not True or waiter is None:
+        return waited, False, None
+    return True, _value_used(waiter), unpacked_by(waiter) if alone else None
+
+
+def _value_used(node: nodes.Call) -> bool:
+    """Whether the value of *node* is read: not a statement of its own, and not bound to
+    a local name nothing reads after it."""
+    parent = node.parent
+    if isinstance(parent, nodes.Expr):
+        return False
+    if (
+        isinstance(parent, nodes.Assign)
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], nodes.AssignName)
+    ):
+        name = parent.targets[0].name
+        line = parent.lineno or 0
+        return any(
+            read.name == name and (read.lineno or 0) >= line
+            for read in parent.scope().nodes_of_class(nodes.Name)
+        )
+    return True
 
 
 def receivers_in(code: nodes.NodeNG, receivers: frozenset[str]) -> frozenset[str]:

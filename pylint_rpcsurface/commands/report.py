@@ -94,7 +94,7 @@ class SurfaceReport(Record):
     rows: tuple[Row, ...]
     notes: tuple[str, ...]  # findings about the registry as a whole
     registry_problem: str | None = None  # why the registry can't be read
-    proxy: bool = False  # a [[tool.rpcsurface.proxy]] table's: no registry, no waits
+    proxy: bool = False  # a [[tool.rpcsurface.proxy]] table's: no registry
 
 
 def _site_text(site: Site) -> str:
@@ -228,8 +228,9 @@ def build_proxy(
     proxy: ProxyFacts, root: str, silenced: Collection[tuple[Location, str]] = frozenset()
 ) -> SurfaceReport:
     """*proxy*'s table: a row per name called, its sites (the caller's code and
-    ``file:line``), the handlers that answer it and the verdict. Whether a proxy call
-    waits is not read, so its sites say "wait unknown"."""
+    ``file:line``, and whether it is waited: "not waited" when its ref never reaches
+    ray.get, "wait unknown" when it leaves the function), the handlers that answer it and
+    the verdict."""
     by_location: dict[Location, set[str]] = defaultdict(set)
     for finding in rules.proxy_findings(proxy):
         by_location[finding.location].add(finding.symbol)
@@ -259,7 +260,7 @@ def build_proxy(
                 rpc=rpc,
                 inferred=inferred,
                 sites=tuple(
-                    Site((c.code,), where(c.at, root), None, verbatim=True)
+                    Site((c.code,), where(c.at, root), c.waited, verbatim=True)
                     for c in sorted(calls[key], key=lambda c: c.at)
                 ),
                 answered_by=answered_by,
@@ -399,7 +400,9 @@ def _json_of(report: SurfaceReport) -> dict[str, object]:
                 {
                     "rpc": row.rpc,
                     "inferred": row.inferred,
-                    "calledBy": [{"code": s.callers[0], "at": s.where} for s in row.sites],
+                    "calledBy": [
+                        {"code": s.callers[0], "at": s.where, "waited": s.waited} for s in row.sites
+                    ],
                     "answeredBy": row.answered_by,
                     "lacking": list(row.lacking),
                     "verdict": list(row.verdict),

@@ -59,16 +59,6 @@ class MessageSpec(Record):
         return f"{self.template} ({self.pointer})"
 
 
-# What decides whether a waited call to a handler that returns None hangs: the two
-# messages about a dropped None reply read the same settings.
-_DROPPED_NONE_SETTINGS = (
-    "dispatch.drops-none",
-    "dispatch.waits",
-    "surface.handlers",
-    "surface.base-handlers",
-    "transparent-decorators",
-)
-
 
 MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec(
@@ -224,7 +214,14 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "and the caller, waiting on the reply queue without a timeout, blocks forever. "
         "Every registry check stays green: the name is answered, it just never replies.",
         "INFERENCE",
-        settings=_DROPPED_NONE_SETTINGS,
+        settings=(
+            "dispatch.drops-none",
+            "dispatch.waits",
+            "surface.handlers",
+            "surface.base-handlers",
+            "proxy.remote",
+            "transparent-decorators",
+        ),
     ),
     MessageSpec(
         "W7711",
@@ -239,7 +236,13 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "blocks forever. When that path runs only on ranks whose replies nobody reads, it "
         "is harmless, which is why the message is opt-in.",
         "INFERENCE",
-        settings=_DROPPED_NONE_SETTINGS,
+        settings=(
+            "dispatch.drops-none",
+            "dispatch.waits",
+            "surface.handlers",
+            "surface.base-handlers",
+            "transparent-decorators",
+        ),
         default_enabled=False,
     ),
     MessageSpec(
@@ -280,6 +283,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "surface.base-handlers",
             "helper-depth",
             "transparent-decorators",
+            "proxy.remote",
         ),
     ),
     MessageSpec(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pylint_rpcsurface.model import Finding, ProxyCall, ProxyFacts
 from pylint_rpcsurface.rules.reply_rules import bind_problem, handler_text, sent_text
+from pylint_rpcsurface.rules.text import where
 
 __all__ = ["describe_lacking", "prefixed", "proxy_findings"]
 
@@ -71,6 +72,7 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
         if proxy.remote and call.rpc in RAY_ACTOR_METHODS:
             continue  # every Ray actor answers it
         found.extend(_signature_findings(proxy, call, call.rpc))
+        found.extend(_reply_findings(proxy, call, call.rpc))
         lacking = [h.qualname for h in proxy.handlers if h.complete and call.rpc not in h.names]
         if not lacking:
             continue
@@ -107,9 +109,7 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
 
 def _signature_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Finding]:
     """``rpc-handler-signature`` for each handler method of *rpc* the call's arguments
-    can't bind to, ``self`` left out. The reply rules about None replies and arity are
-    not applied to proxies: Ray delivers a None reply, and a worker group's reply is
-    collected over its workers in a shape its dispatch mode decides."""
+    can't bind to, ``self`` left out, whether or not the call is waited."""
     found = []
     sent = call.sent
     for method in proxy.methods:
@@ -127,4 +127,44 @@ def _signature_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Fi
             problem,
         )
         found.append(Finding(call.at, "rpc-handler-signature", args, "INFERENCE"))
+    return found
+
+
+def proxy_by(proxy: ProxyFacts, call: ProxyCall) -> str:
+    """``TrainGroup.fit through proxy 'train-actors'``: the caller's code and the table."""
+    return f"{call.code} through proxy '{proxy.name}'"
+
+
+def _reply_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Finding]:
+    """``rpc-waited-none-reply`` and ``rpc-reply-arity`` for a waited call, against each
+    handler method of *rpc*: the first when the caller reads the reply and the handler
+    never returns anything but None, the second when the caller unpacks the call's own
+    reply (never a list ``ray.get`` makes of several) into N names and every return of
+    the handler is a tuple of M != N."""
+    if call.waited is not True:
+        return []
+    found = []
+    by = proxy_by(proxy, call)
+    for method in proxy.methods:
+        returns = method.returns
+        if method.rpc != rpc or returns is None:
+            continue
+        handler = handler_text(method, proxy.root)
+        if call.reply_used and returns.never_value:
+            found.append(Finding(call.at, "rpc-waited-none-reply", (rpc, by, handler), "INFERENCE"))
+        if (
+            call.unpacked is not None
+            and returns.tuple_arity is not None
+            and returns.tuple_at is not None
+            and returns.tuple_arity != call.unpacked
+        ):
+            args = (
+                rpc,
+                str(call.unpacked),
+                by,
+                handler,
+                str(returns.tuple_arity),
+                where(returns.tuple_at, proxy.root),
+            )
+            found.append(Finding(call.at, "rpc-reply-arity", args, "INFERENCE"))
     return found
