@@ -59,7 +59,6 @@ class MessageSpec(Record):
         return f"{self.template} ({self.pointer})"
 
 
-
 MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec(
         "W7701",
