@@ -203,15 +203,18 @@ MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec(
         "E7710",
         "rpc-waited-none-reply",
-        "'%s' is waited on by %s, but its handler %s never returns anything but None, "
-        "and None replies are dropped: the caller blocks forever",
+        "'%s' is waited on by %s, but its handler %s never returns anything but None%s",
         "With drops-none, a caller waits on an RPC whose handler can never return "
         "anything but None: every return is bare, returns None or a value that infers to "
         "None, or the body falls off its end. A handler that raises on its other paths is "
-        "not reported.",
+        "not reported. On a proxy, a caller reads the reply of a waited call (the value "
+        "`ray.get` gives back, or a plain call's result) whose handler method never "
+        "returns anything but None.",
         "A worker that forwards a reply only if it is not None never answers this call, "
         "and the caller, waiting on the reply queue without a timeout, blocks forever. "
-        "Every registry check stays green: the name is answered, it just never replies.",
+        "Every registry check stays green: the name is answered, it just never replies. "
+        "Through a proxy the reply does arrive, and it is None: the caller uses a value "
+        "that was never sent.",
         "INFERENCE",
         settings=(
             "dispatch.drops-none",

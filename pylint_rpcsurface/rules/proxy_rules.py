@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pylint_rpcsurface.model import Finding, ProxyCall, ProxyFacts
 from pylint_rpcsurface.rules.reply_rules import bind_problem, handler_text, sent_text
-from pylint_rpcsurface.rules.text import where
+from pylint_rpcsurface.rules.text import READ_AS_NONE, where
 
 __all__ = ["describe_lacking", "prefixed", "proxy_findings"]
 
@@ -151,7 +151,8 @@ def _reply_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Findin
             continue
         handler = handler_text(method, proxy.root)
         if call.reply_used and returns.never_value:
-            found.append(Finding(call.at, "rpc-waited-none-reply", (rpc, by, handler), "INFERENCE"))
+            none_args = (rpc, by, handler, READ_AS_NONE)
+            found.append(Finding(call.at, "rpc-waited-none-reply", none_args, "INFERENCE"))
         if (
             call.unpacked is not None
             and returns.tuple_arity is not None

@@ -28,7 +28,7 @@ from pylint_rpcsurface.model import (
     Signature,
     SurfaceFacts,
 )
-from pylint_rpcsurface.rules.text import callers_text, finding, names_list, where
+from pylint_rpcsurface.rules.text import DROPPED, callers_text, finding, names_list, where
 
 
 def reply_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
@@ -69,7 +69,7 @@ def _site_findings(
     if returns is not None and broadcast.drops_none and broadcast.waited is True:
         first_none = returns.first_maybe_none
         if returns.never_value:
-            found.append(finding(at, "rpc-waited-none-reply", (rpc, by, handler)))
+            found.append(finding(at, "rpc-waited-none-reply", (rpc, by, handler, DROPPED)))
         elif first_none is not None:
             found.append(
                 finding(

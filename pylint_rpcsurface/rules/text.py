@@ -12,6 +12,10 @@ from pylint_rpcsurface.model import CallerBroadcast, Finding, Location, SurfaceF
 # Who answers a name of the surface's answered-before-lookup, in messages and reports.
 LOOP_ANSWERS = "the receiving loop itself (answered-before-lookup)"
 
+# How rpc-waited-none-reply ends: what a None reply does to the caller that waits on it.
+DROPPED = ", and None replies are dropped: the caller blocks forever"  # a dispatch's drops-none
+READ_AS_NONE = ": the caller reads None as its reply"  # a proxy's reply always arrives
+
 
 def safe_name(text: str) -> str:
     """*text* with every character that is not printable escaped as Python's ``repr``
