@@ -17,8 +17,8 @@ handlers nor a pass.
 from __future__ import annotations
 
 from pylint_rpcsurface.model import Finding, ProxyCall, ProxyFacts
-from pylint_rpcsurface.rules.reply_rules import bind_problem, handler_text, sent_text
-from pylint_rpcsurface.rules.text import READ_AS_NONE, where
+from pylint_rpcsurface.rules.reply_rules import arity_args, bind_problem, handler_text, sent_text
+from pylint_rpcsurface.rules.text import READ_AS_NONE
 
 __all__ = ["describe_lacking", "prefixed", "proxy_findings"]
 
@@ -153,19 +153,7 @@ def _reply_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Findin
         if call.reply_used and returns.never_value:
             none_args = (rpc, by, handler, READ_AS_NONE)
             found.append(Finding(call.at, "rpc-waited-none-reply", none_args, "INFERENCE"))
-        if (
-            call.unpacked is not None
-            and returns.tuple_arity is not None
-            and returns.tuple_at is not None
-            and returns.tuple_arity != call.unpacked
-        ):
-            args = (
-                rpc,
-                str(call.unpacked),
-                by,
-                handler,
-                str(returns.tuple_arity),
-                where(returns.tuple_at, proxy.root),
-            )
-            found.append(Finding(call.at, "rpc-reply-arity", args, "INFERENCE"))
+        arity = arity_args(rpc, call.unpacked, by, handler, returns=returns, root=proxy.root)
+        if arity is not None:
+            found.append(Finding(call.at, "rpc-reply-arity", arity, "INFERENCE"))
     return found

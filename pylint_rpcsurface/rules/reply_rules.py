@@ -24,6 +24,7 @@ from pylint_rpcsurface.model import (
     CallerBroadcast,
     Finding,
     HandlerMethod,
+    Returns,
     Sent,
     Signature,
     SurfaceFacts,
@@ -86,22 +87,9 @@ def _site_findings(
     ):
         first_value = where(sorted(returns.value_at)[0], surface.root)
         found.append(finding(at, "rpc-unwaited-reply", (rpc, by, handler, first_value)))
-    if (
-        returns is not None
-        and broadcast.unpacked is not None
-        and returns.tuple_arity is not None
-        and returns.tuple_at is not None
-        and returns.tuple_arity != broadcast.unpacked
-    ):
-        args = (
-            rpc,
-            str(broadcast.unpacked),
-            by,
-            handler,
-            str(returns.tuple_arity),
-            where(returns.tuple_at, surface.root),
-        )
-        found.append(finding(at, "rpc-reply-arity", args))
+    arity = arity_args(rpc, broadcast.unpacked, by, handler, returns=returns, root=surface.root)
+    if arity is not None:
+        found.append(finding(at, "rpc-reply-arity", arity))
     if broadcast.sent is not None and method.signature is not None:
         problem = bind_problem(method.signature, broadcast.sent.positional, broadcast.sent.keywords)
         if problem is not None:
@@ -147,3 +135,20 @@ def bind_problem(signature: Signature, positional: int, keywords: tuple[str, ...
         shown = ", ".join(f"'{name}'" for name in missing)
         return f"it is missing required argument(s) {shown}"
     return None
+
+
+def arity_args(
+    rpc: str, unpacked: int | None, by: str, handler: str, *, returns: Returns | None, root: str
+) -> tuple[str, ...] | None:
+    """The arguments of ``rpc-reply-arity`` when a reply unpacked into *unpacked* names
+    meets a handler whose every return is a tuple of another length; else None."""
+    if (
+        returns is None
+        or unpacked is None
+        or returns.tuple_arity is None
+        or returns.tuple_at is None
+        or returns.tuple_arity == unpacked
+    ):
+        return None
+    at = where(returns.tuple_at, root)
+    return (rpc, str(unpacked), by, handler, str(returns.tuple_arity), at)
