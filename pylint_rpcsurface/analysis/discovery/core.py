@@ -706,7 +706,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         used: set[str] = set()
         by_id = {id(c): c for c in self.classes}
         for handler_ids, keys in plans.callers.items():
-            handlers = [by_id[i] for i in handler_ids]
+            # The plan's key orders them by id, a memory address: the table by name.
+            handlers = sorted((by_id[i] for i in handler_ids), key=self.qualname)
             names = set().union(*(callers.names_of[k] for k in keys))
             proven = plans.proven[handler_ids]
             listed = tuple(
