@@ -9,7 +9,11 @@ Two surfaces share the caller ``EngineCore``; the dispatch sets ``drops-none`` a
 
 What is expected comes from the fixture's source, never from a run: a line ending in
 ``# [symbol]`` (or ``# [symbol, symbol]``) holds exactly one string literal, the RPC name
-the finding is about, and the finding is at that literal's line and column. Each mode must
+the finding is about, and the finding is at that literal's line and column. A proxy call
+names its RPC by the attribute it calls, not by a literal: its marker ends in ``@text``
+(``# [rpc-proxy-unanswered] @actor.save_model``), and the finding is at the column where
+``text`` starts on the line (the call's own column), about the RPC ``text`` ends with
+(engine/model_engine/actors.py, the ``proxy`` table). Each mode must
 give exactly that set of (symbol, path, line, column); a pylint mode, on the files it
 lints; ``report``, as (RPC name, symbol) from its rows' verdicts.
 
@@ -48,10 +52,12 @@ FOLDER_WITHOUT_INIT = "engine/model_engine"
 
 Key = tuple[str, str, int, int]  # (symbol, path, line, column)
 
-_MARKER = re.compile(r"#\s*\[(?P<symbols>[a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\](?P<shared> shared)?$")
+_SYMBOLS = r"\[(?P<symbols>[a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\]"
+_AT = r"(?:\s+@(?P<at>\S+))?"  # a proxy call's: where its text starts on the line
+_MARKER = re.compile(r"#\s*" + _SYMBOLS + r"(?P<shared> shared)?" + _AT + "$")
 # A comment line "# silenced: [symbol]" plants a finding that a pragma silences, on the
 # next line that holds a string literal (the pragma itself may take that line's comment).
-_SILENCED = re.compile(r"^#\s*silenced:\s*\[(?P<symbols>[a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\]$")
+_SILENCED = re.compile(r"^#\s*silenced:\s*" + _SYMBOLS + _AT + "$")
 
 
 @dataclass(frozen=True)
@@ -91,14 +97,23 @@ def _planted_in(relpath: str) -> list[Planted]:
             assert "silenced:" not in token.string, malformed
             continue
         line = token.start[0]
-        if silenced:  # the next line with a string literal
+        at = match["at"]
+        if silenced and at:  # the next line that holds the text
+            line = next(n for n in range(line + 1, len(lines) + 1) if at in lines[n - 1])
+        elif silenced:  # the next line with a string literal
             line = min(
                 t.start[0] for t in tokens if t.type == tokenize.STRING and t.start[0] > line
             )
-        strings = [t for t in tokens if t.type == tokenize.STRING and t.start[0] == line]
-        assert len(strings) == 1, f"{relpath}:{line}: a marked line needs one string literal"
-        (literal,) = strings
-        column = len(lines[line - 1][: literal.start[1]].encode("utf-8"))
+        code = lines[line - 1][: token.start[1]] if not silenced else lines[line - 1]
+        if at:
+            assert at in code, f"{relpath}:{line}: {at!r} is not in the code of the line"
+            column, rpc = len(code[: code.index(at)].encode("utf-8")), at.rpartition(".")[2]
+        else:
+            strings = [t for t in tokens if t.type == tokenize.STRING and t.start[0] == line]
+            assert len(strings) == 1, f"{relpath}:{line}: a marked line needs one string literal"
+            (literal,) = strings
+            column = len(lines[line - 1][: literal.start[1]].encode("utf-8"))
+            rpc = ast.literal_eval(literal.string)
         for symbol in match["symbols"].split(","):
             found.append(
                 Planted(
@@ -106,7 +121,7 @@ def _planted_in(relpath: str) -> list[Planted]:
                     relpath,
                     line,
                     column,
-                    ast.literal_eval(literal.string),
+                    rpc,
                     bool(not silenced and match["shared"]),
                     bool(silenced),
                 )
@@ -149,6 +164,12 @@ def test_the_fixture_is_the_layout_and_plants_several_rules() -> None:
     text = (FIXTURE / "pyproject.toml").read_text(encoding="utf-8")
     assert "drops-none = true" in text
     assert "shared-reply-queue = true" in text
+    # A proxy table too, whose findings are at calls of attributes, one of them silenced.
+    assert "[[tool.rpcsurface.proxy]]" in text
+    proxy_file = f"{FOLDER_WITHOUT_INIT}/actors.py"
+    planted_there = {p.symbol for p in PLANTED if p.path == proxy_file}
+    assert {"rpc-proxy-unanswered", "rpc-handler-signature"} <= planted_there
+    assert any(key[1] == proxy_file for key in SILENCED)
     # Pragmas silence some sites: on the line by symbol, on the next line by id, and a
     # block by the checker's name, which an enable ends.
     source = "".join((FIXTURE / f).read_text("utf-8") for f in python_files())
