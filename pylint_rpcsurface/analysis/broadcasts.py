@@ -16,7 +16,12 @@ from collections.abc import Callable, Iterator
 from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.decorators import qualified_name
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.analysis.inference import (
+    INFERENCE_ERRORS,
+    infer_unique,
+    inferred_values,
+    location_of,
+)
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Sent
 
@@ -551,10 +556,7 @@ def _bind_to_dispatch_method(call: nodes.Call) -> dict[str, nodes.NodeNG] | None
 def dispatch_parameters(call: nodes.Call) -> tuple[tuple[str, ...], frozenset[str]] | None:
     """The dispatch method's positional parameters (``self`` left out) and the names that
     can be passed by keyword, when astroid infers the called function to one plain def."""
-    try:
-        values = list(call.func.infer())
-    except INFERENCE_ERRORS:
-        return None
+    values = inferred_values(call.func)
     if len(values) != 1:
         return None  # no method, or several: which one binds the call is not known
     value = values[0]

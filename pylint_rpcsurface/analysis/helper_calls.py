@@ -15,7 +15,7 @@ from typing import TypeVar
 from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.broadcasts import Code, calls_in
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, location_of
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values, location_of
 from pylint_rpcsurface.model import HelperStep
 from pylint_rpcsurface.sources import SourceTree
 
@@ -39,11 +39,7 @@ def _unbound(value: object) -> object:
 
 def _callee(call: nodes.Call) -> nodes.FunctionDef | None:
     """The one function *call* calls, by inference; a bound method counts as its def."""
-    try:
-        values = list(call.func.infer())
-    except INFERENCE_ERRORS:
-        return None
-    functions = {id(f): f for f in map(_unbound, values)}
+    functions = {id(f): f for f in map(_unbound, inferred_values(call.func))}
     if len(functions) != 1:
         return None
     (function,) = functions.values()

@@ -10,6 +10,7 @@ import os
 
 import astroid
 from astroid import nodes, util
+from astroid.typing import InferenceResult
 
 from pylint_rpcsurface.model import Location
 from pylint_rpcsurface.sources import real
@@ -19,12 +20,18 @@ from pylint_rpcsurface.sources import real
 INFERENCE_ERRORS = (astroid.AstroidError, RecursionError, StopIteration, ValueError, TypeError)
 
 
+def inferred_values(node: nodes.NodeNG) -> list[InferenceResult]:
+    """Every value astroid infers *node* to; none when inference fails, which, like an
+    empty answer, proves nothing."""
+    try:
+        return list(node.infer())
+    except INFERENCE_ERRORS:
+        return []
+
+
 def infer_unique(node: nodes.NodeNG) -> nodes.NodeNG | None:
     """The one value *node* infers to, or None when it is unknown or ambiguous."""
-    try:
-        values = list(node.infer())
-    except INFERENCE_ERRORS:
-        return None
+    values = inferred_values(node)
     if not values or any(value is util.Uninferable for value in values):
         return None
     first = values[0]

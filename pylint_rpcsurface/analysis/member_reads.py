@@ -69,37 +69,23 @@ class _MemberReads(dict):  # type: ignore[type-arg]
     def _all(self) -> None:
         self._reads.recorder.whole_class(self._reads.path, self._reads.owner)
 
-    def __getitem__(self, key: Any) -> Any:
-        self._one(key)
-        return dict.__getitem__(self, key)
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        self._one(key)
-        return dict.get(self, key, default)
-
-    def __contains__(self, key: object) -> bool:
-        self._one(key)
-        return dict.__contains__(self, key)
-
-    def setdefault(self, key: Any, default: Any = None) -> Any:
-        self._one(key)
-        return dict.setdefault(self, key, default)
-
-    def pop(self, key: Any, *default: Any) -> Any:
-        self._one(key)
-        return dict.pop(self, key, *default)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._one(key)
-        dict.__setitem__(self, key, value)
-
-    def __delitem__(self, key: Any) -> None:
-        self._one(key)
-        dict.__delitem__(self, key)
-
     def plain(self) -> dict[str, Any]:
         """The dict this one stands for, read by no one."""
         return dict(dict.items(self))
+
+
+def _reading_key(name: str) -> Any:
+    """dict's method *name*, which first tells the recorder that the member its first
+    argument names is read (``_one``)."""
+
+    method = getattr(dict, name)
+
+    def read(self: Any, key: Any, *args: Any) -> Any:
+        self._one(key)  # pylint: disable=protected-access
+        return method(self, key, *args)
+
+    read.__name__ = name
+    return read
 
 
 def _reading_all(base: type[Any], name: str) -> Any:
@@ -144,6 +130,16 @@ for _name in (
     "__ror__", "__ior__", "keys", "values", "items", "copy", "update", "clear", "popitem",
 ):  # fmt: skip
     setattr(_MemberReads, _name, _reading_all(dict, _name))
+for _name in (
+    "__getitem__",
+    "get",
+    "__contains__",
+    "setdefault",
+    "pop",
+    "__setitem__",
+    "__delitem__",
+):
+    setattr(_MemberReads, _name, _reading_key(_name))
 del _name
 
 

@@ -26,6 +26,10 @@ CHECKER_ID = "77"
 PAGES = Path(__file__).parent / "pages"
 
 
+# The settings every message about a waited reply and its handlers depends on.
+_WAITED_REPLY_SETTINGS = ("dispatch.waits", "surface.handlers", "surface.base-handlers")
+
+
 @dataclass(frozen=True)
 class MessageSpec:
     msgid: str
@@ -216,9 +220,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "INFERENCE",
         settings=(
             "dispatch.drops-none",
-            "dispatch.waits",
-            "surface.handlers",
-            "surface.base-handlers",
+            *_WAITED_REPLY_SETTINGS,
             "proxy.remote",
             "transparent-decorators",
         ),
@@ -238,9 +240,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "INFERENCE",
         settings=(
             "dispatch.drops-none",
-            "dispatch.waits",
-            "surface.handlers",
-            "surface.base-handlers",
+            *_WAITED_REPLY_SETTINGS,
             "transparent-decorators",
         ),
         default_enabled=False,
@@ -260,9 +260,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "INFERENCE",
         settings=(
             "dispatch.shared-reply-queue",
-            "dispatch.waits",
-            "surface.handlers",
-            "surface.base-handlers",
+            *_WAITED_REPLY_SETTINGS,
             "transparent-decorators",
         ),
     ),

@@ -42,7 +42,7 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     where,
 )
 from pylint_rpcsurface.analysis.discovery.workers import WorkerSide, top_of
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
 from pylint_rpcsurface.analysis.registry import read_registry
 
 
@@ -217,7 +217,6 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             return None  # it wraps the named method in place: it sends nothing
         forward: str | None = None
         for call in own_nodes(function, nodes.Call):
-            assert isinstance(call, nodes.Call)
             carried = [*call.args, *(k.value for k in call.keywords or ())]
             if not any(names_in(arg) & tainted for arg in carried):
                 if (
@@ -490,7 +489,6 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         if lookup is not None:
             found.append((lookup.args[0], self.where(lookup)))
         for call in own_nodes(function, nodes.Call):
-            assert isinstance(call, nodes.Call)
             func = call.func
             if (
                 isinstance(func, nodes.Attribute)
@@ -518,7 +516,6 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         .collective_rpc(method)``, ``worker.execute_method.remote(method, ...)``)."""
         found: list[tuple[nodes.FunctionDef, set[str]]] = []
         for call in own_nodes(function, nodes.Call):
-            assert isinstance(call, nodes.Call)
             method = call.func
             if (
                 isinstance(method, nodes.Attribute)
@@ -815,11 +812,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         by_function = {id(s.function): s for s in group.senders}
         reached: dict[int, Sender] = {}
         for site in sites:
-            try:
-                values = list(site.call.func.infer())
-            except INFERENCE_ERRORS:
-                continue
-            for value in values[:4]:
+            for value in inferred_values(site.call.func)[:4]:
                 function = function_of(value)
                 if id(function) in by_function:
                     reached[id(function)] = by_function[id(function)]

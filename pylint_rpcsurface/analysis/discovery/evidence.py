@@ -18,7 +18,7 @@ from collections.abc import Callable
 from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.discovery.reading import is_method, positional_params
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
 
 # How many steps a chain may take (a name to its binding, a parameter to its call site, a
 # list to its element are one each): deep enough for an actor made in a list comprehension
@@ -96,11 +96,7 @@ class Receivers:
         found: Found = {}
         if not isinstance(node, (nodes.Name, nodes.Attribute, nodes.Call)):
             return found
-        try:
-            values = list(node.infer())
-        except INFERENCE_ERRORS:
-            return found
-        for value in values[:8]:
+        for value in inferred_values(node)[:8]:
             cls = None
             if classes and isinstance(value, nodes.ClassDef):
                 cls = self._project(value)
@@ -183,12 +179,8 @@ class Receivers:
         return found
 
     def _callees(self, func: nodes.NodeNG) -> list[nodes.FunctionDef]:
-        try:
-            values = list(func.infer())
-        except INFERENCE_ERRORS:
-            return []
         callees = []
-        for value in values[:4]:
+        for value in inferred_values(func)[:4]:
             function = function_of(value)
             if function is not None and id(function.root()) in self.modules:
                 callees.append(function)
@@ -361,10 +353,7 @@ class Receivers:
             )
         if isinstance(expr, nodes.Name) and _is_module(expr):
             return True  # module.function(...), module.Class(...)
-        try:
-            values = list(func.infer())
-        except INFERENCE_ERRORS:
-            return False
+        values = inferred_values(func)
         callee = target if isinstance(target, nodes.FunctionDef) else None
         return any(
             value is target or (callee is not None and function_of(value) is callee)
@@ -376,11 +365,7 @@ class Receivers:
         ``type[X]``, ``"X"``): the class and its subclasses, any of which it admits."""
         found: Found = {}
         for name in _annotation_names(annotation, classes):
-            try:
-                values = list(name.infer())
-            except INFERENCE_ERRORS:
-                continue
-            for value in values[:4]:
+            for value in inferred_values(name)[:4]:
                 cls = self._project(value)
                 if cls is None:
                     continue

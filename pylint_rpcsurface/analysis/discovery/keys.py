@@ -183,7 +183,6 @@ class DispatchKeys:
     def _receives(self, function: nodes.FunctionDef, depth: int) -> list[nodes.NodeNG]:
         found: list[nodes.NodeNG] = []
         for call in own_nodes(function, nodes.Call):
-            assert isinstance(call, nodes.Call)
             if is_receive(call):
                 found.append(call)
             elif depth > 0 and isinstance(call.func, nodes.Attribute):  # noqa: SIM102

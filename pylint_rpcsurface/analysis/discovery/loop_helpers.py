@@ -25,7 +25,7 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     names_in,
     tainted_names,
 )
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
+from pylint_rpcsurface.analysis.inference import inferred_values
 
 
 def helper_of(
@@ -47,11 +47,7 @@ def helper_of(
         return found if isinstance(found, nodes.FunctionDef) and found is not function else None
     if not isinstance(func, nodes.Name):
         return None
-    try:
-        values = list(func.infer())
-    except INFERENCE_ERRORS:
-        return None
-    for value in values[:4]:
+    for value in inferred_values(func)[:4]:
         if isinstance(value, nodes.FunctionDef) and id(value) in project and value is not function:
             return value
     return None

@@ -87,7 +87,6 @@ def guarded(function: nodes.FunctionDef, name: str) -> nodes.If | None:
     call, or one that runs whatever *name* is)."""
     guards: list[nodes.If] = []
     for call in own_nodes(function, nodes.Call):
-        assert isinstance(call, nodes.Call)
         if isinstance(call.func, nodes.Name) and call.func.name == name:
             guard = _guard(call, function, name)
             if guard is None:

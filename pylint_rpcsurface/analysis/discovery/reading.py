@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeGuard
+from typing import TypeGuard, TypeVar
 
 from astroid import nodes
 
@@ -195,7 +195,10 @@ def is_receive(call: nodes.Call) -> bool:
     return False
 
 
-def own_nodes(function: nodes.FunctionDef, kind: type[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
+_Node = TypeVar("_Node", bound=nodes.NodeNG)
+
+
+def own_nodes(function: nodes.FunctionDef, kind: type[_Node]) -> Iterator[_Node]:
     """The nodes of *kind* in *function*, lambdas and comprehensions included."""
     for statement in function.body:
         yield from statement.nodes_of_class(kind)
@@ -218,7 +221,6 @@ def called_lookup(function: nodes.FunctionDef, names: set[str]) -> nodes.Call | 
             if value.args[1].name in names and len(targets) == 1:
                 bound[targets[0]] = value
     for call in own_nodes(function, nodes.Call):
-        assert isinstance(call, nodes.Call)
         func = call.func
         if is_getattr(func) and isinstance(func.args[1], nodes.Name) and func.args[1].name in names:
             return func
@@ -232,7 +234,6 @@ def patches(function: nodes.FunctionDef, names: set[str]) -> bool:
     method_name, wrapper)``): a helper that wraps a method in place, which calls nothing
     by name when it runs, so it is neither a dispatch nor a run_method helper."""
     for call in own_nodes(function, nodes.Call):
-        assert isinstance(call, nodes.Call)
         if (
             isinstance(call.func, nodes.Name)
             and call.func.name == "setattr"

@@ -38,7 +38,6 @@ def first_send(function: nodes.FunctionDef, param: str) -> nodes.Call | None:
     tainted = tainted_names(function, {param})
     found: nodes.Call | None = None
     for call in own_nodes(function, nodes.Call):
-        assert isinstance(call, nodes.Call)
         if call_name(call) in _LOGS:
             continue
         carried = [*call.args, *(k.value for k in call.keywords or ())]

@@ -57,7 +57,6 @@ class WorkerSide:
             codes = [(function, received), *self._nested(function, received)]
             for code, names in codes:
                 for call in own_nodes(code, nodes.Call):
-                    assert isinstance(call, nodes.Call)
                     if call.scope() is not code and code is not function:
                         continue
                     worker = self._invocation(code, call, names, helpers)
@@ -71,7 +70,6 @@ class WorkerSide:
         found = []
         for name, (helper, lookup) in looked_up_through(function, self._received, project).items():
             for call in own_nodes(function, nodes.Call):
-                assert isinstance(call, nodes.Call)
                 if not (isinstance(call.func, nodes.Name) and call.func.name == name):
                     continue
                 unknown = self.unknown_name(helper, lookup)
@@ -119,7 +117,6 @@ class WorkerSide:
             params = positional_params(inner)
             seeds = set()
             for call in own_nodes(function, nodes.Call):
-                assert isinstance(call, nodes.Call)
                 if isinstance(call.func, nodes.Name) and call.func.name == inner.name:
                     for param, arg in zip(params, call.args, strict=False):
                         if names_in(arg) & received:
@@ -206,7 +203,6 @@ class WorkerSide:
             if isinstance(parent.targets[0], nodes.AssignName):
                 result = parent.targets[0].name
         for other in own_nodes(function, nodes.Call):
-            assert isinstance(other, nodes.Call)
             if call_name(other) not in SEND_CALLS or not isinstance(other.func, nodes.Attribute):
                 continue
             payload = [*other.args]

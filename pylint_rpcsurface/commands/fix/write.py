@@ -212,13 +212,17 @@ def write_atomically(path: str, data: bytes) -> None:
     update(path, lambda _: data, force=True)
 
 
-def _planned(path: str, writer: _Writer, data: bytes, status: os.stat_result) -> bytes | None:
+def _planned(path: str, writer: _Writer, fd: int) -> tuple[os.stat_result, bytes, bytes] | None:
+    """The file's status, its bytes and the new bytes planned from them; None when there
+    is nothing to change."""
+    status = os.fstat(fd)
+    data = _read_all(fd)
     new = writer.planner(writer.decode(path, data))
     if new is None or new == data:
         return None
     if not writer.force and _read_only(status):
         raise Refused(1, "the file is read-only; pass --force to write it anyway")
-    return new
+    return status, data, new
 
 
 def _replace(path: str, writer: _Writer) -> bool:
@@ -228,11 +232,10 @@ def _replace(path: str, writer: _Writer) -> bool:
     with open(_open(path, os.O_RDONLY), "rb") as held:
         fd = held.fileno()
         with _lease(fd, writing=False) as lease:
-            status = os.fstat(fd)
-            data = _read_all(fd)
-            new = _planned(path, writer, data, status)
-            if new is None:
+            planned = _planned(path, writer, fd)
+            if planned is None:
                 return False
+            status, data, new = planned
             temporary = _temporary(path, new, status)
             try:
                 now = os.stat(path)
@@ -359,11 +362,10 @@ def _write_in_place(path: str, writer: _Writer) -> bool:
         writable = False
     try:
         with _lease(fd, writing=True) as lease:
-            status = os.fstat(fd)
-            data = _read_all(fd)
-            new = _planned(path, writer, data, status)
-            if new is None:
+            planned = _planned(path, writer, fd)
+            if planned is None:
                 return False
+            _, data, new = planned
             if not writable:
                 raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
             backup = _temporary(path, data, None)
