@@ -463,7 +463,7 @@ def test_columns_are_utf8_byte_offsets_of_the_name_literal(tmp_path: Path) -> No
 # Registries: huge, with bad elements, computed, changed in place, two surfaces' own
 
 
-@pytest.mark.slow  # about four minutes on one core
+@pytest.mark.slow  # a 10,000-line module, linted by pylint
 def test_ten_thousand_entry_registry(tmp_path: Path) -> None:
     """10,000 entries, one per line, all answered by FastRunner (one chained class-level
     assignment binds them all) except 'rpc_7777', which the handler lacks: exactly one

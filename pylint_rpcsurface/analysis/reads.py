@@ -45,10 +45,13 @@ class Reads:
     """The project modules one span read, by path, each with the levels read: the
     interface, the code of some functions (``def Q``), or the whole body."""
 
-    __slots__ = ("levels",)
+    __slots__ = ("_added_whole", "levels")
 
     def __init__(self, levels: Mapping[str, set[str]] | None = None) -> None:
         self.levels: dict[str, set[str]] = {p: set(v) for p, v in (levels or {}).items()}
+        # The tuples of levels :meth:`add_all` added, by (path, id): each kept, so that
+        # its id is never another's.
+        self._added_whole: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def add(self, path: str, level: str) -> None:
         found = self.levels.get(path)
@@ -56,6 +59,16 @@ class Reads:
             self.levels[path] = {level}
         elif level not in found:
             found.add(level)
+
+    def add_all(self, path: str, levels: tuple[str, ...]) -> None:
+        """Each of *levels*, once for the same tuple: every node of a class's statement
+        reads the members it binds, which may be thousands (``a = b = ... = None``)."""
+        key = (path, id(levels))
+        if self._added_whole.get(key) is levels:
+            return
+        self._added_whole[key] = levels
+        for level in levels:
+            self.add(path, level)
 
     def merge(self, other: Reads) -> None:
         for path, levels in other.levels.items():
@@ -97,6 +110,8 @@ class ReadRecorder:
         # Each node's place, by id (the modules outlive the recorder): its module's path,
         # or None, and whether it lies inside a function or lambda.
         self._places: dict[int, tuple[str | None, tuple[str, ...]]] = {}
+        # The levels of a read of a class's body statement, by its id (as the places).
+        self._statement_levels: dict[int, tuple[str, ...]] = {}
         self._paths: dict[str, str | None] = {}
         # The top-level classes (by id) whose members' reads are told one by one, by
         # analysis.modules.recording_reads.
@@ -166,8 +181,7 @@ class ReadRecorder:
             place = self._places[id(node)] = self._place(node)
         path, levels = place
         if path is not None:
-            for level in levels:
-                self._stack[-1].add(path, level)
+            self._stack[-1].add_all(path, levels)
 
     def member(self, path: str, owner: str, name: object) -> None:
         """A read of what the top-level class *owner* of *path* binds to *name* (one of
@@ -268,10 +282,15 @@ class ReadRecorder:
             return (INTERFACE,)  # the class itself, its bases, keywords and decorators
         if not getattr(statement, "is_statement", False):
             return (INTERFACE, CLASS + klass.name)  # its docstring: the body's first line
-        names = bound_names(statement)
-        if names is None:
-            return (INTERFACE, CLASS + klass.name)
-        return (INTERFACE, *(f"{MEMBER}{klass.name}.{name}" for name in names))
+        levels = self._statement_levels.get(id(statement))
+        if levels is None:
+            names = bound_names(statement)
+            levels = self._statement_levels[id(statement)] = (
+                (INTERFACE, CLASS + klass.name)
+                if names is None
+                else (INTERFACE, *(f"{MEMBER}{klass.name}.{name}" for name in names))
+            )
+        return levels
 
     def inferring(self, node: Any, results: Iterator[_V]) -> Iterator[_V]:
         """*results* (astroid's inference of *node*), with what computing them reads counted

@@ -66,6 +66,15 @@ def _split_classes(tree: ast.Module, levels: dict[str, str]) -> None:
     "class C" alone: a piece that reads it reads the whole class."""
     classes: dict[str, list[str]] = {}
     members: dict[str, list[str]] = {}
+    # Each statement's digest once: one statement may bind thousands of names
+    # (``a = b = ... = None``), each of which takes it into its member's digest.
+    digests: dict[int, str] = {}
+
+    def digest(node: ast.AST) -> str:
+        if id(node) not in digests:
+            digests[id(node)] = _hash(ast.dump(node))
+        return digests[id(node)]
+
     for statement in tree.body:
         if not isinstance(statement, ast.ClassDef):
             continue
@@ -76,10 +85,10 @@ def _split_classes(tree: ast.Module, levels: dict[str, str]) -> None:
             if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 kept.extend(member.body)
             for name in member_names(member) or ():
-                members.setdefault(prefix + name, []).append(ast.dump(member))
+                members.setdefault(prefix + name, []).append(digest(member))
         for assignment in kept:
             for name in _attributes_assigned(assignment):
-                members.setdefault(prefix + name, []).append(ast.dump(assignment))
+                members.setdefault(prefix + name, []).append(digest(assignment))
         statement.body = kept
     for name, dumps in classes.items():
         levels["class " + name] = _hash("\0".join(dumps))
