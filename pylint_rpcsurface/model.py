@@ -8,113 +8,16 @@ file, handed around by the cache and the commands without importing astroid or p
 
 from __future__ import annotations
 
-import dataclasses
-import operator
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from pylint_rpcsurface.config import ConfigError
 from pylint_rpcsurface.sources import path_keys
 
-# ---------------------------------------------------------------- records
-#
-# dataclass writes each method it generates as source text and compiles it when the
-# module is imported: six methods for a frozen dataclass, ten with ``order=True``, for each
-# of the plugin's facts and records, paid by the import of every pylint run (each editor
-# keystroke, each pre-commit hook; docs/performance.md has the measurement). Their
-# equality, hash and repr are the same code for every class, so they are written once
-# here: a record is declared ``@dataclass(frozen=True, eq=False, repr=False)`` and
-# inherits from Record the ``__eq__``, ``__hash__`` and ``__repr__`` that
-# ``@dataclass(frozen=True)`` would have generated (fields with ``compare=False`` are left
-# out of equality and hash, fields with ``repr=False`` out of the repr, and a record
-# equals only a record of its own class); OrderedRecord adds ``order=True``'s comparisons.
-# ``dataclass`` still writes ``__init__`` and the frozen ``__setattr__``/``__delattr__``,
-# so construction, immutability, ``fields`` and ``replace`` are the standard ones, and
-# mypy checks records as the frozen dataclasses they are. tests/test_records.py compares
-# each behaviour with a dataclass that generates it. (The configuration and the source
-# files, below the model, keep dataclass's own methods.)
 
-_Key = Callable[[Any], tuple[Any, ...]]
-_KEY_ATTRIBUTE = "_record_key"  # where each record class keeps its getter
-
-
-def _fields_key(cls: type[Any]) -> _Key:
-    """The values *cls*'s records are compared by: its fields with ``compare``, in order."""
-    names = [f.name for f in dataclasses.fields(cls) if f.compare]
-    if len(names) == 1:
-        (name,) = names
-        return lambda record: (getattr(record, name),)
-    # attrgetter of several names gives a tuple (of none, a TypeError: no record has none).
-    getter: _Key = operator.attrgetter(*names)
-    return getter
-
-
-def _key(record: Any) -> tuple[Any, ...]:
-    """*record*'s compared values. The getter is made from the class's fields on first
-    use and kept on the class: the fields are known only once ``dataclass`` has run,
-    after the class statement, and they never change after."""
-    cls = type(record)
-    getter: _Key | None = cls.__dict__.get(_KEY_ATTRIBUTE)
-    if getter is None:
-        getter = _fields_key(cls)
-        setattr(cls, _KEY_ATTRIBUTE, getter)
-    return getter(record)
-
-
-class Record:
-    """The equality, hash and repr of a frozen dataclass, for ``@dataclass(frozen=True,
-    eq=False, repr=False)`` classes (see the module's docstring)."""
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _key(self) == _key(other)
-
-    def __hash__(self) -> int:
-        return hash(_key(self))
-
-    def __repr__(self) -> str:
-        # Any: mypy can't know that a Record's class is a dataclass (the decorator says so).
-        record: Any = self
-        shown = ", ".join(
-            f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(record) if f.repr
-        )
-        return f"{self.__class__.__qualname__}({shown})"
-
-
-class OrderedRecord(Record):
-    """A :class:`Record` ordered as ``@dataclass(order=True)`` orders: by its compared
-    fields, as a tuple, and only against a record of its own class."""
-
-    __slots__ = ()
-
-    def __lt__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _key(self) < _key(other)
-
-    def __le__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _key(self) <= _key(other)
-
-    def __gt__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _key(self) > _key(other)
-
-    def __ge__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _key(self) >= _key(other)
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Location(OrderedRecord):
+@dataclass(frozen=True, order=True)
+class Location:
     """A span in a source file, in pylint's convention.
 
     ``path`` is the file's real path. Lines are 1-based; columns are 0-based UTF-8 byte
@@ -128,8 +31,8 @@ class Location(OrderedRecord):
     end_col: int | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Broadcast(Record):
+@dataclass(frozen=True)
+class Broadcast:
     """One dispatch call site: ``<expr>.call_func(<name>, ..., wait_out=<flag>)``.
 
     ``rpc`` is ``None`` when the name does not infer to one str; ``waited`` is ``None``
@@ -159,32 +62,32 @@ class Broadcast(Record):
         return "waited" if self.waited else "unwaited"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Sent(Record):
+@dataclass(frozen=True)
+class Sent:
     """The arguments a dispatch call forwards to the handler: a count and keyword names."""
 
     positional: int
     keywords: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class HelperStep(Record):
+@dataclass(frozen=True)
+class HelperStep:
     """One call of a helper (a module-level function, staticmethod or classmethod)."""
 
     name: str  # the helper's name, e.g. "_rebind"
     call: Location  # where it is called
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class CallerBroadcast(Record):
+@dataclass(frozen=True)
+class CallerBroadcast:
     """A broadcast and every caller class whose own code runs it."""
 
     broadcast: Broadcast
     callers: tuple[str, ...]  # fully qualified names, sorted
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Answers(Record):
+@dataclass(frozen=True)
+class Answers:
     """The names a set of handler classes answer.
 
     ``complete`` is False when some ancestor of a handler could not be resolved: its
@@ -202,8 +105,8 @@ class Answers(Record):
         return tuple(cls for cls, names in self.by_class if name in names)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Returns(Record):
+@dataclass(frozen=True)
+class Returns:
     """What a handler method's ``return`` statements (and falling off its end) give back.
 
     ``none_at`` lists the places a None reply can come from: a bare ``return``, a value
@@ -230,8 +133,8 @@ class Returns(Record):
         return found[0] if found else None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Signature(Record):
+@dataclass(frozen=True)
+class Signature:
     """How a handler method binds arguments, ``self`` (or ``cls``) left out."""
 
     positional: tuple[str, ...]  # positional-only first, then positional-or-keyword
@@ -244,8 +147,8 @@ class Signature(Record):
     text: str  # as written, e.g. "(seq_ids, token_ids=None, *args)"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class HandlerMethod(Record):
+@dataclass(frozen=True)
+class HandlerMethod:
     """The effective method answering *rpc* for some handler classes, by MRO."""
 
     rpc: str
@@ -257,15 +160,15 @@ class HandlerMethod(Record):
     signature: Signature | None  # None when a decorator may change it
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class RegistryElement(Record):
+@dataclass(frozen=True)
+class RegistryElement:
     value: str | None  # None when the element is not a str
     source: str
     location: Location
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Registry(Record):
+@dataclass(frozen=True)
+class Registry:
     """A registry constant and its elements, or the reason it can't be read."""
 
     qualname: str
@@ -274,8 +177,8 @@ class Registry(Record):
     problem: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class UnknownCallers(Record):
+@dataclass(frozen=True)
+class UnknownCallers:
     """What may hold callers that were not found, where, and why.
 
     ``kind`` is ``"unparsed"`` for a module that doesn't parse or can't be decoded,
@@ -288,8 +191,8 @@ class UnknownCallers(Record):
     reason: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class SurfaceFacts(Record):
+@dataclass(frozen=True)
+class SurfaceFacts:
     """Everything the derivation needs to judge one configured surface."""
 
     name: str
@@ -308,8 +211,8 @@ class SurfaceFacts(Record):
     loop_answers: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class ProxyCall(Record):
+@dataclass(frozen=True)
+class ProxyCall:
     """One call of a name on a proxy: ``<proxy>.<name>(...)``, or with ``remote = true``
     ``<proxy>.<name>.remote(...)`` (``.options(...)`` between them too).
 
@@ -332,8 +235,8 @@ class ProxyCall(Record):
     unpacked: int | None = None  # ``a, b = <reply>``, for one call's own reply only
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class ProxyHandler(Record):
+@dataclass(frozen=True)
+class ProxyHandler:
     """One handler class behind a proxy and the names it answers."""
 
     qualname: str
@@ -341,8 +244,8 @@ class ProxyHandler(Record):
     complete: bool  # False when an ancestor does not resolve: its names are unknown
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class ProxyFacts(Record):
+@dataclass(frozen=True)
+class ProxyFacts:
     """Everything the rules need to judge one ``[[tool.rpcsurface.proxy]]`` table."""
 
     name: str
@@ -359,8 +262,8 @@ class ProxyFacts(Record):
     remote: bool = False  # the table's calls are <proxy>.<name>.remote(...): Ray actors
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Finding(OrderedRecord):
+@dataclass(frozen=True, order=True)
+class Finding:
     """A message to report: sorted by location, then symbol, for deterministic output."""
 
     location: Location
@@ -376,8 +279,8 @@ class Finding(OrderedRecord):
     pragma: bool | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Analysis(Record):
+@dataclass(frozen=True)
+class Analysis:
     """The findings of one configuration over the project, grouped by file."""
 
     config_errors: tuple[ConfigError, ...]

@@ -34,7 +34,6 @@ from astroid.nodes import _base_nodes
 
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
 from pylint_rpcsurface.analysis.reads import INTERFACE, ReadRecorder
-from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.sources import (
     TIMESTAMP_TICK_NS,
     KnownFile,
@@ -127,8 +126,8 @@ def _places(found: Any) -> list[str]:
     return [p for p in [origin, *(folders or [])] if isinstance(p, str) and os.path.isabs(p)]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class BuildFailure(Record):
+@dataclass(frozen=True)
+class BuildFailure:
     path: str
     line: int | None
     reason: str
@@ -683,8 +682,8 @@ def _forget_inferences() -> None:
     clear_inference_tip_cache()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class BuiltFromFile(Record):
+@dataclass(frozen=True)
+class BuiltFromFile:
     """A module pylint built from the saved file it lints, after *read_after_ns* (the
     moment its checkers were opened, with the module not yet in astroid's cache)."""
 

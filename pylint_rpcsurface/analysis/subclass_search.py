@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from pylint_rpcsurface.analysis.subclasses import CallerClassFacts, ModuleCallers
-from pylint_rpcsurface.model import Location, Record, UnknownCallers
+from pylint_rpcsurface.model import Location, UnknownCallers
 
 __all__ = ["CallerFamily", "Searched", "caller_family"]
 
@@ -27,8 +27,8 @@ Searched = tuple[frozenset[str], frozenset[str], str | None]
 _R = TypeVar("_R", bound=Hashable)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class CallerFamily(Record, Generic[_R]):
+@dataclass(frozen=True)
+class CallerFamily(Generic[_R]):
     """The callers found, each with where it is defined and the configured callers it
     descends from, and what may hold more (each with where and why)."""
 

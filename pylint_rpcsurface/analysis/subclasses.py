@@ -20,11 +20,11 @@ from pylint_rpcsurface.analysis.branches import can_run, live_bindings
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.analysis.modules import definition_name
-from pylint_rpcsurface.model import Location, Record
+from pylint_rpcsurface.model import Location
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class CallerClassFacts(Record):
+@dataclass(frozen=True)
+class CallerClassFacts:
     """A class that descends from a configured caller, where it is defined."""
 
     qualname: str
@@ -36,8 +36,8 @@ class CallerClassFacts(Record):
     descends_from: frozenset[str]  # the configured callers it descends from
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class OpenClass(Record):
+@dataclass(frozen=True)
+class OpenClass:
     """A class that may be a caller, or not: why, and where it is defined."""
 
     name: str
@@ -45,8 +45,8 @@ class OpenClass(Record):
     reason: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class ModuleCallers(Record):
+@dataclass(frozen=True)
+class ModuleCallers:
     """What one module holds for the caller search: the classes in it that descend from a
     configured caller, its aliases (``import X as Y``, ``Y = X``, ``BASES = (X, ...)``) as
     (alias, name), and the classes that may derive from anything.

@@ -43,7 +43,6 @@ from pylint_rpcsurface.commands.fix.write import SourceFile, create, update
 from pylint_rpcsurface.commands.progress import Progress
 from pylint_rpcsurface.commands.projects import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
 from pylint_rpcsurface.config import PYPROJECT, ConfigError, existing_table, parse_table
-from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.sources import SourceTree, UnreadableSource, read_source
 
 if sys.version_info >= (3, 11):
@@ -87,8 +86,8 @@ def add_parser(
     return init
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Outcome(Record):
+@dataclass(frozen=True)
+class Outcome:
     """What init would do to one pyproject.toml."""
 
     path: Path

@@ -20,7 +20,7 @@ from pylint_rpcsurface.config.pylint_control import (
     message_control,
     overridden,
 )
-from pylint_rpcsurface.model import Finding, Record
+from pylint_rpcsurface.model import Finding
 from pylint_rpcsurface.rules import unusable_registry
 from pylint_rpcsurface.sources import SourceTree, real
 from pylint_rpcsurface.store import NO_CACHE_ENV, disabled_by_environment, facts_with_cache
@@ -50,8 +50,8 @@ class UsageError(Exception):
     """A problem with the command line or the configuration: exit status 2."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Scope(Record):
+@dataclass(frozen=True)
+class Scope:
     """Paths given on the command line and the configuration that applies to them."""
 
     paths: tuple[str, ...]  # real paths

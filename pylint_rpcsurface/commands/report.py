@@ -39,7 +39,6 @@ from pylint_rpcsurface.model import (
     Location,
     ProxyCall,
     ProxyFacts,
-    Record,
     SurfaceFacts,
 )
 from pylint_rpcsurface.rules.text import LOOP_ANSWERS, names_list, safe_name, where
@@ -52,16 +51,16 @@ UNKNOWN_LISTING = "? (registry invalid)"
 _MODULE_NOTES = frozenset({"rpcsurface-config-error"})
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Site(Record):
+@dataclass(frozen=True)
+class Site:
     callers: tuple[str, ...]
     where: str  # path relative to the project, forward slashes, ":line"
     waited: bool | None
     verbatim: bool = False  # callers are code labels (Class.method), shown as they are
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Row(Record):
+@dataclass(frozen=True)
+class Row:
     rpc: str  # the name, or the source of a name that does not infer
     inferred: bool
     sites: tuple[Site, ...]
@@ -87,8 +86,8 @@ class Row(Record):
         return tuple(f"{symbol} (silenced)" for symbol in self.silenced)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class SurfaceReport(Record):
+@dataclass(frozen=True)
+class SurfaceReport:
     name: str
     registry: str | None
     rows: tuple[Row, ...]

@@ -35,7 +35,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pylint_rpcsurface.messages import MESSAGES, symbols_named
-from pylint_rpcsurface.model import Finding, Record
+from pylint_rpcsurface.model import Finding
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -83,8 +83,8 @@ class PylintOptionError(ValueError):
     """An option pylint refuses, so it lints nothing: the text names the file and key."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class MessageControl(Record):
+@dataclass(frozen=True)
+class MessageControl:
     """What pylint's options say of our messages, and of the files it lints.
 
     ``enabled``: each of our symbols, on or off before any pragma; ``confidence``: the

@@ -41,7 +41,6 @@ from pylint_rpcsurface.model import (
     ProxyCall,
     ProxyFacts,
     ProxyHandler,
-    Record,
     Registry,
     SurfaceFacts,
 )
@@ -58,8 +57,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Facts(Record):
+@dataclass(frozen=True)
+class Facts:
     """Each usable surface's facts, before the rules judge them (``report`` and ``fix``
     show and edit them; :func:`analyse` hands them to :func:`rules.findings`)."""
 

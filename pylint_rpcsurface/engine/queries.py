@@ -66,7 +66,6 @@ from pylint_rpcsurface.model import (
     HandlerMethod,
     Location,
     ProxyCall,
-    Record,
     Registry,
 )
 from pylint_rpcsurface.sources import SourceTree
@@ -74,8 +73,8 @@ from pylint_rpcsurface.sources import SourceTree
 __all__ = ["Queries", "Ref", "Resolved"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Ref(Record):
+@dataclass(frozen=True)
+class Ref:
     """Where a class or function is defined, by name (:func:`definition_name`): enough
     to find its node again and to tell two definitions of one name apart, and the same
     when lines above it move."""
@@ -90,8 +89,8 @@ class Ref(Record):
         return cls(tree.key(node.root().file or ""), *definition_name(node))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Resolved(Record):
+@dataclass(frozen=True)
+class Resolved:
     """A configured name, resolved: its definition, or why it does not resolve."""
 
     ref: Ref | None

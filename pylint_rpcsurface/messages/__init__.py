@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from pylint_rpcsurface.model import Record
-
 CHECKER_NAME = "rpcsurface"
 # pylint reserves 51-99 for plugins; its own extensions use 55, 56, 60-63 and 90.
 CHECKER_ID = "77"
@@ -28,8 +26,8 @@ CHECKER_ID = "77"
 PAGES = Path(__file__).parent / "pages"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class MessageSpec(Record):
+@dataclass(frozen=True)
+class MessageSpec:
     msgid: str
     symbol: str
     template: str

@@ -21,7 +21,6 @@ from pylint_rpcsurface.model import (
     CallerBroadcast,
     Finding,
     Location,
-    Record,
     Registry,
     SurfaceFacts,
 )
@@ -68,8 +67,8 @@ def registry_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
     return sorted(findings)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class RegistryEquation(Record):
+@dataclass(frozen=True)
+class RegistryEquation:
     """Both sides of ``registry == waited & answered - base`` for one surface.
 
     ``must_list`` is the right-hand side as far as it is known for certain: names some

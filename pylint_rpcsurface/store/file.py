@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.store import codec
 from pylint_rpcsurface.store.snapshot import file_stat
 
@@ -52,8 +51,8 @@ def secure_folder(folder: Path, *, create: bool) -> bool:
     return stat.S_ISDIR(info.st_mode) and _users_own(info) and _users_own(parent)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Stored(Record):
+@dataclass(frozen=True)
+class Stored:
     """What a store file of this identity holds, each section as read (the memo decodes
     its pieces when a run asks for them)."""
 

@@ -18,7 +18,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.sources import (
     TIMESTAMP_TICK_NS,
     KnownFile,
@@ -42,8 +41,8 @@ RACY_NS = 2_000_000_000  # timestamps can be this coarse (FAT); newer files are 
 TICK_NS = TIMESTAMP_TICK_NS  # the coarsest clock tick of a write's ctime (sources.py)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Fingerprint(Record):
+@dataclass(frozen=True)
+class Fingerprint:
     """One module's version: its text's hash, and the stat that lets us skip hashing."""
 
     stat: tuple[int, ...] | None  # None for a stdin buffer: only its hash identifies it
@@ -59,8 +58,8 @@ class Fingerprint(Record):
         return other is not None and other.sha256 == self.sha256
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Snapshot(Record):
+@dataclass(frozen=True)
+class Snapshot:
     taken_ns: int
     modules: Mapping[str, Fingerprint | None]  # None: the file could not be read
     # The bytes of the files this snapshot read (not those a known fingerprint gave), for

@@ -11,8 +11,6 @@ from typing import TypeGuard
 
 from astroid import nodes
 
-from pylint_rpcsurface.model import Record
-
 # Calls that send their arguments to another process: queues, pipes, sockets, Ray.
 SEND_CALLS = frozenset(
     {
@@ -52,8 +50,8 @@ MIN_NAMES = 2
 _STUB_RAISES = frozenset({"NotImplementedError"})
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Choice(Record):
+@dataclass(frozen=True)
+class Choice:
     """One key: its value (None: not written) and the evidence, or the candidates."""
 
     key: str
@@ -69,15 +67,15 @@ class Choice(Record):
         return self.value is None and bool(self.candidates)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class DispatchProposal(Record):
+@dataclass(frozen=True)
+class DispatchProposal:
     method: str
     evidence: str
     keys: tuple[Choice, ...]  # in the order they are written
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class SurfaceProposal(Record):
+@dataclass(frozen=True)
+class SurfaceProposal:
     name: str
     callers: tuple[tuple[str, str], ...]  # (dotted name, evidence)
     handlers: tuple[tuple[str, str], ...]
@@ -93,8 +91,8 @@ class SurfaceProposal(Record):
     answered_before_lookup: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Proposal(Record):
+@dataclass(frozen=True)
+class Proposal:
     dispatch: tuple[DispatchProposal, ...]
     surfaces: tuple[SurfaceProposal, ...]
     notes: tuple[str, ...] = ()

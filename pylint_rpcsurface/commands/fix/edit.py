@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 from pylint_rpcsurface.analysis.registry_literal import CONSTRUCTORS, assigned_value
 from pylint_rpcsurface.commands.fix.layout import DEFAULT_LINE_LENGTH
-from pylint_rpcsurface.model import Record
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _AFTER_ELEMENT = re.compile(r"[ \t]*(,)?[ \t]*(#[^\r\n]*)?(\r\n|\r|\n)?$")
@@ -40,8 +39,8 @@ class Refused(Exception):
         self.why = why
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class _Literal(Record):
+@dataclass(frozen=True)
+class _Literal:
     """The registry's value as written: its form and its elements' spans."""
 
     form: str  # "tuple", "list", "set", or "frozenset(tuple)" etc. for a constructor call
@@ -319,8 +318,8 @@ def _family(form: str) -> str:
     return form.split("(", 1)[0]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class _Span(Record):
+@dataclass(frozen=True)
+class _Span:
     value: str
     start: int
     end: int

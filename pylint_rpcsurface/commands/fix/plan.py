@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from pylint_rpcsurface.model import Finding, Record, SurfaceFacts
+from pylint_rpcsurface.model import Finding, SurfaceFacts
 from pylint_rpcsurface.rules import registry_equation, wanted_registry
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class RegistryRewrite(Record):
+@dataclass(frozen=True)
+class RegistryRewrite:
     """One registry constant to rewrite, and the names it must hold."""
 
     path: str  # the real path of the module that assigns it
@@ -32,8 +32,8 @@ class RegistryRewrite(Record):
     surfaces: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Refusal(Record):
+@dataclass(frozen=True)
+class Refusal:
     path: str
     line: int
     qualname: str

@@ -46,7 +46,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pylint_rpcsurface.commands.fix.edit import Refused
-from pylint_rpcsurface.model import Record
 from pylint_rpcsurface.sources import MAX_SOURCE_BYTES
 
 ATTEMPTS = 3  # plans of one file before fix gives up on a file that keeps changing
@@ -54,8 +53,8 @@ _LEASE_WAIT = 2.0  # seconds to wait for another program to close the file it wr
 _SETTLE = 0.02  # seconds given, without a lease, to a write begun before the rename
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class SourceFile(Record):
+@dataclass(frozen=True)
+class SourceFile:
     path: str
     data: bytes
     encoding: str
@@ -100,8 +99,8 @@ class _HeldOpen(Exception):
     """Another program keeps the file open for writing past the wait."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class _Writer(Record):
+@dataclass(frozen=True)
+class _Writer:
     """How one call of :func:`update` plans and writes, and which command it is."""
 
     planner: Planner
@@ -385,8 +384,8 @@ def _write_in_place(path: str, writer: _Writer) -> bool:
     return True
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class _Lease(Record):
+@dataclass(frozen=True)
+class _Lease:
     """Whether a lease is held on the file: while it is, another program that opens it
     for writing (a write lease: at all) waits until it is released."""
 
