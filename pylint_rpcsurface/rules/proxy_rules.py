@@ -12,6 +12,12 @@ A colocated worker group binds each worker's methods under a prefix
 and ``_`` before a name some handler answers, can't be mapped to a method by what is
 written: it is ``rpc-proxy-unmapped``, a named reason, neither a finding about the
 handlers nor a pass.
+
+With ``handler-param`` each instance of the caller has one handler, the class its
+construction passed: a name is judged at each call of a group method on an instance tied
+to a construction (``ProxyFacts.uses``), against that class, and the message is there;
+the signature and reply rules judge a proxy call against the classes of those instances
+only. A call tied to no construction is judged against nothing.
 """
 
 from __future__ import annotations
