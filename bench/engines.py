@@ -225,8 +225,10 @@ def expected_proxy_verdicts(
         table = verdicts.setdefault(path.stem, {})
         for site in sites:
             if site["verdict"] in ("true positive", "false positive"):
-                where = str(site["at"]).rsplit(":", 1)[0]  # path:line, the column dropped
-                table[where + PROXY_SUFFIX] = {"verdict": site["verdict"], "why": site["why"]}
+                # A handler-param surface's finding is at the instance calls (found-at).
+                for at in site.get("found-at", [site["at"]]):
+                    where = str(at).rsplit(":", 1)[0]  # path:line, the column dropped
+                    table[where + PROXY_SUFFIX] = {"verdict": site["verdict"], "why": site["why"]}
     return verdicts
 
 

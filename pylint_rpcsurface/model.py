@@ -245,6 +245,20 @@ class ProxyHandler:
 
 
 @dataclass(frozen=True)
+class ProxyUse:
+    """One call of a group method on an instance of a ``handler-param`` table's caller
+    (``critic_model.async_save_model()``, or the construction itself for ``__init__``),
+    with one construction the instance may be."""
+
+    at: Location  # the call of the group method (the construction, for __init__)
+    method: str  # the group method's name
+    group: str  # the caller class built, qualified
+    built_at: Location  # the construction
+    handler: str  # the class bound to the handler parameter there, qualified
+    calls: tuple[ProxyCall, ...]  # the proxy calls the method makes, through self.M() too
+
+
+@dataclass(frozen=True)
 class ProxyFacts:
     """Everything the rules need to judge one ``[[tool.rpcsurface.proxy]]`` table."""
 
@@ -260,6 +274,20 @@ class ProxyFacts:
     # The method each handler runs for each name called, one entry per distinct method.
     methods: tuple[HandlerMethod, ...] = ()
     remote: bool = False  # the table's calls are <proxy>.<name>.remote(...): Ray actors
+    # With handler-param: the handlers are the classes constructions bind to it, each
+    # judged at the instance calls (uses) that run a proxy call, and each proxy call's
+    # signature and reply against the handlers of those uses only (judged, by place).
+    handler_param: str | None = None
+    uses: tuple[ProxyUse, ...] = ()
+    judged: tuple[tuple[Location, tuple[str, ...]], ...] = ()
+
+    def handlers_of(self, call: ProxyCall) -> tuple[ProxyHandler, ...]:
+        """The handlers *call* is judged against: every one, or with handler-param those
+        of the instances whose group methods reach it."""
+        if self.handler_param is None:
+            return self.handlers
+        wanted = next((names for at, names in self.judged if at == call.at), ())
+        return tuple(h for h in self.handlers if h.qualname in wanted)
 
 
 @dataclass(frozen=True, order=True)

@@ -102,8 +102,26 @@ def test_every_key_is_read(tmp_path: Path) -> None:
             'name = "train-actors"\n',
             'name = "train-actors"\nwaits = true\n',
             "tool.rpcsurface.proxy[0].waits",
-            "unknown key; allowed keys are: name, callers, receivers, handlers, remote, "
-            "own-members, exposed-by",
+            "unknown key; allowed keys are: name, callers, receivers, handlers, handler-param, "
+            "remote, own-members, exposed-by",
+        ),
+        (
+            'name = "train-actors"\n',
+            'name = "train-actors"\nhandler-param = "ray_actor_type"\n',
+            "tool.rpcsurface.proxy[0].handler-param",
+            "expected either handlers or handler-param, got both",
+        ),
+        (
+            'handlers = ["pkg.megatron.MegatronActor", "pkg.fsdp.FSDPActor"]\n',
+            "",
+            "tool.rpcsurface.proxy[0]",
+            "missing required key 'handlers' (or 'handler-param')",
+        ),
+        (
+            'handlers = ["pkg.megatron.MegatronActor", "pkg.fsdp.FSDPActor"]\n',
+            'handler-param = "ray-actor-type"\n',
+            "tool.rpcsurface.proxy[0].handler-param",
+            "expected a Python identifier, got 'ray-actor-type'",
         ),
     ],
 )
@@ -114,6 +132,17 @@ def test_a_bad_key_is_one_line_naming_it(
     message = error(tmp_path, "[tool.rpcsurface]\n" + PROXY.replace(old, new, 1))
     assert f": {key}: " in message, message
     assert expected in message, message
+
+
+def test_handler_param_stands_in_for_handlers(tmp_path: Path) -> None:
+    text = PROXY.replace(
+        'handlers = ["pkg.megatron.MegatronActor", "pkg.fsdp.FSDPActor"]',
+        'handler-param = "ray_actor_type"',
+    )
+    (spec,) = parse(tmp_path, "[tool.rpcsurface]\n" + text).proxies
+    assert (spec.handlers, spec.handler_param) == ((), "ray_actor_type")
+    (plain,) = parse(tmp_path, "[tool.rpcsurface]\n" + PROXY).proxies
+    assert plain.handler_param is None
 
 
 def test_two_proxy_tables_may_not_share_a_name(tmp_path: Path) -> None:
@@ -127,4 +156,12 @@ def test_the_digest_covers_the_proxy_tables(tmp_path: Path) -> None:
     other = parse(
         tmp_path, "[tool.rpcsurface]\n" + PROXY.replace("self._actor_handlers", "self.actors")
     ).digest
-    assert len({base, remote, other}) == 3
+    param = parse(
+        tmp_path,
+        "[tool.rpcsurface]\n"
+        + PROXY.replace(
+            'handlers = ["pkg.megatron.MegatronActor", "pkg.fsdp.FSDPActor"]',
+            'handler-param = "ray_actor_type"',
+        ),
+    ).digest
+    assert len({base, remote, other, param}) == 4

@@ -231,8 +231,15 @@ def build_proxy(
     ray.get, "wait unknown" when it leaves the function), the handlers that answer it and
     the verdict."""
     by_location: dict[Location, set[str]] = defaultdict(set)
+    found_at: dict[tuple[Location, str], set[str]] = defaultdict(set)
     for finding in rules.proxy_findings(proxy):
         by_location[finding.location].add(finding.symbol)
+        found_at[(finding.location, finding.args[0])].add(finding.symbol)
+    for use in proxy.uses:
+        # With handler-param a name's finding is at the instance call that reaches it: the
+        # row of the proxy call shows it too.
+        for call in use.calls:
+            by_location[call.at] |= found_at.get((use.at, call.rpc or ""), set())
     calls: dict[tuple[bool, str], list[ProxyCall]] = defaultdict(list)
     for call in proxy.calls:
         calls[(call.rpc is not None, call.rpc if call.rpc is not None else call.source)].append(
@@ -244,10 +251,9 @@ def build_proxy(
         found = {(c.at, symbol) for c in calls[key] for symbol in by_location.get(c.at, ())}
         symbols = {symbol for _, symbol in found}
         quiet = {s for s in symbols if all(k in silenced for k in found if k[1] == s)}
-        answering = [h.qualname for h in proxy.handlers if rpc in h.names] if inferred else []
-        lacking = [
-            h.qualname for h in proxy.handlers if inferred and h.complete and rpc not in h.names
-        ]
+        judged = {h: None for c in calls[key] for h in proxy.handlers_of(c)}
+        answering = [h.qualname for h in judged if rpc in h.names] if inferred else []
+        lacking = [h.qualname for h in judged if inferred and h.complete and rpc not in h.names]
         if not inferred:
             answered_by = "?"
         elif rpc in proxy.own_members:

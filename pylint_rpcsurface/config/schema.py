@@ -287,9 +287,15 @@ class ProxySpec:
         help="the expressions in the callers' code that hold proxies",
     )  # fmt: skip
     handlers: tuple[str, ...] = toml_key(
-        "handlers", "dotted-list", type=_CLASSES, required=True, nonempty=True,
-        shown="none; required, not empty",
+        "handlers", "dotted-list", type=_CLASSES, default=(), nonempty=True,
+        shown="none; not empty; required unless [`handler-param`](#key-proxy-handler-param) is set",
         help="the classes that may be behind the proxy: each must answer every name called",
+    )  # fmt: skip
+    handler_param: str | None = toml_key(
+        "handler-param", "identifier", type="str (a parameter of the callers' `__init__`)",
+        default=None, shown="none; instead of [`handlers`](#key-proxy-handlers)",
+        help="each caller instance's handler is the class its constructor got as this "
+        "parameter; group methods are judged where they are called on an instance",
     )  # fmt: skip
     remote: bool = toml_key(
         "remote", "bool", type="bool", default=False,
@@ -715,6 +721,12 @@ class _Checker:
 
     def proxy(self, value: object, key: str) -> ProxySpec:
         table = self.table(value, key, PROXY_KEYS)
+        if "handlers" in table and "handler-param" in table:
+            # Two answers to "which class is behind the proxy": which one counts would be a
+            # guess.
+            self.fail(f"{key}.handler-param", "expected either handlers or handler-param, got both")
+        if "handlers" not in table and "handler-param" not in table:
+            self.fail(key, "missing required key 'handlers' (or 'handler-param')")
         return ProxySpec(key=key, **self.read_all(table, ProxySpec, key))
 
     def receivers(self, value: object, key: str) -> tuple[str, ...]:

@@ -38,9 +38,11 @@ from pylint_rpcsurface.model import (
     Finding,
     HandlerMethod,
     HelperStep,
+    Location,
     ProxyCall,
     ProxyFacts,
     ProxyHandler,
+    ProxyUse,
     Registry,
     SurfaceFacts,
 )
@@ -276,6 +278,8 @@ class _Run:
                 )
         if len(errors) > count:
             return None
+        if spec.handler_param is not None:
+            return self._group_facts(proxy, members, calls, errors)
         handlers = []
         for handler in proxy.handlers:
             assert handler.ref is not None
@@ -283,21 +287,8 @@ class _Run:
             handlers.append(ProxyHandler(handler.qualname, names, complete))
         exposed = {h.qualname: h.names for h in handlers}
         called = {c.rpc for c in calls if c.rpc is not None}
-        methods: list[HandlerMethod] = []
-        for found_method in self.queries.handler_methods(called, proxy.handlers):
-            # A method the handler does not expose (exposed-by) is never called through
-            # the proxy: unanswered, not judged.
-            rpc = found_method.rpc
-            answering = tuple(c for c in found_method.classes if rpc in exposed.get(c, ()))
-            if answering:
-                methods.append(replace(found_method, classes=answering))
-        own: set[str] = set()
-        own_complete = True
-        for member in proxy.own_members:
-            assert member.ref is not None
-            names, complete = self.queries.proxy_answers(member.ref, None)
-            own |= names
-            own_complete = own_complete and complete
+        methods = self._methods(called, proxy.handlers, exposed)
+        own, own_complete = self._own_members(proxy)
         return ProxyFacts(
             name=spec.name,
             key=spec.key,
@@ -310,6 +301,134 @@ class _Run:
             root=str(self.config.root),
             methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
             remote=spec.remote,
+        )
+
+    def _own_members(self, proxy: _ProxyRefs) -> tuple[frozenset[str], bool]:
+        """The names the proxy's own-members classes define, and whether all are known."""
+        own: set[str] = set()
+        own_complete = True
+        for member in proxy.own_members:
+            assert member.ref is not None
+            names, complete = self.queries.proxy_answers(member.ref, None)
+            own |= names
+            own_complete = own_complete and complete
+        return frozenset(own), own_complete
+
+    def _methods(
+        self, called: set[str], handlers: list[Resolved], exposed: Mapping[str, frozenset[str]]
+    ) -> list[HandlerMethod]:
+        """The handlers' methods of the names *called*: a method the handler does not
+        expose (exposed-by) is never called through the proxy, so it is not judged."""
+        methods: list[HandlerMethod] = []
+        for found_method in self.queries.handler_methods(called, handlers):
+            rpc = found_method.rpc
+            answering = tuple(c for c in found_method.classes if rpc in exposed.get(c, ()))
+            if answering:
+                methods.append(replace(found_method, classes=answering))
+        return methods
+
+    def _group_facts(
+        self,
+        proxy: _ProxyRefs,
+        members: dict[str, Ref],
+        calls: set[ProxyCall],
+        errors: list[ConfigError],
+    ) -> ProxyFacts | None:
+        """A ``handler-param`` table's facts: the group methods called on each instance
+        whose construction is known, what each requires (its proxy calls, and those of
+        the methods it calls on self, transitively), and the class bound to the
+        parameter there; None (and an error) when a configured caller's ``__init__``
+        has no such parameter."""
+        spec = proxy.spec
+        param = spec.handler_param
+        assert param is not None
+        key = f"{spec.key}.handler-param"
+        count = len(errors)
+        needs: dict[Ref, dict[str, tuple[tuple[ProxyCall, ...], tuple[str, ...]]]] = {}
+        for name, caller in sorted(proxy.callers.items()):
+            if not caller.is_class:
+                errors.append(
+                    ConfigError(
+                        self.config.path,
+                        key,
+                        f"expected every caller to be a class whose __init__ takes {param!r}, "
+                        f"but {name} is a function",
+                    )
+                )
+                continue
+            assert caller.ref is not None
+            _, params = self.queries.group_needs(caller.ref, spec.receivers, spec.remote)
+            if params is None or param not in params:
+                errors.append(
+                    ConfigError(
+                        self.config.path,
+                        key,
+                        f"expected every caller to be a class whose __init__ takes {param!r}, "
+                        f"but {name}'s __init__ "
+                        + ("is object's" if params is None else "has no such parameter"),
+                    )
+                )
+        if len(errors) > count:
+            return None
+        groups = sorted(set(members.values()), key=lambda r: (r.path, r.name, r.index))
+        for ref in groups:
+            table, _ = self.queries.group_needs(ref, spec.receivers, spec.remote)
+            needs[ref] = {name: (found, selfs) for name, found, selfs in table}
+        names = {ref.name.rpartition(".")[2] for ref in groups}
+        uses: list[ProxyUse] = []
+        handler_refs: dict[str, Ref] = {}
+        judged: dict[Location, set[str]] = defaultdict(set)
+        qualname_of = {ref: name for name, ref in members.items()}
+        for path in self.store.python_files():
+            if self.store.unreadable(path) is not None:
+                continue
+            if not self.words.searched(path, names)[1] & names:
+                continue  # it never names a group class: no construction in it
+            for at, method, built in self.queries.group_uses(path, groups, param):
+                for group_place, built_at, handler in built:
+                    group_ref = Ref(*group_place)
+                    required = _required(needs.get(group_ref, {}), method)
+                    if handler is None or not required:
+                        continue  # an unknown handler is not judged; nothing to answer
+                    handler_ref = Ref(handler[0], handler[1], handler[2])
+                    handler_refs[handler[3]] = handler_ref
+                    for call in required:
+                        judged[call.at].add(handler[3])
+                    uses.append(
+                        ProxyUse(
+                            at,
+                            method,
+                            qualname_of.get(group_ref, group_ref.name),
+                            built_at,
+                            handler[3],
+                            tuple(sorted(required, key=lambda c: (c.at, c.source))),
+                        )
+                    )
+        handlers: list[ProxyHandler] = []
+        resolved: list[Resolved] = []
+        for qualname, ref in sorted(handler_refs.items()):
+            names_answered, complete = self.queries.proxy_answers(ref, spec.exposed_by)
+            handlers.append(ProxyHandler(qualname, names_answered, complete))
+            resolved.append(Resolved(ref, qualname, True, None))
+        exposed = {h.qualname: h.names for h in handlers}
+        called = {c.rpc for c in calls if c.rpc is not None and c.at in judged}
+        methods = self._methods(called, resolved, exposed)
+        own, own_complete = self._own_members(proxy)
+        return ProxyFacts(
+            name=spec.name,
+            key=spec.key,
+            callers=tuple(sorted(members)),
+            calls=tuple(sorted(calls, key=lambda c: (c.at, c.source))),
+            handlers=tuple(handlers),
+            own_members=own,
+            own_complete=own_complete,
+            exposed_by=spec.exposed_by,
+            root=str(self.config.root),
+            methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
+            remote=spec.remote,
+            handler_param=param,
+            uses=tuple(sorted(set(uses), key=_use_order)),
+            judged=tuple((at, tuple(sorted(judged[at]))) for at in sorted(judged)),
         )
 
     def _resolve_surface(self, spec: SurfaceSpec, errors: list[ConfigError]) -> _SurfaceRefs | None:
@@ -462,6 +581,29 @@ def analyse_recording_failed_imports(
     with failed_imports_recorded(memo.failed_imports if memo is not None else None) as failed:
         analysis = analyse(config, overrides, memo, prebuilt, tree)
     return analysis, frozenset(failed)
+
+
+def _required(
+    needs: Mapping[str, tuple[tuple[ProxyCall, ...], tuple[str, ...]]], method: str
+) -> set[ProxyCall]:
+    """The proxy calls a group method makes: its own, and those of the methods it calls
+    on self, however deep (each method once: recursion ends)."""
+    found: set[ProxyCall] = set()
+    seen: set[str] = set()
+    pending = [method]
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in needs:
+            continue
+        seen.add(name)
+        calls, selfs = needs[name]
+        found.update(calls)
+        pending.extend(selfs)
+    return found
+
+
+def _use_order(use: ProxyUse) -> tuple[Location, str, Location, str]:
+    return (use.at, use.method, use.built_at, use.handler)
 
 
 def _members(callers: dict[str, Resolved], family: CallerFamily[Ref]) -> dict[str, Ref]:

@@ -26,6 +26,10 @@ at), and what else computing it reads:
   name reads.
 - :meth:`Queries.proxy_answers`: one class's module, its interface, and its ancestors'
   modules' interface, with what inferring their decorators reads.
+- :meth:`Queries.group_needs`: a ``handler-param`` caller class's module, its whole body,
+  and the bodies of its ancestors' modules (every method's proxy and self calls).
+- :meth:`Queries.group_uses`: one module that names a group class, its whole body; what
+  inferring its calls and the handler arguments reads, and the group classes' modules.
 - :meth:`Queries.with_pragmas`: one file's version, by its content hash, and nothing else.
 """
 
@@ -44,9 +48,18 @@ from pylint_rpcsurface.analysis.broadcasts import own_code
 from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
 from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.handlers import handler_methods
+from pylint_rpcsurface.analysis.inference import infer_unique, location_of
 from pylint_rpcsurface.analysis.modules import definition_name, find_definition
 from pylint_rpcsurface.analysis.pragmas import pragma_states
 from pylint_rpcsurface.analysis.proxies import exposed_names, proxy_calls, receivers_in
+from pylint_rpcsurface.analysis.proxy_groups import (
+    MethodNeeds,
+    bound_argument,
+    init_of,
+    init_params,
+    instance_calls,
+    method_needs,
+)
 from pylint_rpcsurface.analysis.reads import BODY, INTERFACE
 from pylint_rpcsurface.analysis.registry import read_registry, read_registry_alone
 from pylint_rpcsurface.analysis.subclasses import (
@@ -70,7 +83,7 @@ from pylint_rpcsurface.model import (
 )
 from pylint_rpcsurface.sources import SourceTree
 
-__all__ = ["Queries", "Ref", "Resolved"]
+__all__ = ["GroupUse", "Queries", "Ref", "Resolved"]
 
 
 @dataclass(frozen=True)
@@ -386,6 +399,98 @@ class Queries:
         )
         return frozenset(names), bool(complete)
 
+    def group_needs(
+        self, ref: Ref, receivers: Sequence[str], remote: bool
+    ) -> tuple[tuple[MethodNeeds, ...], tuple[str, ...] | None]:
+        """The methods of the group class at *ref* (:func:`method_needs`), and the
+        parameters its ``__init__`` takes (None when it runs ``object``'s)."""
+        wanted = frozenset(receivers)
+
+        def compute() -> tuple[tuple[MethodNeeds, ...], tuple[str, ...] | None]:
+            order, _ = self.index.linearize(self._class(ref))
+            for klass in order:
+                # Every method's body is read: which proxy calls and self calls it makes.
+                self.pieces.reads.file(klass.root().file, BODY)
+            init = init_of(order)
+            params = None if init is None else init_params(init)
+            return tuple(method_needs(order, wanted, remote)), params
+
+        needs, params = self.pieces.piece(
+            "group-needs",
+            (ref.path, ref.name, ref.index, sorted(wanted), remote),
+            [ref.path],
+            compute,
+            tuple[tuple[MethodNeeds, ...], tuple[str, ...] | None],
+            own=BODY,
+        )
+        return tuple(needs), None if params is None else tuple(params)
+
+    def group_uses(self, path: str, groups: Sequence[Ref], param: str) -> tuple[GroupUse, ...]:
+        """The instance calls of the group classes at *groups* in the module *path*
+        (:func:`instance_calls`), each with the constructions it may be: the group built,
+        where, and the class bound to *param* there (None when that is not one class of
+        the project)."""
+        wanted = frozenset(groups)
+        names = frozenset(ref.name.rpartition(".")[2] for ref in wanted)
+
+        def group_of(klass: nodes.ClassDef) -> bool:
+            return Ref.of(klass, self.store.tree) in wanted
+
+        def compute() -> tuple[GroupUse, ...]:
+            module = self.store.module(path)
+            if module is None:
+                return ()
+            found: list[GroupUse] = []
+            for call, method, held in instance_calls(module, names, group_of):
+                at = location_of(call)
+                if at is None:
+                    continue
+                built = []
+                for construction, group in held:
+                    where = location_of(construction)
+                    if where is None:
+                        continue
+                    handler = self._bound_handler(construction, group, param)
+                    group_ref = Ref.of(group, self.store.tree)
+                    built.append(
+                        ((group_ref.path, group_ref.name, group_ref.index), where, handler)
+                    )
+                found.append((at, method, tuple(built)))
+            return tuple(found)
+
+        return tuple(
+            self.pieces.piece(
+                "group-uses",
+                (path, sorted((r.path, r.name, r.index) for r in wanted), param),
+                [path],
+                compute,
+                tuple[GroupUse, ...],
+                own=BODY,
+            )
+        )
+
+    def _bound_handler(
+        self, construction: nodes.Call, group: nodes.ClassDef, param: str
+    ) -> tuple[str, str, int, str] | None:
+        """Where the class *construction* binds to *param* is defined, and its qualified
+        name; None when the argument does not infer to one class of the project."""
+        order, _ = self.index.linearize(group)
+        for klass in order:
+            self.pieces.reads.file(klass.root().file, INTERFACE)
+        init = init_of(order)
+        if init is None or param not in init_params(init):
+            return None
+        self.pieces.reads.file(init.root().file, BODY)
+        argument = bound_argument(construction, init, param)
+        value = None if argument is None else infer_unique(argument)
+        if not isinstance(value, nodes.ClassDef):
+            return None
+        if self.store.project_key(value.root().file or "") is None:
+            return None  # a class outside the project: not one whose names are read
+        ref = Ref.of(value, self.store.tree)
+        self._nodes.setdefault(ref, value)
+        return (ref.path, ref.name, ref.index, self.index.qualname(value))
+
     # -------------------------------------------------------------- pragmas
 
     def with_pragmas(self, findings: Sequence[Finding]) -> list[Finding]:
@@ -415,6 +520,15 @@ class Queries:
             for f in findings
         ]
 
+
+# An instance call of a group method: where, the method, and each construction the
+# instance may be (the group class's place, where it is built, and the handler bound: its
+# place and qualified name, or None when not one class of the project).
+GroupUse = tuple[
+    Location,
+    str,
+    tuple[tuple[tuple[str, str, int], Location, tuple[str, str, int, str] | None], ...],
+]
 
 # The shapes of the pieces stored as plain data (Memo.get's expect): a stored piece of
 # any other shape is computed again.

@@ -305,6 +305,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "surface.handlers",
             "surface.answered-before-lookup",
             "proxy.handlers",
+            "proxy.handler-param",
             "proxy.exposed-by",
             "transparent-decorators",
         ),
@@ -316,7 +317,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "A caller calls a name on a proxy (a Ray actor handle, a worker group) that one of "
         "the proxy's handlers does not answer: no method of that name in its MRO, or, with "
         "exposed-by, none carrying that decorator. The handlers are alternatives, so each "
-        "must answer every name called on the proxy.",
+        "must answer every name called on the proxy; with handler-param, each instance's "
+        "handler is the class its constructor got, and the message is at the call of the "
+        "group method on that instance, naming where it was built.",
         "Whichever handler is behind the proxy at run time (the Megatron worker or the FSDP "
         "one, one actor implementation or another) gets the call. On the path that uses a "
         "handler without the method, the call raises AttributeError, often only after the "
@@ -326,6 +329,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "proxy.callers",
             "proxy.receivers",
             "proxy.handlers",
+            "proxy.handler-param",
             "proxy.remote",
             "proxy.own-members",
             "proxy.exposed-by",
@@ -346,7 +350,12 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "is, so the call is not checked; call the method on the group spawned for that "
         "prefix (spawn(prefix_set=...)) to have it checked.",
         "INFERENCE_FAILURE",
-        settings=("proxy.receivers", "proxy.handlers", "proxy.exposed-by"),
+        settings=(
+            "proxy.receivers",
+            "proxy.handlers",
+            "proxy.handler-param",
+            "proxy.exposed-by",
+        ),
     ),
 )
 

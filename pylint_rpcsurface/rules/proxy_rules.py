@@ -12,13 +12,28 @@ A colocated worker group binds each worker's methods under a prefix
 and ``_`` before a name some handler answers, can't be mapped to a method by what is
 written: it is ``rpc-proxy-unmapped``, a named reason, neither a finding about the
 handlers nor a pass.
+
+With ``handler-param`` each instance of the caller has one handler, the class its
+construction passed: a name is judged at each call of a group method on an instance tied
+to a construction (``ProxyFacts.uses``), against that class, and the message is there;
+the signature and reply rules judge a proxy call against the classes of those instances
+only. A call tied to no construction is judged against nothing.
 """
 
 from __future__ import annotations
 
-from pylint_rpcsurface.model import Finding, ProxyCall, ProxyFacts
+from dataclasses import replace
+
+from pylint_rpcsurface.model import (
+    Finding,
+    HandlerMethod,
+    Location,
+    ProxyCall,
+    ProxyFacts,
+    ProxyUse,
+)
 from pylint_rpcsurface.rules.reply_rules import arity_args, bind_problem, handler_text, sent_text
-from pylint_rpcsurface.rules.text import READ_AS_NONE
+from pylint_rpcsurface.rules.text import READ_AS_NONE, where
 
 __all__ = ["describe_lacking", "prefixed", "proxy_findings"]
 
@@ -73,6 +88,8 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
             continue  # every Ray actor answers it
         found.extend(_signature_findings(proxy, call, call.rpc))
         found.extend(_reply_findings(proxy, call, call.rpc))
+        if proxy.handler_param is not None:
+            continue  # judged where the group's methods are called on an instance
         lacking = [h.qualname for h in proxy.handlers if h.complete and call.rpc not in h.names]
         if not lacking:
             continue
@@ -104,7 +121,50 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
                 "INFERENCE",
             )
         )
+    found.extend(_use_findings(proxy))
     return sorted(found)
+
+
+def _use_findings(proxy: ProxyFacts) -> list[Finding]:
+    """With handler-param: at each call of a group method on an instance, the names its
+    proxy calls need that the class bound to the parameter at the instance's
+    construction lacks (each construction the instance may be, named with where)."""
+    handlers = {h.qualname: h for h in proxy.handlers}
+    lacking: dict[tuple[Location, ProxyCall], dict[str, list[ProxyUse]]] = {}
+    judged: dict[tuple[Location, ProxyCall], set[str]] = {}
+    for use in proxy.uses:
+        handler = handlers.get(use.handler)
+        if handler is None or not handler.complete:
+            continue  # an ancestor that does not resolve may answer anything
+        for call in use.calls:
+            rpc = call.rpc
+            if rpc is None or call.guarded or rpc in proxy.own_members or not proxy.own_complete:
+                continue
+            if proxy.remote and rpc in RAY_ACTOR_METHODS:
+                continue
+            judged.setdefault((use.at, call), set()).add(use.handler)
+            if rpc not in handler.names:
+                lacking.setdefault((use.at, call), {}).setdefault(use.handler, []).append(use)
+    found = []
+    for (at, call), by_handler in lacking.items():
+        rpc = call.rpc
+        assert rpc is not None
+        answered = frozenset().union(*(handlers[name].names for name in judged[(at, call)]))
+        split = prefixed(rpc, answered) if rpc not in answered else None
+        if split is not None:
+            unmapped = (rpc, call.receiver, call.code, split[1], split[0])
+            found.append(Finding(at, "rpc-proxy-unmapped", unmapped, "INFERENCE_FAILURE"))
+            continue
+        described = [
+            f"{name.rpartition('.')[2]} (the handler of the "
+            f"{uses[0].group.rpartition('.')[2]} built at "
+            f"{' and '.join(sorted({where(u.built_at, proxy.root) for u in uses}))})"
+            for name, uses in sorted(by_handler.items())
+        ]
+        verb = "has" if len(described) == 1 else "have"
+        args = (rpc, call.receiver, call.code, " and ".join(described), verb, rpc)
+        found.append(Finding(at, "rpc-proxy-unanswered", args, "INFERENCE"))
+    return found
 
 
 def _signature_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Finding]:
@@ -112,8 +172,8 @@ def _signature_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Fi
     can't bind to, ``self`` left out, whether or not the call is waited."""
     found = []
     sent = call.sent
-    for method in proxy.methods:
-        if method.rpc != rpc or sent is None or method.signature is None:
+    for method in _methods_of(proxy, call, rpc):
+        if sent is None or method.signature is None:
             continue
         problem = bind_problem(method.signature, sent.positional, sent.keywords)
         if problem is None:
@@ -127,6 +187,20 @@ def _signature_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Fi
             problem,
         )
         found.append(Finding(call.at, "rpc-handler-signature", args, "INFERENCE"))
+    return found
+
+
+def _methods_of(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[HandlerMethod]:
+    """The handler methods of *rpc* that *call* reaches: of every handler, or with
+    handler-param of the classes bound where the group methods reaching it are called."""
+    if proxy.handler_param is None:
+        return [method for method in proxy.methods if method.rpc == rpc]
+    judged = {h.qualname for h in proxy.handlers_of(call)}
+    found = []
+    for method in proxy.methods:
+        classes = tuple(c for c in method.classes if c in judged)
+        if method.rpc == rpc and classes:
+            found.append(replace(method, classes=classes))
     return found
 
 
@@ -145,9 +219,9 @@ def _reply_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Findin
         return []
     found = []
     by = proxy_by(proxy, call)
-    for method in proxy.methods:
+    for method in _methods_of(proxy, call, rpc):
         returns = method.returns
-        if method.rpc != rpc or returns is None:
+        if returns is None:
             continue
         handler = handler_text(method, proxy.root)
         if call.reply_used and returns.never_value:
