@@ -27,6 +27,7 @@ from pylint_rpcsurface.analysis.broadcasts import unpacked_by, waiter_of
 from pylint_rpcsurface.analysis.classes import binds_at_class_level
 from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.analysis.syntax import builtin_call
 from pylint_rpcsurface.model import ProxyCall, Sent
 
 __all__ = ["exposed_names", "proxy_calls", "receivers_in"]
@@ -166,13 +167,7 @@ def _read_member(node: nodes.NodeNG, receivers: frozenset[str]) -> _Read | None:
         if receiver is None:
             return None
         return (node.attrname, node.attrname, receiver, False)
-    if (
-        isinstance(node, nodes.Call)
-        and isinstance(node.func, nodes.Name)
-        and node.func.name == "getattr"
-        and len(node.args) in (2, 3)
-        and not node.keywords
-    ):
+    if builtin_call(node, "getattr", 2, 3):
         receiver = _receiver_of(node.args[0], receivers, 0)
         if receiver is None:
             return None
@@ -270,10 +265,7 @@ def _under_hasattr(call: nodes.Call, rpc: str, receivers: frozenset[str]) -> boo
 def _tests_hasattr(test: nodes.NodeNG, rpc: str, receivers: frozenset[str]) -> bool:
     for call in _and_terms(test):
         if (
-            isinstance(call, nodes.Call)
-            and isinstance(call.func, nodes.Name)
-            and call.func.name == "hasattr"
-            and len(call.args) == 2
+            builtin_call(call, "hasattr", 2)
             and isinstance(call.args[1], nodes.Const)
             and call.args[1].value == rpc
             and _receiver_of(call.args[0], receivers, 0) is not None

@@ -27,9 +27,10 @@ import json
 import keyword
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 TABLE = ("tool", "rpcsurface")
 
@@ -226,20 +227,29 @@ class DispatchForm:
 _CALL_KEYWORD_FIELDS = tuple(spec.field for spec in keys_of(DispatchForm) if spec.call_keyword)
 
 
+def _name_key(among: str) -> Any:
+    """The ``name`` key of a table that must be unique *among* its kind."""
+    return toml_key(
+        "name", "name", type="str", required=True,
+        shown=f"none; required, unique among {among}", help="shown in messages",
+    )  # fmt: skip
+
+
+def _callers_key(what: str) -> Any:
+    """The ``callers`` key of a table whose callers' code does *what*."""
+    return toml_key(
+        "callers", "dotted-list", type=_CALLERS, required=True, nonempty=True,
+        shown="none; required, not empty",
+        help=f"the classes (with their subclasses) and functions whose code {what}",
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class SurfaceSpec:
     """One ``[[tool.rpcsurface.surface]]`` entry: who calls, who answers, who lists."""
 
-    name: str = toml_key(
-        "name", "name", type="str", required=True,
-        shown="none; required, unique among the surfaces",
-        help="shown in messages",
-    )  # fmt: skip
-    callers: tuple[str, ...] = toml_key(
-        "callers", "dotted-list", type=_CALLERS, required=True, nonempty=True,
-        shown="none; required, not empty",
-        help="the classes (with their subclasses) and functions whose code sends",
-    )  # fmt: skip
+    name: str = _name_key("the surfaces")
+    callers: tuple[str, ...] = _callers_key("sends")
     handlers: tuple[str, ...] = toml_key(
         "handlers", "dotted-list", type=_CLASSES, required=True, nonempty=True,
         shown="none; required, not empty",
@@ -270,16 +280,8 @@ class ProxySpec:
     """One ``[[tool.rpcsurface.proxy]]`` entry: the RPC name is the attribute called on a
     proxy (a Ray actor handle, a worker group) that the callers hold in *receivers*."""
 
-    name: str = toml_key(
-        "name", "name", type="str", required=True,
-        shown="none; required, unique among the proxy tables",
-        help="shown in messages",
-    )  # fmt: skip
-    callers: tuple[str, ...] = toml_key(
-        "callers", "dotted-list", type=_CALLERS, required=True, nonempty=True,
-        shown="none; required, not empty",
-        help="the classes (with their subclasses) and functions whose code calls the proxies",
-    )  # fmt: skip
+    name: str = _name_key("the proxy tables")
+    callers: tuple[str, ...] = _callers_key("calls the proxies")
     receivers: tuple[str, ...] = toml_key(
         "receivers", "receivers", required=True,
         type="list of str (a name or an attribute chain, as written in the callers' code)",
@@ -469,6 +471,10 @@ def existing_table(
                 if field in entry:
                     check.dotted_list(entry[field], f"{key}[{index}].{field}", required=False)
     return top, roots
+
+
+# A table kind whose entries are told apart by their name.
+_Named = TypeVar("_Named", SurfaceSpec, ProxySpec)
 
 
 class _Checker:
@@ -700,11 +706,7 @@ class _Checker:
     # -- surface ----------------------------------------------------------
 
     def surfaces(self, top: dict[str, object]) -> tuple[SurfaceSpec, ...]:
-        key = f"{_TABLE_KEY}.surface"
-        items = self.tables(top.get("surface", []), key)
-        specs = tuple(self.surface(item, f"{key}[{index}]") for index, item in enumerate(items))
-        self.unique(specs, "name", "surface name")
-        return specs
+        return self.named_tables(top, "surface", self.surface)
 
     def surface(self, value: object, key: str) -> SurfaceSpec:
         table = self.table(value, key, SURFACE_KEYS)
@@ -713,11 +715,7 @@ class _Checker:
     # -- proxy ------------------------------------------------------------
 
     def proxies(self, top: dict[str, object]) -> tuple[ProxySpec, ...]:
-        key = f"{_TABLE_KEY}.proxy"
-        items = self.tables(top.get("proxy", []), key)
-        specs = tuple(self.proxy(item, f"{key}[{index}]") for index, item in enumerate(items))
-        self.unique(specs, "name", "proxy name")
-        return specs
+        return self.named_tables(top, "proxy", self.proxy)
 
     def proxy(self, value: object, key: str) -> ProxySpec:
         table = self.table(value, key, PROXY_KEYS)
@@ -766,9 +764,19 @@ class _Checker:
             self.fail(key, f"expected a non-empty one-line string, got {_describe(value)}")
         return value
 
+    def named_tables(
+        self, top: dict[str, object], table: str, read: Callable[[object, str], _Named]
+    ) -> tuple[_Named, ...]:
+        """The array of tables *table*, each read by *read*, their names unique."""
+        key = f"{_TABLE_KEY}.{table}"
+        items = self.tables(top.get(table, []), key)
+        specs = tuple(read(item, f"{key}[{index}]") for index, item in enumerate(items))
+        self.unique(specs, "name", f"{table} name")
+        return specs
+
     def unique(
         self,
-        entries: tuple[DispatchForm | SurfaceSpec, ...] | tuple[ProxySpec, ...],
+        entries: tuple[DispatchForm | SurfaceSpec | ProxySpec, ...],
         attr: str,
         what: str,
     ) -> None:

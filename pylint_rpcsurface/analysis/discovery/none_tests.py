@@ -12,6 +12,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.discovery.reading import own_nodes
+from pylint_rpcsurface.analysis.syntax import builtin_call
 
 
 def _compares(test: nodes.NodeNG, name: str, operators: tuple[str, ...]) -> bool:
@@ -53,10 +54,7 @@ def is_not_none(test: nodes.NodeNG, name: str) -> bool:
     if isinstance(test, nodes.Name) and test.name == name:
         return True
     if (
-        isinstance(test, nodes.Call)
-        and isinstance(test.func, nodes.Name)
-        and test.func.name == "callable"
-        and len(test.args) == 1
+        builtin_call(test, "callable", 1)
         and isinstance(test.args[0], nodes.Name)
         and test.args[0].name == name
     ):

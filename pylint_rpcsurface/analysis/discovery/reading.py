@@ -11,6 +11,8 @@ from typing import TypeGuard, TypeVar
 
 from astroid import nodes
 
+from pylint_rpcsurface.analysis.syntax import builtin_call
+
 # Calls that send their arguments to another process: queues, pipes, sockets, Ray.
 SEND_CALLS = frozenset(
     {
@@ -122,13 +124,7 @@ def call_name(call: nodes.Call) -> str | None:
 
 
 def is_getattr(call: object) -> TypeGuard[nodes.Call]:
-    return (
-        isinstance(call, nodes.Call)
-        and isinstance(call.func, nodes.Name)
-        and call.func.name == "getattr"
-        and len(call.args) in (2, 3)
-        and not call.keywords
-    )
+    return builtin_call(call, "getattr", 2, 3)
 
 
 def names_in(node: nodes.NodeNG) -> set[str]:
