@@ -54,6 +54,7 @@ VERDICTS = CONFIGS / "verdicts.toml"
 BEGIN = "<!-- engines:begin (python bench/engines.py --out docs/real-engines.md) -->"
 END = "<!-- engines:end -->"
 PROXY_SUFFIX = ":rpc-proxy-unanswered"  # the symbol of issue 25's message
+NAMED_REASON = "named reason"  # the verdict of a traced site's expected named reason
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,10 @@ def expected_proxy_verdicts(
     ``proxy_expected/<name>.toml`` lists every site of the engine's proxy surfaces; those
     whose verdict is "true positive" or "false positive" are the findings the contract
     gives. With ``--proxy`` they stand in for verdicts.toml entries, so a run reports any
-    proxy finding that was not traced by hand, and any traced finding that is missing.
+    proxy finding that was not traced by hand, and any traced finding that is missing. A
+    site's ``named-at`` are where the message ``named`` (a named reason, such as
+    ``rpc-proxy-handler-unknown``) must be, with the verdict "named reason" and
+    ``named-why``, whatever the site's own verdict.
     """
     verdicts: dict[str, dict[str, dict[str, str]]] = {}
     for path in sorted(directory.glob("*.toml")):
@@ -229,6 +233,13 @@ def expected_proxy_verdicts(
                 for at in site.get("found-at", [site["at"]]):
                     where = str(at).rsplit(":", 1)[0]  # path:line, the column dropped
                     table[where + PROXY_SUFFIX] = {"verdict": site["verdict"], "why": site["why"]}
+        for site in sites:
+            # A named reason the contract gives (rpc-proxy-handler-unknown): a message,
+            # neither a finding about the handlers nor a pass, at each of named-at.
+            for at in site.get("named-at", []):
+                where = str(at).rsplit(":", 1)[0]
+                reason = {"verdict": NAMED_REASON, "why": site["named-why"]}
+                table[f"{where}:{site['named']}"] = reason
     return verdicts
 
 

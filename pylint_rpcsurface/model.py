@@ -259,6 +259,19 @@ class ProxyUse:
 
 
 @dataclass(frozen=True)
+class ProxyUntied:
+    """One call of a group method, with proxy calls to judge, on a receiver shown to be
+    an instance of a ``handler-param`` table's caller but tied to no construction (a
+    parameter, a loop variable, an attribute...): which handler answers is not known."""
+
+    at: Location  # the call of the group method
+    method: str  # the group method's name
+    group: str  # the caller class the receiver is shown to be, qualified
+    written: str  # the call as written, arguments left out: ``group.async_save_model()``
+    calls: tuple[ProxyCall, ...]  # the proxy calls the method makes, through self.M() too
+
+
+@dataclass(frozen=True)
 class ProxyFacts:
     """Everything the rules need to judge one ``[[tool.rpcsurface.proxy]]`` table."""
 
@@ -279,6 +292,7 @@ class ProxyFacts:
     # signature and reply against the handlers of those uses only (judged, by place).
     handler_param: str | None = None
     uses: tuple[ProxyUse, ...] = ()
+    untied: tuple[ProxyUntied, ...] = ()  # with handler-param: calls no handler is known of
     judged: tuple[tuple[Location, tuple[str, ...]], ...] = ()
 
     def handlers_of(self, call: ProxyCall) -> tuple[ProxyHandler, ...]:

@@ -93,8 +93,42 @@ def test_the_hand_traced_proxy_findings_stand_in_for_verdicts() -> None:
     assert set(expected) == {"verl", "openrlhf", "areal", "trinity-rft"}
     key = "verl/single_controller/ray/base.py:207:rpc-proxy-unanswered"
     assert expected["verl"][key]["verdict"] == "true positive"
-    # The generic group judged per instance (handler-param): OpenRLHF gives no finding.
-    assert expected["openrlhf"] == {}
+    # The generic group judged per instance (handler-param): OpenRLHF gives no finding,
+    # only the named reason at the reward-model loop variable's call.
+    named = "openrlhf/cli/train_ppo_ray.py:170:rpc-proxy-handler-unknown"
+    assert set(expected["openrlhf"]) == {named}
+    assert expected["openrlhf"][named]["verdict"] == engines.NAMED_REASON
+    assert "zip(reward_models" in expected["openrlhf"][named]["why"]
     # Ray's own actor methods answer on every handle: no finding stands in for a verdict.
     assert "areal/infra/scheduler/ray.py:661:rpc-proxy-unanswered" not in expected["areal"]
-    assert all(key.endswith(engines.PROXY_SUFFIX) for t in expected.values() for key in t)
+    assert all(
+        key.endswith((engines.PROXY_SUFFIX, ":rpc-proxy-handler-unknown"))
+        for t in expected.values()
+        for key in t
+    )
+
+
+def test_a_named_reason_stands_in_for_a_verdict_whatever_the_sites_own(tmp_path: Path) -> None:
+    (tmp_path / "eng.toml").write_text(
+        "[[site]]\n"
+        'at = "pkg/a.py:3:4"\n'
+        'verdict = "not a finding"\n'
+        'why = "answered"\n'
+        'named = "rpc-proxy-handler-unknown"\n'
+        'named-at = ["pkg/b.py:9:8", "pkg/c.py:2:0"]\n'
+        'named-why = "a parameter"\n'
+        "[[site]]\n"
+        'at = "pkg/a.py:5:4"\n'
+        'verdict = "true positive"\n'
+        'why = "lacks it"\n',
+        encoding="utf-8",
+    )
+    expected = engines.expected_proxy_verdicts(tmp_path)
+    reason = {"verdict": "named reason", "why": "a parameter"}
+    assert expected == {
+        "eng": {
+            "pkg/b.py:9:rpc-proxy-handler-unknown": reason,
+            "pkg/c.py:2:rpc-proxy-handler-unknown": reason,
+            "pkg/a.py:5:rpc-proxy-unanswered": {"verdict": "true positive", "why": "lacks it"},
+        }
+    }

@@ -1,7 +1,8 @@
 """``handler-param``: a proxy table whose caller is one group class for every role, the
 class behind its receivers a constructor parameter. What each group method needs is
 judged where it is called on an instance whose construction is known, against the class
-that construction passed; what can't be tied to a construction is not judged.
+that construction passed; what can't be tied to a construction is not judged, and when
+its receiver is shown to be a group it is named (rpc-proxy-handler-unknown).
 
 The projects are small and written here; the engine runs in-process, with and without
 its memo, and the two must agree."""
@@ -163,20 +164,25 @@ def train():
     assert _found(analysis, root) == {("grp_b2/group.py", 13, "rpc-handler-signature")}
 
 
+JUDGED = {"rpc-proxy-unanswered"}
+NAMED = {"rpc-proxy-handler-unknown"}
+
+
 @pytest.mark.parametrize(
-    ("code", "judged"),
+    ("code", "expected"),
     [
-        ("Group(2, Critic).save()", True),  # the construction itself
-        ("g = Group(2, Critic)\n    g.save()", True),
-        ("g = Group(2, actor_type=Critic)\n    g.save()", True),
-        ("args = (2, Critic)\n    g = Group(*args)\n    g.save()", False),  # *args hides it
-        ("kw = {'actor_type': Critic}\n    g = Group(2, **kw)\n    g.save()", False),
-        ("groups = [Group(2, Critic)]\n    for g in groups:\n        g.save()", False),
-        ("g = Group(2, Critic)\n    g = make()\n    g.save()", False),  # another binding
-        ("g = Group(2, pick())\n    g.save()", False),  # the class does not infer
+        ("Group(2, Critic).save()", JUDGED),  # the construction itself
+        ("g = Group(2, Critic)\n    g.save()", JUDGED),
+        ("g = Group(2, actor_type=Critic)\n    g.save()", JUDGED),
+        ("args = (2, Critic)\n    g = Group(*args)\n    g.save()", set()),  # *args hides it
+        ("kw = {'actor_type': Critic}\n    g = Group(2, **kw)\n    g.save()", set()),
+        # A loop variable over a list of groups: tied to no construction, named.
+        ("groups = [Group(2, Critic)]\n    for g in groups:\n        g.save()", NAMED),
+        ("g = Group(2, Critic)\n    g = make()\n    g.save()", set()),  # g is None there
+        ("g = Group(2, pick())\n    g.save()", set()),  # the class does not infer
     ],
 )
-def test_what_ties_a_call_to_a_construction(tmp_path: Path, code: str, judged: bool) -> None:
+def test_what_ties_a_call_to_a_construction(tmp_path: Path, code: str, expected: set[str]) -> None:
     main = f"""\
 from PKG.group import Group
 from PKG.roles import Critic
@@ -195,10 +201,10 @@ def train():
 """
     analysis, root = _analyse(tmp_path, "grp_c", main)
     found = {symbol for _, _, symbol in _found(analysis, root)}
-    assert found == ({"rpc-proxy-unanswered"} if judged else set()), code
+    assert found == expected, code
 
 
-def test_a_group_passed_as_a_parameter_is_not_judged(tmp_path: Path) -> None:
+def test_a_group_passed_as_a_parameter_is_named_not_judged(tmp_path: Path) -> None:
     main = """\
 from PKG.group import Group
 from PKG.roles import Reference
@@ -212,7 +218,138 @@ def train():
     save(Group(1, Reference))
 """
     analysis, root = _analyse(tmp_path, "grp_d", main)
+    assert _found(analysis, root) == {("grp_d/main.py", 6, "rpc-proxy-handler-unknown")}
+    (finding,) = analysis.all_findings()
+    assert (finding.location.line, finding.location.col) == (6, 11)
+    assert finding.confidence == "INFERENCE_FAILURE"
+    assert _texts(analysis, "rpc-proxy-handler-unknown") == [
+        "'save' is called on self._actors by Group.save, which group.save() runs, but the "
+        "Group it is called on is tied to no construction here, so which handler answers "
+        "can't be checked"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("code", "line"),
+    [
+        # A parameter a call of the function passes a group as (by keyword too).
+        ("def run(g):\n    g.save()\n\n\nrun(g=Group(1, Critic))\n", 6),
+        # A loop variable over a list groups are appended to, through zip and enumerate.
+        (
+            "def run(names):\n    gs = []\n    for _ in names:\n"
+            "        gs.append(Group(1, Critic))\n"
+            "    for g, _ in zip(gs, names):\n        g.save()\n",
+            10,
+        ),
+        (
+            "def run():\n    gs = [Group(1, Critic)]\n    for _, g in enumerate(gs):\n"
+            "        g.save()\n",
+            8,
+        ),
+        # An attribute: astroid infers it to the group.
+        (
+            "class Holder:\n    def __init__(self):\n        self.group = Group(1, Critic)\n\n"
+            "    def run(self):\n        return self.group.save()\n",
+            10,
+        ),
+        # Bound to a construction on one path, to a parameter on another.
+        (
+            "def run(flag, given):\n    if flag:\n        g = Group(1, Trainer)\n    else:\n"
+            "        g = given\n    g.save()\n",
+            10,
+        ),
+        # A method reaching the proxy call through self.save().
+        ("def run(g):\n    g.save_all()\n\n\nrun(Group(1, Critic))\n", 6),
+    ],
+)
+def test_a_group_call_tied_to_no_construction_is_named(
+    tmp_path: Path, code: str, line: int
+) -> None:
+    main = f"""\
+from PKG.group import Group
+from PKG.roles import Critic, Trainer
+
+
+{code}"""
+    analysis, root = _analyse(tmp_path, "grp_u", main)
+    assert _found(analysis, root) == {("grp_u/main.py", line, "rpc-proxy-handler-unknown")}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # A parameter no call passes a group as: not shown to be one.
+        "def run(g):\n    g.save()\n",
+        "def run(g):\n    g.save()\n\n\nrun(Other())\n",
+        # An object of another class with a method of the same name.
+        "def run():\n    Other().save()\n    o = Other()\n    o.save()\n",
+        # A group method that reaches no proxy call.
+        "def run(g):\n    g.helper()\n\n\nrun(Group(1, Critic))\n",
+        # A loop over a list of other objects.
+        "def run():\n    for o in [Other()]:\n        o.save()\n",
+    ],
+)
+def test_a_call_not_shown_to_be_on_a_group_is_not_named(tmp_path: Path, code: str) -> None:
+    group = GROUP + "\n    def helper(self):\n        return len(self._actors)\n"
+    main = f"""\
+from PKG.group import Group
+from PKG.roles import Critic
+
+
+class Other:
+    def save(self):
+        return None
+
+
+{code}"""
+    analysis, root = _analyse(tmp_path, "grp_n", main, group=group)
     assert _found(analysis, root) == set()
+
+
+def test_self_calls_in_the_group_are_requirements_not_named(tmp_path: Path) -> None:
+    """Group.save_all calls self.save() and __init__ self._wait(), also in a nested
+    function: requirements of the method, never a call tied to no construction."""
+    group = GROUP + (
+        "\n    def later(self):\n        def inner():\n            return self.save()\n\n"
+        "        return inner()\n"
+    )
+    main = """\
+from PKG.group import Group
+from PKG.roles import Trainer
+
+
+def train():
+    g = Group(1, Trainer)
+    g.save_all()
+    g.later()
+"""
+    analysis, root = _analyse(tmp_path, "grp_s", main, group=group)
+    assert _found(analysis, root) == set()
+
+
+def test_one_message_per_call_naming_the_first_name_and_the_others(tmp_path: Path) -> None:
+    group = GROUP + (
+        "\n    def both(self):\n        self.save()\n"
+        "        return [a.fit.remote(1) for a in self._actors]\n"
+    )
+    main = """\
+from PKG.group import Group
+from PKG.roles import Critic
+
+
+def run(g):
+    return g.both()
+
+
+run(Group(1, Critic))
+"""
+    analysis, root = _analyse(tmp_path, "grp_m", main, group=group)
+    assert _found(analysis, root) == {("grp_m/main.py", 6, "rpc-proxy-handler-unknown")}
+    assert _texts(analysis, "rpc-proxy-handler-unknown") == [
+        "'fit' is called on self._actors by Group.both, which g.both() runs (and 1 more "
+        "name: save), but the Group it is called on is tied to no construction here, so "
+        "which handler answers can't be checked"
+    ]
 
 
 def test_init_is_judged_at_each_construction(tmp_path: Path) -> None:
@@ -327,3 +464,76 @@ def train():
     last = store.analyse_with_cache(config, {})
     assert last == engine.analyse(config)
     assert _found(last, root) == {("grp_g/group.py", 13, "rpc-handler-signature")}
+
+
+def test_the_memo_gives_what_a_run_without_it_gives_for_untied_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The named reason, warm, then gone when no call passes a group any more, then back
+    when the group method that reached nothing reaches a proxy call."""
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    main = """\
+from PKG.group import Group
+from PKG.roles import Critic
+
+
+def run(g):
+    g.save()
+    g.count()
+
+
+run(Group(1, Critic))
+"""
+    group = GROUP + "\n    def count(self):\n        return len(self._actors)\n"
+    analysis, root = _analyse(tmp_path, "grp_h", main, group=group)
+    config = load_config(root / "pyproject.toml")
+    named = ("grp_h/main.py", 6, "rpc-proxy-handler-unknown")
+    assert _found(analysis, root) == {named}
+    assert store.analyse_with_cache(config, {}) == analysis
+    assert store.analyse_with_cache(config, {}) == analysis
+    path = root / "grp_h" / "main.py"
+    path.write_text(path.read_text("utf-8").replace("run(Group(1, Critic))", "run(None)"), "utf-8")
+    edited = store.analyse_with_cache(config, {})
+    assert edited == engine.analyse(config)
+    assert _found(edited, root) == set()
+    path.write_text(path.read_text("utf-8").replace("run(None)", "run(Group(1, Critic))"), "utf-8")
+    grp = root / "grp_h" / "group.py"
+    grp.write_text(
+        grp.read_text("utf-8").replace("return len(self._actors)", "return self.save()"),
+        "utf-8",
+    )
+    last = store.analyse_with_cache(config, {})
+    assert last == engine.analyse(config)
+    assert _found(last, root) == {named, ("grp_h/main.py", 7, "rpc-proxy-handler-unknown")}
+
+
+def test_the_memo_follows_a_group_made_in_another_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The receiver is a group through a call to another module's function: when that
+    function stops building one, the warm run drops the message as a cold one does."""
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    main = """\
+from PKG.helpers import make
+
+
+def run(g):
+    g.save()
+
+
+run(make())
+"""
+    helpers = (
+        "from grp_x.group import Group\nfrom grp_x.roles import Critic\n\n\n"
+        "def make():\n    return Group(1, Critic)\n"
+    )
+    analysis, root = _analyse(tmp_path, "grp_x", main, helpers=helpers)
+    config = load_config(root / "pyproject.toml")
+    assert _found(analysis, root) == {("grp_x/main.py", 5, "rpc-proxy-handler-unknown")}
+    assert store.analyse_with_cache(config, {}) == analysis
+    assert store.analyse_with_cache(config, {}) == analysis
+    path = root / "grp_x" / "helpers.py"
+    path.write_text(path.read_text("utf-8").replace("return Group(1, Critic)", "return None"))
+    edited = store.analyse_with_cache(config, {})
+    assert edited == engine.analyse(config)
+    assert _found(edited, root) == set()

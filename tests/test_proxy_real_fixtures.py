@@ -159,6 +159,13 @@ def test_the_hand_traced_sites_belong_to_a_configured_surface() -> None:
         for site in data["site"]:
             assert site["verdict"] in VERDICTS, site
             assert re.fullmatch(r"[^:\s]+\.py:\d+:\d+", site["at"]), site
+            # A named reason the contract gives at instance calls (handler-param only).
+            if "named-at" in site:
+                assert site["named"] == "rpc-proxy-handler-unknown", site
+                assert "handler-param" in surfaces[site["surface"]], site
+                assert site["named-why"], site
+                for at in site["named-at"]:
+                    assert re.fullmatch(r"[^:\s]+\.py:\d+:\d+", at), site
             surface = surfaces[site["surface"]]
             answers = surface["answers"]
             assert set(answers) == set(surface["handlers"]), surface["name"]

@@ -13,17 +13,23 @@ method's requirements are read here (the proxy calls in it, and the methods it c
   local ``g`` in its scope is a plain assignment of a construction or of ``None``.
 
 Nothing else ties a call to a construction: a group passed as a parameter, held in a
-list, an attribute or a loop variable is not judged (never guessed).
+list, an attribute or a loop variable is not judged (never guessed). Such a call is an
+*untied call* (:func:`untied_calls`) when its receiver is shown to be a group all the same:
+a value astroid infers it to is an instance of a group class, or, where astroid stops, a
+call in the module passes a group as that parameter, or the loop runs over a list whose
+elements (displayed, or appended) are groups. It is named, never judged; a receiver that
+is shown to be no group, or nothing at all, is left alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
-from astroid import nodes
+from astroid import bases, nodes
 
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, inferred_values
 from pylint_rpcsurface.analysis.proxies import proxy_calls
+from pylint_rpcsurface.analysis.syntax import builtin_call
 from pylint_rpcsurface.model import ProxyCall
 
 __all__ = [
@@ -33,6 +39,7 @@ __all__ = [
     "init_params",
     "instance_calls",
     "method_needs",
+    "untied_calls",
 ]
 
 # One method of a group class, as its MRO gives it: its name, the proxy calls in it
@@ -131,6 +138,48 @@ def instance_calls(
     method's name, and the constructions the instance may be), a construction itself
     being a call of ``__init__``. *names* are the group classes' names, as a call of one
     is written; *group_of* says whether a class is one of them."""
+    constructed = _constructions(names, group_of)
+    for call in module.nodes_of_class(nodes.Call):
+        group = constructed(call)
+        if group is not None:
+            yield call, "__init__", [(call, group)]
+            continue
+        if not isinstance(call.func, nodes.Attribute):
+            continue
+        held = _held(call.func.expr, constructed)
+        if held:
+            yield call, call.func.attrname, held
+
+
+def untied_calls(
+    module: nodes.Module,
+    names: frozenset[str],
+    group_of: Callable[[nodes.ClassDef], bool],
+    methods: frozenset[str],
+) -> Iterator[tuple[nodes.Call, str, list[nodes.ClassDef]]]:
+    """Each call of one of the group *methods* in *module* that no construction is tied
+    to (:func:`instance_calls` does not give it) but whose receiver is shown to be a group
+    (:func:`_receiver_groups`): the call, the method's name, and the group classes it may
+    be. ``self.M()`` in a group class's own method is left out: its requirements are the
+    caller's own."""
+    constructed = _constructions(names, group_of)
+    for call in module.nodes_of_class(nodes.Call):
+        func = call.func
+        if not isinstance(func, nodes.Attribute) or func.attrname not in methods:
+            continue
+        if constructed(call) is not None or _held(func.expr, constructed):
+            continue  # a construction, or an instance call: judged
+        if _own_self(func.expr, group_of):
+            continue
+        groups = _receiver_groups(func.expr, module, group_of)
+        if groups:
+            yield call, func.attrname, groups
+
+
+def _constructions(
+    names: frozenset[str], group_of: Callable[[nodes.ClassDef], bool]
+) -> Callable[[nodes.NodeNG], nodes.ClassDef | None]:
+    """A function that says which group class a node constructs, or None."""
     known: dict[int, nodes.ClassDef | None] = {}
 
     def constructed(node: nodes.NodeNG) -> nodes.ClassDef | None:
@@ -149,16 +198,141 @@ def instance_calls(
             )
         return known[id(node)]
 
+    return constructed
+
+
+def _own_self(node: nodes.NodeNG, group_of: Callable[[nodes.ClassDef], bool]) -> bool:
+    """Whether *node* names the first parameter of a method of a group class (nested
+    functions in it included: :func:`method_needs` follows their self calls too)."""
+    if not isinstance(node, nodes.Name):
+        return False
+    try:
+        _, bindings = node.lookup(node.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return False
+    if len(bindings) != 1 or not isinstance(bindings[0].parent, nodes.Arguments):
+        return False
+    function = bindings[0].parent.parent
+    if not isinstance(function, nodes.FunctionDef) or not isinstance(
+        function.parent, nodes.ClassDef
+    ):
+        return False
+    positional = [*(function.args.posonlyargs or []), *(function.args.args or [])]
+    return bool(positional) and positional[0] is bindings[0] and group_of(function.parent)
+
+
+def _groups_among(
+    values: Sequence[object], group_of: Callable[[nodes.ClassDef], bool]
+) -> list[nodes.ClassDef]:
+    """The group classes of which some of *values* are instances."""
+    found: list[nodes.ClassDef] = []
+    for value in values:
+        if isinstance(value, bases.Instance) and not isinstance(value, nodes.NodeNG):
+            klass = value._proxied  # pylint: disable=protected-access
+            if isinstance(klass, nodes.ClassDef) and group_of(klass) and klass not in found:
+                found.append(klass)
+    return found
+
+
+def _receiver_groups(
+    node: nodes.NodeNG, module: nodes.Module, group_of: Callable[[nodes.ClassDef], bool]
+) -> list[nodes.ClassDef]:
+    """The group classes *node* is shown to hold an instance of: some value astroid
+    infers it to, or, for a local astroid can't follow, some binding of it: a parameter
+    of a module-level function that a call in *module* passes a group, or a loop variable
+    over a list (directly, or as ``zip``'s or ``enumerate``'s argument) a group is
+    displayed in or appended to."""
+    found = _groups_among(inferred_values(node), group_of)
+    if found or not isinstance(node, nodes.Name):
+        return found
+    try:
+        _, bindings = node.lookup(node.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return []
+    for binding in bindings:
+        if not isinstance(binding, nodes.AssignName):
+            continue
+        for value in _parameter_values(binding, module) + _loop_values(binding):
+            for klass in _groups_among(inferred_values(value), group_of):
+                if klass not in found:
+                    found.append(klass)
+    return found
+
+
+def _parameter_values(binding: nodes.AssignName, module: nodes.Module) -> list[nodes.NodeNG]:
+    """The arguments the calls in *module* of a module-level function pass as its
+    parameter *binding* (by position or keyword)."""
+    arguments = binding.parent
+    if not isinstance(arguments, nodes.Arguments):
+        return []
+    function = arguments.parent
+    if not isinstance(function, nodes.FunctionDef) or not isinstance(function.parent, nodes.Module):
+        return []
+    positional = [a.name for a in [*(arguments.posonlyargs or []), *(arguments.args or [])]]
+    found: list[nodes.NodeNG] = []
     for call in module.nodes_of_class(nodes.Call):
-        group = constructed(call)
-        if group is not None:
-            yield call, "__init__", [(call, group)]
+        if not isinstance(call.func, nodes.Name) or call.func.name != function.name:
             continue
-        if not isinstance(call.func, nodes.Attribute):
+        if infer_unique(call.func) is not function:
             continue
-        held = _held(call.func.expr, constructed)
-        if held:
-            yield call, call.func.attrname, held
+        if binding.name in positional:
+            index = positional.index(binding.name)
+            passed = call.args[: index + 1]
+            if len(passed) > index and not any(isinstance(a, nodes.Starred) for a in passed):
+                found.append(call.args[index])
+                continue
+        found.extend(k.value for k in call.keywords or [] if k.arg == binding.name)
+    return found
+
+
+def _loop_values(binding: nodes.AssignName) -> list[nodes.NodeNG]:
+    """The elements of the list a loop variable *binding* runs over: ``for x in L``,
+    ``for x, y in zip(L, M)`` (``x`` runs over L), ``for i, x in enumerate(L)``."""
+    target: nodes.NodeNG = binding
+    parent = binding.parent
+    position = None
+    if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.For):
+        position = parent.elts.index(binding)
+        target, parent = parent, parent.parent
+    if not isinstance(parent, nodes.For) or parent.target is not target:
+        return []
+    iterated = parent.iter
+    if position is None:
+        return _elements(iterated)
+    if builtin_call(iterated, "zip", *range(position + 1, position + 9)):
+        return _elements(iterated.args[position])
+    if position == 1 and builtin_call(iterated, "enumerate", 1):
+        return _elements(iterated.args[0])
+    return []
+
+
+def _elements(node: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """The elements of a list display *node*, or of the local it names: those of the
+    displays assigned to it, and the arguments of its ``append`` calls in its scope."""
+    if isinstance(node, (nodes.List, nodes.Tuple, nodes.Set)):
+        return [elt for elt in node.elts if isinstance(elt, nodes.NodeNG)]
+    if not isinstance(node, nodes.Name):
+        return []
+    try:
+        scope, bindings = node.lookup(node.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return []
+    found: list[nodes.NodeNG] = []
+    for binding in bindings:
+        parent = binding.parent
+        if isinstance(parent, nodes.Assign) and isinstance(parent.value, (nodes.List, nodes.Tuple)):
+            found.extend(elt for elt in parent.value.elts if isinstance(elt, nodes.NodeNG))
+    for call in scope.nodes_of_class(nodes.Call):
+        func = call.func
+        if (
+            isinstance(func, nodes.Attribute)
+            and func.attrname == "append"
+            and isinstance(func.expr, nodes.Name)
+            and func.expr.name == node.name
+            and len(call.args) == 1
+        ):
+            found.append(call.args[0])
+    return found
 
 
 def _held(

@@ -240,6 +240,18 @@ def build_proxy(
         # row of the proxy call shows it too.
         for call in use.calls:
             by_location[call.at] |= found_at.get((use.at, call.rpc or ""), set())
+    for untied in proxy.untied:
+        # A call tied to no construction is one message, naming the first of the names
+        # its method reaches: every one of their rows shows it.
+        named = {
+            symbol
+            for (at, _), symbols in found_at.items()
+            if at == untied.at
+            for symbol in symbols
+            if symbol == "rpc-proxy-handler-unknown"
+        }
+        for call in untied.calls:
+            by_location[call.at] |= named
     calls: dict[tuple[bool, str], list[ProxyCall]] = defaultdict(list)
     for call in proxy.calls:
         calls[(call.rpc is not None, call.rpc if call.rpc is not None else call.source)].append(

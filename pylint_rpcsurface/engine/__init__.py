@@ -42,6 +42,7 @@ from pylint_rpcsurface.model import (
     ProxyCall,
     ProxyFacts,
     ProxyHandler,
+    ProxyUntied,
     ProxyUse,
     Registry,
     SurfaceFacts,
@@ -379,10 +380,24 @@ class _Run:
         handler_refs: dict[str, Ref] = {}
         judged: dict[Location, set[str]] = defaultdict(set)
         qualname_of = {ref: name for name, ref in members.items()}
+        # The group methods that reach a proxy call: a call of one tied to no construction
+        # is named (ProxyUntied), never passed.
+        reaching = sorted(
+            {
+                m
+                for table in needs.values()
+                for m in table
+                if m != "__init__" and _required(table, m)
+            }
+        )
+        untied: list[ProxyUntied] = []
         for path in self.store.python_files():
             if self.store.unreadable(path) is not None:
                 continue
-            if not self.words.searched(path, names)[1] & names:
+            held = self.words.searched(path, names | set(reaching))[1]
+            if held & set(reaching):
+                untied.extend(self._untied(path, groups, reaching, needs, qualname_of))
+            if not held & names:
                 continue  # it never names a group class: no construction in it
             for at, method, built in self.queries.group_uses(path, groups, param):
                 for group_place, built_at, handler in built:
@@ -428,8 +443,32 @@ class _Run:
             remote=spec.remote,
             handler_param=param,
             uses=tuple(sorted(set(uses), key=_use_order)),
+            untied=tuple(sorted(set(untied), key=lambda u: (u.at, u.method, u.group))),
             judged=tuple((at, tuple(sorted(judged[at]))) for at in sorted(judged)),
         )
+
+    def _untied(
+        self,
+        path: str,
+        groups: list[Ref],
+        reaching: list[str],
+        needs: Mapping[Ref, Mapping[str, tuple[tuple[ProxyCall, ...], tuple[str, ...]]]],
+        qualname_of: Mapping[Ref, str],
+    ) -> list[ProxyUntied]:
+        """The calls in *path* of the group methods *reaching* a proxy call, tied to no
+        construction, on a receiver shown to be a group: one each, with the first group
+        class (by place) it may be whose method reaches one."""
+        found = []
+        for at, method, places, written in self.queries.group_untied(path, groups, reaching):
+            for place in places:
+                group_ref = Ref(*place)
+                required = _required(needs.get(group_ref, {}), method)
+                if required:
+                    calls = tuple(sorted(required, key=lambda c: (c.at, c.source)))
+                    group = qualname_of.get(group_ref, group_ref.name)
+                    found.append(ProxyUntied(at, method, group, written, calls))
+                    break
+        return found
 
     def _resolve_surface(self, spec: SurfaceSpec, errors: list[ConfigError]) -> _SurfaceRefs | None:
         """The classes (and the callers' functions) and registry module *spec* names; None

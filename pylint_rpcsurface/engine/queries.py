@@ -59,6 +59,7 @@ from pylint_rpcsurface.analysis.proxy_groups import (
     init_params,
     instance_calls,
     method_needs,
+    untied_calls,
 )
 from pylint_rpcsurface.analysis.reads import BODY, INTERFACE
 from pylint_rpcsurface.analysis.registry import read_registry, read_registry_alone
@@ -83,7 +84,7 @@ from pylint_rpcsurface.model import (
 )
 from pylint_rpcsurface.sources import SourceTree
 
-__all__ = ["GroupUse", "Queries", "Ref", "Resolved"]
+__all__ = ["GroupUntied", "GroupUse", "Queries", "Ref", "Resolved"]
 
 
 @dataclass(frozen=True)
@@ -469,6 +470,49 @@ class Queries:
             )
         )
 
+    def group_untied(
+        self, path: str, groups: Sequence[Ref], methods: Sequence[str]
+    ) -> tuple[GroupUntied, ...]:
+        """The calls of the group *methods* in the module *path* tied to no construction
+        whose receiver is shown to be one of the group classes at *groups*
+        (:func:`untied_calls`): where, the method, the group classes' places, and the call
+        as written (``group.async_save_model()``)."""
+        wanted = frozenset(groups)
+        names = frozenset(ref.name.rpartition(".")[2] for ref in wanted)
+        asked = frozenset(methods)
+
+        def group_of(klass: nodes.ClassDef) -> bool:
+            return Ref.of(klass, self.store.tree) in wanted
+
+        def compute() -> tuple[GroupUntied, ...]:
+            module = self.store.module(path)
+            if module is None:
+                return ()
+            found: list[GroupUntied] = []
+            for call, method, classes in untied_calls(module, names, group_of, asked):
+                at = location_of(call)
+                if at is None:
+                    continue
+                places = sorted(
+                    (ref.path, ref.name, ref.index)
+                    for ref in (Ref.of(klass, self.store.tree) for klass in classes)
+                )
+                assert isinstance(call.func, nodes.Attribute)
+                written = f"{call.func.expr.as_string()}.{method}()"
+                found.append((at, method, tuple(places), written))
+            return tuple(found)
+
+        return tuple(
+            self.pieces.piece(
+                "group-untied",
+                (path, sorted((r.path, r.name, r.index) for r in wanted), sorted(asked)),
+                [path],
+                compute,
+                tuple[GroupUntied, ...],
+                own=BODY,
+            )
+        )
+
     def _bound_handler(
         self, construction: nodes.Call, group: nodes.ClassDef, param: str
     ) -> tuple[str, str, int, str] | None:
@@ -529,6 +573,10 @@ GroupUse = tuple[
     str,
     tuple[tuple[tuple[str, str, int], Location, tuple[str, str, int, str] | None], ...],
 ]
+
+# A call of a group method tied to no construction whose receiver is shown to be a group:
+# where, the method, the group classes' places, and the call as written.
+GroupUntied = tuple[Location, str, tuple[tuple[str, str, int], ...], str]
 
 # The shapes of the pieces stored as plain data (Memo.get's expect): a stored piece of
 # any other shape is computed again.

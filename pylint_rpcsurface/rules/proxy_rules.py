@@ -17,7 +17,9 @@ With ``handler-param`` each instance of the caller has one handler, the class it
 construction passed: a name is judged at each call of a group method on an instance tied
 to a construction (``ProxyFacts.uses``), against that class, and the message is there;
 the signature and reply rules judge a proxy call against the classes of those instances
-only. A call tied to no construction is judged against nothing.
+only. A call tied to no construction is judged against nothing: when its receiver is
+shown to be a group all the same, it is ``rpc-proxy-handler-unknown``, a named reason,
+once per call, naming the first name (sorted) the method reaches and how many more.
 """
 
 from __future__ import annotations
@@ -122,7 +124,46 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
             )
         )
     found.extend(_use_findings(proxy))
+    found.extend(_untied_findings(proxy))
     return sorted(found)
+
+
+def _untied_findings(proxy: ProxyFacts) -> list[Finding]:
+    """``rpc-proxy-handler-unknown`` at each group-method call tied to no construction
+    whose method reaches a name to judge (one that the other rules would judge)."""
+    found = []
+    for untied in proxy.untied:
+        calls = sorted(
+            (c for c in untied.calls if _to_judge(proxy, c)),
+            key=lambda c: (c.rpc or "", c.at),
+        )
+        if not calls:
+            continue
+        first = calls[0]
+        assert first.rpc is not None
+        others = sorted({c.rpc for c in calls if c.rpc is not None} - {first.rpc})
+        more = ""
+        if others:
+            plural = "s" if len(others) > 1 else ""
+            more = f" (and {len(others)} more name{plural}: {', '.join(others)})"
+        args = (
+            first.rpc,
+            first.receiver,
+            first.code,
+            untied.written,
+            more,
+            untied.group.rpartition(".")[2],
+        )
+        found.append(Finding(untied.at, "rpc-proxy-handler-unknown", args, "INFERENCE_FAILURE"))
+    return found
+
+
+def _to_judge(proxy: ProxyFacts, call: ProxyCall) -> bool:
+    """Whether a handler would be judged on *call*'s name at an instance call."""
+    rpc = call.rpc
+    if rpc is None or call.guarded or rpc in proxy.own_members or not proxy.own_complete:
+        return False
+    return not (proxy.remote and rpc in RAY_ACTOR_METHODS)
 
 
 def _use_findings(proxy: ProxyFacts) -> list[Finding]:
