@@ -19,7 +19,7 @@ to a construction (``ProxyFacts.uses``), against that class, and the message is 
 the signature and reply rules judge a proxy call against the classes of those instances
 only. A call tied to no construction is judged against nothing: when its receiver is
 shown to be a group all the same, it is ``rpc-proxy-handler-unknown``, a named reason,
-once per call, naming the first name (sorted) the method reaches and how many more.
+once per call, naming the first name (sorted) the method reaches, then the others.
 """
 
 from __future__ import annotations
