@@ -12,7 +12,8 @@ import contextlib
 import gc
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import astroid
 from astroid import nodes
@@ -174,6 +175,16 @@ class _SurfaceRefs:
 
 
 @dataclass
+class _GroupSites:
+    """Where a ``handler-param`` table's group methods are called (``_Run._group_sites``)."""
+
+    uses: list[ProxyUse] = field(default_factory=list)
+    untied: list[ProxyUntied] = field(default_factory=list)
+    handlers: dict[str, Ref] = field(default_factory=dict)  # the classes bound, by qualname
+    judged: dict[Location, set[str]] = field(default_factory=lambda: defaultdict(set))
+
+
+@dataclass
 class _ProxyRefs:
     spec: ProxySpec
     callers: dict[str, Resolved]
@@ -286,9 +297,28 @@ class _Run:
             assert handler.ref is not None
             names, complete = self.queries.proxy_answers(handler.ref, spec.exposed_by)
             handlers.append(ProxyHandler(handler.qualname, names, complete))
-        exposed = {h.qualname: h.names for h in handlers}
         called = {c.rpc for c in calls if c.rpc is not None}
-        methods = self._methods(called, proxy.handlers, exposed)
+        return self._facts_of_proxy(
+            proxy, members, calls, handlers=handlers, resolved=proxy.handlers, called=called
+        )
+
+    def _facts_of_proxy(
+        self,
+        proxy: _ProxyRefs,
+        members: dict[str, Ref],
+        calls: set[ProxyCall],
+        *,
+        handlers: list[ProxyHandler],
+        resolved: list[Resolved],
+        called: set[str],
+        **group: Any,
+    ) -> ProxyFacts:
+        """*proxy*'s facts from its *handlers* (*resolved*, the same classes as found)
+        and the names *called* that they are judged on; *group*, a ``handler-param``
+        table's own fields."""
+        spec = proxy.spec
+        exposed = {h.qualname: h.names for h in handlers}
+        methods = self._methods(called, resolved, exposed)
         own, own_complete = self._own_members(proxy)
         return ProxyFacts(
             name=spec.name,
@@ -296,12 +326,13 @@ class _Run:
             callers=tuple(sorted(members)),
             calls=tuple(sorted(calls, key=lambda c: (c.at, c.source))),
             handlers=tuple(handlers),
-            own_members=frozenset(own),
+            own_members=own,
             own_complete=own_complete,
             exposed_by=spec.exposed_by,
             root=str(self.config.root),
             methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
             remote=spec.remote,
+            **group,
         )
 
     def _own_members(self, proxy: _ProxyRefs) -> tuple[frozenset[str], bool]:
@@ -343,45 +374,76 @@ class _Run:
         spec = proxy.spec
         param = spec.handler_param
         assert param is not None
-        key = f"{spec.key}.handler-param"
-        count = len(errors)
-        needs: dict[Ref, dict[str, tuple[tuple[ProxyCall, ...], tuple[str, ...]]]] = {}
-        for name, caller in sorted(proxy.callers.items()):
-            if not caller.is_class:
-                errors.append(
-                    ConfigError(
-                        self.config.path,
-                        key,
-                        f"expected every caller to be a class whose __init__ takes {param!r}, "
-                        f"but {name} is a function",
-                    )
-                )
-                continue
-            assert caller.ref is not None
-            _, params = self.queries.group_needs(caller.ref, spec.receivers, spec.remote)
-            if params is None or param not in params:
-                errors.append(
-                    ConfigError(
-                        self.config.path,
-                        key,
-                        f"expected every caller to be a class whose __init__ takes {param!r}, "
-                        f"but {name}'s __init__ "
-                        + ("is object's" if params is None else "has no such parameter"),
-                    )
-                )
-        if len(errors) > count:
+        if not self._callers_take(proxy, param, errors):
             return None
         groups = sorted(set(members.values()), key=lambda r: (r.path, r.name, r.index))
+        needs: dict[Ref, dict[str, tuple[tuple[ProxyCall, ...], tuple[str, ...]]]] = {}
         for ref in groups:
             table, _ = self.queries.group_needs(ref, spec.receivers, spec.remote)
             needs[ref] = {name: (found, selfs) for name, found, selfs in table}
+        sites = self._group_sites(
+            groups, needs, {ref: name for name, ref in members.items()}, param
+        )
+        handlers: list[ProxyHandler] = []
+        resolved: list[Resolved] = []
+        for qualname, ref in sorted(sites.handlers.items()):
+            names_answered, complete = self.queries.proxy_answers(ref, spec.exposed_by)
+            handlers.append(ProxyHandler(qualname, names_answered, complete))
+            resolved.append(Resolved(ref, qualname, True, None))
+        judged = sites.judged
+        return self._facts_of_proxy(
+            proxy,
+            members,
+            calls,
+            handlers=handlers,
+            resolved=resolved,
+            called={c.rpc for c in calls if c.rpc is not None and c.at in judged},
+            handler_param=param,
+            uses=tuple(sorted(set(sites.uses), key=_use_order)),
+            untied=tuple(sorted(set(sites.untied), key=lambda u: (u.at, u.method, u.group))),
+            judged=tuple((at, tuple(sorted(judged[at]))) for at in sorted(judged)),
+        )
+
+    def _callers_take(self, proxy: _ProxyRefs, param: str, errors: list[ConfigError]) -> bool:
+        """Whether every caller of *proxy* is a class whose ``__init__`` takes *param*;
+        an error on the key for each that is not."""
+        key = f"{proxy.spec.key}.handler-param"
+        count = len(errors)
+        for name, caller in sorted(proxy.callers.items()):
+            problem = None
+            if not caller.is_class:
+                problem = f"{name} is a function"
+            else:
+                assert caller.ref is not None
+                spec = proxy.spec
+                _, params = self.queries.group_needs(caller.ref, spec.receivers, spec.remote)
+                if params is None:
+                    problem = f"{name}'s __init__ is object's"
+                elif param not in params:
+                    problem = f"{name}'s __init__ has no such parameter"
+            if problem is not None:
+                errors.append(
+                    ConfigError(
+                        self.config.path,
+                        key,
+                        f"expected every caller to be a class whose __init__ takes {param!r}, "
+                        f"but {problem}",
+                    )
+                )
+        return len(errors) == count
+
+    def _group_sites(
+        self,
+        groups: list[Ref],
+        needs: Mapping[Ref, Mapping[str, tuple[tuple[ProxyCall, ...], tuple[str, ...]]]],
+        qualname_of: Mapping[Ref, str],
+        param: str,
+    ) -> _GroupSites:
+        """Where the project calls the group methods: each call on an instance whose
+        construction is known, with the class bound to *param* there, and each call of a
+        method that reaches a proxy call tied to no construction (named, never passed)."""
+        sites = _GroupSites()
         names = {ref.name.rpartition(".")[2] for ref in groups}
-        uses: list[ProxyUse] = []
-        handler_refs: dict[str, Ref] = {}
-        judged: dict[Location, set[str]] = defaultdict(set)
-        qualname_of = {ref: name for name, ref in members.items()}
-        # The group methods that reach a proxy call: a call of one tied to no construction
-        # is named (ProxyUntied), never passed.
         reaching = sorted(
             {
                 m
@@ -390,13 +452,12 @@ class _Run:
                 if m != "__init__" and _required(table, m)
             }
         )
-        untied: list[ProxyUntied] = []
         for path in self.store.python_files():
             if self.store.unreadable(path) is not None:
                 continue
             held = self.words.searched(path, names | set(reaching))[1]
             if held & set(reaching):
-                untied.extend(self._untied(path, groups, reaching, needs, qualname_of))
+                sites.untied.extend(self._untied(path, groups, reaching, needs, qualname_of))
             if not held & names:
                 continue  # it never names a group class: no construction in it
             for at, method, built in self.queries.group_uses(path, groups, param):
@@ -405,11 +466,10 @@ class _Run:
                     required = _required(needs.get(group_ref, {}), method)
                     if handler is None or not required:
                         continue  # an unknown handler is not judged; nothing to answer
-                    handler_ref = Ref(handler[0], handler[1], handler[2])
-                    handler_refs[handler[3]] = handler_ref
+                    sites.handlers[handler[3]] = Ref(handler[0], handler[1], handler[2])
                     for call in required:
-                        judged[call.at].add(handler[3])
-                    uses.append(
+                        sites.judged[call.at].add(handler[3])
+                    sites.uses.append(
                         ProxyUse(
                             at,
                             method,
@@ -419,33 +479,7 @@ class _Run:
                             tuple(sorted(required, key=lambda c: (c.at, c.source))),
                         )
                     )
-        handlers: list[ProxyHandler] = []
-        resolved: list[Resolved] = []
-        for qualname, ref in sorted(handler_refs.items()):
-            names_answered, complete = self.queries.proxy_answers(ref, spec.exposed_by)
-            handlers.append(ProxyHandler(qualname, names_answered, complete))
-            resolved.append(Resolved(ref, qualname, True, None))
-        exposed = {h.qualname: h.names for h in handlers}
-        called = {c.rpc for c in calls if c.rpc is not None and c.at in judged}
-        methods = self._methods(called, resolved, exposed)
-        own, own_complete = self._own_members(proxy)
-        return ProxyFacts(
-            name=spec.name,
-            key=spec.key,
-            callers=tuple(sorted(members)),
-            calls=tuple(sorted(calls, key=lambda c: (c.at, c.source))),
-            handlers=tuple(handlers),
-            own_members=own,
-            own_complete=own_complete,
-            exposed_by=spec.exposed_by,
-            root=str(self.config.root),
-            methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
-            remote=spec.remote,
-            handler_param=param,
-            uses=tuple(sorted(set(uses), key=_use_order)),
-            untied=tuple(sorted(set(untied), key=lambda u: (u.at, u.method, u.group))),
-            judged=tuple((at, tuple(sorted(judged[at]))) for at in sorted(judged)),
-        )
+        return sites
 
     def _untied(
         self,
