@@ -93,8 +93,7 @@ def lint_example(symbol: str, which: str) -> tuple[list[Reported], str]:
         )
         json_report = json.loads(report.read_text("utf-8"))
     messages = [
-        Reported(m["symbol"], m["line"], m["column"], m["message"])
-        for m in json_report["messages"]
+        Reported(m["symbol"], m["line"], m["column"], m["message"]) for m in json_report["messages"]
     ]
     # Texts may name the temporary project (a config error names its TOML file).
     shown = text_run.stdout.replace(str(project.resolve()) + "/", "")
