@@ -319,11 +319,16 @@ def test_an_append_after_the_compare_is_carried_over(
                 writer = threading.Thread(target=append)
                 writers.append(writer)
                 writer.start()
-                assert broken.wait(10), "the open did not break the lease"
+                waited = time.monotonic() + 10
+                while not broken and time.monotonic() < waited:
+                    time.sleep(0.001)  # the handler runs in this thread, between sleeps
+                assert broken, "the open did not break the lease"
         real_replace(source, destination)
 
-    broken = threading.Event()
-    previous = signal.signal(signal.SIGURG, lambda *_: broken.set()) if leased else None
+    # A list, not a threading.Event: the handler runs in the thread that waits, and an
+    # Event's set() there takes the lock its wait() may hold at that moment (a hang).
+    broken: list[int] = []
+    previous = signal.signal(signal.SIGURG, lambda *_: broken.append(1)) if leased else None
     try:
         monkeypatch.setattr(os, "replace", racing_replace)
         assert update(str(target), _adds("fix"))
