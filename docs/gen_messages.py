@@ -66,7 +66,7 @@ def lint_example(symbol: str, which: str) -> tuple[list[Reported], str]:
     example = DOCS / symbol
     config = example / f"{which}.toml"
     config_text = (config if config.exists() else DOCS / "example.toml").read_text("utf-8")
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as reports:
         project = Path(folder)
         (project / "pyproject.toml").write_text(config_text, "utf-8")
         (project / "app.py").write_text((example / f"{which}.py").read_text("utf-8"), "utf-8")
@@ -81,17 +81,19 @@ def lint_example(symbol: str, which: str) -> tuple[list[Reported], str]:
             "--score=n",
             "app.py",
         ]
-        text_run = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
-        json_run = subprocess.run(
-            [*command, "--output-format=json2"],
+        # One run prints the text and writes the json2 report outside the project: pylint
+        # gives each reporter the same messages.
+        report = Path(reports) / "report.json"
+        text_run = subprocess.run(
+            [*command, f"--output-format=text,json2:{report}"],
             cwd=project,
             capture_output=True,
             text=True,
             check=False,
         )
+        json_report = json.loads(report.read_text("utf-8"))
     messages = [
-        Reported(m["symbol"], m["line"], m["column"], m["message"])
-        for m in json.loads(json_run.stdout)["messages"]
+        Reported(m["symbol"], m["line"], m["column"], m["message"]) for m in json_report["messages"]
     ]
     # Texts may name the temporary project (a config error names its TOML file).
     shown = text_run.stdout.replace(str(project.resolve()) + "/", "")

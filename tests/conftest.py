@@ -1,8 +1,9 @@
 """Make tests/support.py (and the case modules) importable, keep pytest out of the fixtures,
-and give every test a cache folder of its own."""
+compile the package's bytecode once, and give every test a cache folder of its own."""
 
 from __future__ import annotations
 
+import compileall
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,20 @@ if str(TESTS) not in sys.path:
 
 # The fixture engine is linted, never imported: its modules raise on import.
 collect_ignore = ["fixtures"]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Write the package's ``.pyc`` files beside its sources, as pip does at install (and
+    bench/run.py before measuring): an editable install under PYTHONDONTWRITEBYTECODE=1
+    (this checkout's virtualenv, CI's copy) would otherwise compile the plugin's modules
+    again in every pylint and ``rpcsurface`` process the tests start, a cost no user's run
+    has. Up-to-date files are left alone; copies of the package leave bytecode out
+    (support.package_sources), and an edited source makes its ``.pyc`` stale, which
+    Python then ignores."""
+    import pylint_rpcsurface  # noqa: PLC0415  # the package the tests' processes import
+
+    for folder in pylint_rpcsurface.__path__:
+        compileall.compile_dir(folder, quiet=1)
 
 
 @pytest.fixture(autouse=True, scope="session")

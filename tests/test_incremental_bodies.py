@@ -664,26 +664,41 @@ def as_a_buffer(scenario: Scenario) -> None:
 # Sequences of edits over several scenarios at once
 
 
-@settings(
-    max_examples=60,
+# The default run draws 15 sequences; the campaign below draws 60 (marked slow).
+_SEQUENCES = settings(
+    max_examples=15,
     deadline=None,
     database=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-@given(
+_STEPS = given(
     st.lists(
         st.tuples(st.sampled_from(SCENARIOS), st.sampled_from("ab"), st.booleans()),
         min_size=2,
         max_size=5,
     )
 )
+
+
+@_SEQUENCES
+@_STEPS
 def test_sequences_of_body_edits_give_the_answer_from_nothing(
     steps: list[tuple[Scenario, str, bool]],
 ) -> None:
     """Scenarios in random order, each to A or B, B on disk or as a buffer over A on
     disk; each scenario has a folder of its own, whose memo carries over from step to
     step."""
+    in_sequence(steps)
+
+
+@pytest.mark.slow  # a hypothesis campaign of 60 sequences
+@settings(_SEQUENCES, max_examples=60)
+@_STEPS
+def test_sequences_of_body_edits_give_the_answer_from_nothing_campaign(
+    steps: list[tuple[Scenario, str, bool]],
+) -> None:
+    """The same on 60 sequences."""
     in_sequence(steps)
 
 

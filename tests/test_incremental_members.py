@@ -214,24 +214,39 @@ def test_an_unsaved_buffer_editing_a_class_gives_the_answer_from_nothing(
     as_a_buffer(scenario)
 
 
-@settings(
-    max_examples=40,
+# The default run draws 10 sequences; the campaign below draws 40 (marked slow).
+_SEQUENCES = settings(
+    max_examples=10,
     deadline=None,
     database=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-@given(
+_STEPS = given(
     st.lists(
         st.tuples(st.sampled_from(SCENARIOS), st.sampled_from("ab"), st.booleans()),
         min_size=2,
         max_size=5,
     )
 )
+
+
+@_SEQUENCES
+@_STEPS
 def test_sequences_of_class_edits_give_the_answer_from_nothing(
     steps: list[tuple[Scenario, str, bool]],
 ) -> None:
     """Scenarios in random order, each to A or B, B on disk or as a buffer over A."""
+    in_sequence(steps, checked=_expected)
+
+
+@pytest.mark.slow  # a hypothesis campaign of 40 sequences
+@settings(_SEQUENCES, max_examples=40)
+@_STEPS
+def test_sequences_of_class_edits_give_the_answer_from_nothing_campaign(
+    steps: list[tuple[Scenario, str, bool]],
+) -> None:
+    """The same on 40 sequences."""
     in_sequence(steps, checked=_expected)
 
 

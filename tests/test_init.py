@@ -178,8 +178,8 @@ def test_diff_prints_the_change_and_writes_nothing(tmp_path: Path) -> None:
     assert shown.stdout.startswith("--- a/pyproject.toml\n+++ b/pyproject.toml\n")
     assert '+method = "collective_rpc"' in shown.stdout
     assert run_cli(folder, "init").returncode == 0
-    assert run_cli(folder, "init", "--diff").stdout == ""
-    assert run_cli(folder, "init", "--diff").returncode == 0
+    unchanged = run_cli(folder, "init", "--diff")
+    assert (unchanged.returncode, unchanged.stdout) == (0, ""), unchanged.stderr
 
 
 def test_two_competing_handlers_are_refused_with_both_listed(tmp_path: Path) -> None:
