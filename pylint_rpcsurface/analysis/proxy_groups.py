@@ -49,6 +49,21 @@ MethodNeeds = tuple[str, tuple[ProxyCall, ...], tuple[str, ...]]
 Construction = tuple[nodes.Call, nodes.ClassDef]
 
 
+def _positional(arguments: nodes.Arguments) -> list[nodes.AssignName]:
+    """The parameters *arguments* takes by position, ``self`` (if any) included."""
+    return [*(arguments.posonlyargs or []), *(arguments.args or [])]
+
+
+def _lookup(node: nodes.Name) -> tuple[nodes.NodeNG, list[nodes.NodeNG]] | None:
+    """The scope *node*'s name is bound in and its bindings there; None when the look-up
+    fails."""
+    try:
+        scope, bindings = node.lookup(node.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return None
+    return scope, list(bindings)
+
+
 def init_of(order: list[nodes.ClassDef]) -> nodes.FunctionDef | None:
     """The ``__init__`` a class whose MRO is *order* runs, or None (``object``'s)."""
     for klass in order:
@@ -61,9 +76,8 @@ def init_of(order: list[nodes.ClassDef]) -> nodes.FunctionDef | None:
 
 def init_params(init: nodes.FunctionDef) -> tuple[str, ...]:
     """The parameters *init* takes by name, ``self`` left out."""
-    args = init.args
-    positional = [*(args.posonlyargs or []), *(args.args or [])][1:]
-    return tuple(arg.name for arg in [*positional, *(args.kwonlyargs or [])])
+    positional = _positional(init.args)[1:]
+    return tuple(arg.name for arg in [*positional, *(init.args.kwonlyargs or [])])
 
 
 def bound_argument(call: nodes.Call, init: nodes.FunctionDef, param: str) -> nodes.NodeNG | None:
@@ -118,7 +132,7 @@ def method_needs(
 
 def _self_calls(method: nodes.FunctionDef) -> set[str]:
     """The names *method* calls on its first parameter (``self.M(...)``)."""
-    positional = [*(method.args.posonlyargs or []), *(method.args.args or [])]
+    positional = _positional(method.args)
     if not positional:
         return set()
     own = positional[0].name
@@ -204,12 +218,10 @@ def _constructions(
 def _own_self(node: nodes.NodeNG, group_of: Callable[[nodes.ClassDef], bool]) -> bool:
     """Whether *node* names the first parameter of a method of a group class (nested
     functions in it included: :func:`method_needs` follows their self calls too)."""
-    if not isinstance(node, nodes.Name):
+    looked_up = _lookup(node) if isinstance(node, nodes.Name) else None
+    if looked_up is None:
         return False
-    try:
-        _, bindings = node.lookup(node.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
-        return False
+    _, bindings = looked_up
     if len(bindings) != 1 or not isinstance(bindings[0].parent, nodes.Arguments):
         return False
     function = bindings[0].parent.parent
@@ -217,7 +229,7 @@ def _own_self(node: nodes.NodeNG, group_of: Callable[[nodes.ClassDef], bool]) ->
         function.parent, nodes.ClassDef
     ):
         return False
-    positional = [*(function.args.posonlyargs or []), *(function.args.args or [])]
+    positional = _positional(function.args)
     return bool(positional) and positional[0] is bindings[0] and group_of(function.parent)
 
 
@@ -243,13 +255,10 @@ def _receiver_groups(
     over a list (directly, or as ``zip``'s or ``enumerate``'s argument) a group is
     displayed in or appended to."""
     found = _groups_among(inferred_values(node), group_of)
-    if found or not isinstance(node, nodes.Name):
+    looked_up = _lookup(node) if not found and isinstance(node, nodes.Name) else None
+    if looked_up is None:
         return found
-    try:
-        _, bindings = node.lookup(node.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
-        return []
-    for binding in bindings:
+    for binding in looked_up[1]:
         if not isinstance(binding, nodes.AssignName):
             continue
         for value in _parameter_values(binding, module) + _loop_values(binding):
@@ -268,7 +277,7 @@ def _parameter_values(binding: nodes.AssignName, module: nodes.Module) -> list[n
     function = arguments.parent
     if not isinstance(function, nodes.FunctionDef) or not isinstance(function.parent, nodes.Module):
         return []
-    positional = [a.name for a in [*(arguments.posonlyargs or []), *(arguments.args or [])]]
+    positional = [a.name for a in _positional(arguments)]
     found: list[nodes.NodeNG] = []
     for call in module.nodes_of_class(nodes.Call):
         if not isinstance(call.func, nodes.Name) or call.func.name != function.name:
@@ -311,12 +320,9 @@ def _elements(node: nodes.NodeNG) -> list[nodes.NodeNG]:
     displays assigned to it, and the arguments of its ``append`` calls in its scope."""
     if isinstance(node, (nodes.List, nodes.Tuple, nodes.Set)):
         return [elt for elt in node.elts if isinstance(elt, nodes.NodeNG)]
-    if not isinstance(node, nodes.Name):
+    if not isinstance(node, nodes.Name) or (looked_up := _lookup(node)) is None:
         return []
-    try:
-        scope, bindings = node.lookup(node.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
-        return []
+    scope, bindings = looked_up
     found: list[nodes.NodeNG] = []
     for binding in bindings:
         parent = binding.parent
@@ -343,14 +349,11 @@ def _held(
     if group is not None:
         assert isinstance(node, nodes.Call)
         return [(node, group)]
-    if not isinstance(node, nodes.Name):
-        return []
-    try:
-        _, bindings = node.lookup(node.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+    looked_up = _lookup(node) if isinstance(node, nodes.Name) else None
+    if looked_up is None:
         return []
     found: list[Construction] = []
-    for binding in bindings:
+    for binding in looked_up[1]:
         parent = binding.parent
         if (
             not isinstance(binding, nodes.AssignName)

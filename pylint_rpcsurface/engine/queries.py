@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -426,16 +426,24 @@ class Queries:
         )
         return tuple(needs), None if params is None else tuple(params)
 
+    def _group_test(
+        self, wanted: frozenset[Ref]
+    ) -> tuple[frozenset[str], Callable[[nodes.ClassDef], bool]]:
+        """The group classes' names, as a call of one is written, and whether a class is
+        one of *wanted*."""
+
+        def group_of(klass: nodes.ClassDef) -> bool:
+            return Ref.of(klass, self.store.tree) in wanted
+
+        return frozenset(ref.name.rpartition(".")[2] for ref in wanted), group_of
+
     def group_uses(self, path: str, groups: Sequence[Ref], param: str) -> tuple[GroupUse, ...]:
         """The instance calls of the group classes at *groups* in the module *path*
         (:func:`instance_calls`), each with the constructions it may be: the group built,
         where, and the class bound to *param* there (None when that is not one class of
         the project)."""
         wanted = frozenset(groups)
-        names = frozenset(ref.name.rpartition(".")[2] for ref in wanted)
-
-        def group_of(klass: nodes.ClassDef) -> bool:
-            return Ref.of(klass, self.store.tree) in wanted
+        names, group_of = self._group_test(wanted)
 
         def compute() -> tuple[GroupUse, ...]:
             module = self.store.module(path)
@@ -478,11 +486,8 @@ class Queries:
         (:func:`untied_calls`): where, the method, the group classes' places, and the call
         as written (``group.async_save_model()``)."""
         wanted = frozenset(groups)
-        names = frozenset(ref.name.rpartition(".")[2] for ref in wanted)
+        names, group_of = self._group_test(wanted)
         asked = frozenset(methods)
-
-        def group_of(klass: nodes.ClassDef) -> bool:
-            return Ref.of(klass, self.store.tree) in wanted
 
         def compute() -> tuple[GroupUntied, ...]:
             module = self.store.module(path)
