@@ -262,13 +262,16 @@ class ProxyUse:
 class ProxyUntied:
     """One call of a group method, with proxy calls to judge, on a receiver shown to be
     an instance of a ``handler-param`` table's caller but tied to no construction (a
-    parameter, a loop variable, an attribute...): which handler answers is not known."""
+    parameter, a loop variable, an attribute...), or tied to one whose argument for the
+    parameter is not one class of the project (``Group(*args)``): which handler answers
+    is not known."""
 
     at: Location  # the call of the group method
     method: str  # the group method's name
     group: str  # the caller class the receiver is shown to be, qualified
     written: str  # the call as written, arguments left out: ``group.async_save_model()``
     calls: tuple[ProxyCall, ...]  # the proxy calls the method makes, through self.M() too
+    built_at: Location | None = None  # the construction tied to, when there is one
 
 
 @dataclass(frozen=True)

@@ -94,15 +94,18 @@ def test_the_hand_traced_proxy_findings_stand_in_for_verdicts() -> None:
     key = "verl/single_controller/ray/base.py:207:rpc-proxy-unanswered"
     assert expected["verl"][key]["verdict"] == "true positive"
     # The generic group judged per instance (handler-param): OpenRLHF gives no finding,
-    # only the named reason at the reward-model loop variable's call.
+    # only the named reason at the reward-model loop variable's call, and the one at the
+    # getattr whose name is a parameter.
     named = "openrlhf/cli/train_ppo_ray.py:170:rpc-proxy-handler-unknown"
-    assert set(expected["openrlhf"]) == {named}
+    unreadable = "openrlhf/trainer/ray/launcher.py:360:rpc-name-uninferable"
+    assert set(expected["openrlhf"]) == {named, unreadable}
+    assert expected["openrlhf"][unreadable]["verdict"] == engines.NAMED_REASON
     assert expected["openrlhf"][named]["verdict"] == engines.NAMED_REASON
     assert "zip(reward_models" in expected["openrlhf"][named]["why"]
     # Ray's own actor methods answer on every handle: no finding stands in for a verdict.
     assert "areal/infra/scheduler/ray.py:661:rpc-proxy-unanswered" not in expected["areal"]
     assert all(
-        key.endswith((engines.PROXY_SUFFIX, ":rpc-proxy-handler-unknown"))
+        key.endswith((engines.PROXY_SUFFIX, ":rpc-proxy-handler-unknown", ":rpc-name-uninferable"))
         for t in expected.values()
         for key in t
     )

@@ -174,12 +174,13 @@ NAMED = {"rpc-proxy-handler-unknown"}
         ("Group(2, Critic).save()", JUDGED),  # the construction itself
         ("g = Group(2, Critic)\n    g.save()", JUDGED),
         ("g = Group(2, actor_type=Critic)\n    g.save()", JUDGED),
-        ("args = (2, Critic)\n    g = Group(*args)\n    g.save()", set()),  # *args hides it
-        ("kw = {'actor_type': Critic}\n    g = Group(2, **kw)\n    g.save()", set()),
+        # *args or **kwargs hides the class bound: built, but with no known handler, named.
+        ("args = (2, Critic)\n    g = Group(*args)\n    g.save()", NAMED),
+        ("kw = {'actor_type': Critic}\n    g = Group(2, **kw)\n    g.save()", NAMED),
         # A loop variable over a list of groups: tied to no construction, named.
         ("groups = [Group(2, Critic)]\n    for g in groups:\n        g.save()", NAMED),
         ("g = Group(2, Critic)\n    g = make()\n    g.save()", set()),  # g is None there
-        ("g = Group(2, pick())\n    g.save()", set()),  # the class does not infer
+        ("g = Group(2, pick())\n    g.save()", NAMED),  # the class does not infer
     ],
 )
 def test_what_ties_a_call_to_a_construction(tmp_path: Path, code: str, expected: set[str]) -> None:

@@ -114,14 +114,15 @@ def test_every_expected_line_is_a_call_in_an_existing_file(shape: str) -> None:
         assert path.is_file(), f"{shape}: {text}"
         line, col = int(match["line"]), int(match["col"])
         assert 1 <= line <= len(path.read_text("utf-8").splitlines()), f"{shape}: {text}"
+        # An attribute call, or (a construction's named reason) a call of a class by name.
         calls = [
             node
             for node in ast.walk(ast.parse(path.read_text("utf-8")))
             if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func, (ast.Attribute, ast.Name))
             and (node.lineno, node.col_offset) == (line, col)
         ]
-        assert calls, f"{shape}: no attribute call at {text}"
+        assert calls, f"{shape}: no call at {text}"
 
 
 def test_the_engines_proxy_tables_parse_appended_to_their_table() -> None:
@@ -159,10 +160,15 @@ def test_the_hand_traced_sites_belong_to_a_configured_surface() -> None:
         for site in data["site"]:
             assert site["verdict"] in VERDICTS, site
             assert re.fullmatch(r"[^:\s]+\.py:\d+:\d+", site["at"]), site
-            # A named reason the contract gives at instance calls (handler-param only).
-            if "named-at" in site:
+            # A named reason the contract gives: at instance calls (handler-param only), or
+            # at the site itself when its name can't be read.
+            if site["verdict"] == "unreadable":
+                assert site["named"] == "rpc-name-uninferable", site
+                assert site["named-at"] == [site["at"]], site
+            elif "named-at" in site:
                 assert site["named"] == "rpc-proxy-handler-unknown", site
                 assert "handler-param" in surfaces[site["surface"]], site
+            if "named-at" in site:
                 assert site["named-why"], site
                 for at in site["named-at"]:
                     assert re.fullmatch(r"[^:\s]+\.py:\d+:\d+", at), site

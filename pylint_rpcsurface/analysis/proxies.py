@@ -160,8 +160,11 @@ def _read_call(call: nodes.Call, receivers: frozenset[str], remote: bool) -> _Re
     return _read_member(func, receivers)
 
 
-def _read_member(node: nodes.NodeNG, receivers: frozenset[str]) -> _Read | None:
-    """``<proxy>.<name>`` or ``getattr(<proxy>, <name>[, default])`` read."""
+def _read_member(node: nodes.NodeNG, receivers: frozenset[str], depth: int = 0) -> _Read | None:
+    """``<proxy>.<name>`` or ``getattr(<proxy>, <name>[, default])`` read, or a local name
+    every binding of which is the same such read (``method = getattr(actor, name)``)."""
+    if isinstance(node, nodes.Name):
+        return _local_member(node, receivers, depth)
     if isinstance(node, nodes.Attribute):
         receiver = _receiver_of(node.expr, receivers, 0)
         if receiver is None:
@@ -178,6 +181,31 @@ def _read_member(node: nodes.NodeNG, receivers: frozenset[str]) -> _Read | None:
         )
         return (rpc, name_node.as_string(), receiver, len(node.args) == 3)
     return None
+
+
+def _local_member(name: nodes.Name, receivers: frozenset[str], depth: int) -> _Read | None:
+    """The member read every binding of the local *name* is, or None: a parameter, a
+    binding from anything else, or two bindings that read different members."""
+    if depth > _MAX_DEPTH:
+        return None
+    try:
+        _, bindings = name.lookup(name.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return None
+    reads: set[_Read] = set()
+    for binding in bindings:
+        parent = binding.parent
+        if not (
+            isinstance(binding, nodes.AssignName)
+            and isinstance(parent, nodes.Assign)
+            and parent.targets == [binding]
+        ):
+            return None
+        read = _read_member(parent.value, receivers, depth + 1)
+        if read is None:
+            return None
+        reads.add(read)
+    return reads.pop() if len(reads) == 1 else None
 
 
 def _receiver_of(node: nodes.NodeNG, receivers: frozenset[str], depth: int) -> str | None:

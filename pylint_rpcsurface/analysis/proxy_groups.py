@@ -18,7 +18,9 @@ list, an attribute or a loop variable is not judged (never guessed). Such a call
 a value astroid infers it to is an instance of a group class, or, where astroid stops, a
 call in the module passes a group as that parameter, or the loop runs over a list whose
 elements (displayed, or appended) are groups. It is named, never judged; a receiver that
-is shown to be no group, or nothing at all, is left alone.
+is shown to be no group, or nothing at all, is left alone. So is an instance call on a
+construction whose argument for the parameter is not one class of the project
+(``Group(*args)``): :func:`bound_argument` says None, and the call is named the same way.
 """
 
 from __future__ import annotations
@@ -251,7 +253,8 @@ def _receiver_groups(
 ) -> list[nodes.ClassDef]:
     """The group classes *node* is shown to hold an instance of: some value astroid
     infers it to, or, for a local astroid can't follow, some binding of it: a parameter
-    of a module-level function that a call in *module* passes a group, or a loop variable
+    of a module-level function or a method that a call in *module* passes a group, or a
+    loop variable
     over a list (directly, or as ``zip``'s or ``enumerate``'s argument) a group is
     displayed in or appended to."""
     found = _groups_among(inferred_values(node), group_of)
@@ -269,20 +272,23 @@ def _receiver_groups(
 
 
 def _parameter_values(binding: nodes.AssignName, module: nodes.Module) -> list[nodes.NodeNG]:
-    """The arguments the calls in *module* of a module-level function pass as its
-    parameter *binding* (by position or keyword)."""
+    """The arguments the calls in *module* of a module-level function, or of a method
+    called on an instance (``obj.m(g)``, ``self.m(g)``), pass as its parameter *binding*
+    (by position or keyword)."""
     arguments = binding.parent
     if not isinstance(arguments, nodes.Arguments):
         return []
     function = arguments.parent
-    if not isinstance(function, nodes.FunctionDef) or not isinstance(function.parent, nodes.Module):
+    if not isinstance(function, nodes.FunctionDef):
         return []
     positional = [a.name for a in _positional(arguments)]
+    if isinstance(function.parent, nodes.ClassDef) and function.type == "method":
+        positional = positional[1:]  # the instance is bound: the call passes the rest
+    elif not isinstance(function.parent, nodes.Module):
+        return []
     found: list[nodes.NodeNG] = []
     for call in module.nodes_of_class(nodes.Call):
-        if not isinstance(call.func, nodes.Name) or call.func.name != function.name:
-            continue
-        if infer_unique(call.func) is not function:
+        if not _calls(call, function):
             continue
         if binding.name in positional:
             index = positional.index(binding.name)
@@ -292,6 +298,32 @@ def _parameter_values(binding: nodes.AssignName, module: nodes.Module) -> list[n
                 continue
         found.extend(k.value for k in call.keywords or [] if k.arg == binding.name)
     return found
+
+
+def _calls(call: nodes.Call, function: nodes.FunctionDef) -> bool:
+    """Whether *call* calls *function*: by its name, or, for a method, as a method of an
+    instance (a bound method astroid infers the callee to)."""
+    func = call.func
+    if isinstance(func, nodes.Name):
+        return func.name == function.name and infer_unique(func) is function
+    if not isinstance(func, nodes.Attribute) or func.attrname != function.name:
+        return False
+    if not isinstance(function.parent, nodes.ClassDef):
+        return False
+    values = inferred_values(func)
+    return bool(values) and all(_method_of(value) is function for value in values)
+
+
+def _method_of(value: object) -> nodes.NodeNG | None:
+    """The definition of the bound method *value*, or None: astroid wraps a method's
+    definition in an UnboundMethod, and that in the BoundMethod."""
+    if not isinstance(value, bases.BoundMethod):
+        return None
+    unbound = value._proxied  # pylint: disable=protected-access
+    if not isinstance(unbound, bases.UnboundMethod):
+        return None
+    definition = unbound._proxied  # pylint: disable=protected-access
+    return definition if isinstance(definition, nodes.NodeNG) else None
 
 
 def _loop_values(binding: nodes.AssignName) -> list[nodes.NodeNG]:

@@ -460,25 +460,28 @@ class _Run:
                 sites.untied.extend(self._untied(path, groups, reaching, needs, qualname_of))
             if not held & names:
                 continue  # it never names a group class: no construction in it
-            for at, method, built in self.queries.group_uses(path, groups, param):
+            for at, method, written, built in self.queries.group_uses(path, groups, param):
+                unknown = False
                 for group_place, built_at, handler in built:
                     group_ref = Ref(*group_place)
                     required = _required(needs.get(group_ref, {}), method)
-                    if handler is None or not required:
-                        continue  # an unknown handler is not judged; nothing to answer
+                    if not required:
+                        continue  # nothing to answer
+                    calls = tuple(sorted(required, key=lambda c: (c.at, c.source)))
+                    group = qualname_of.get(group_ref, group_ref.name)
+                    if handler is None:
+                        # A construction whose handler is not one class of the project
+                        # (Group(*args)): named once per call, never judged.
+                        if not unknown:
+                            unknown = True
+                            sites.untied.append(
+                                ProxyUntied(at, method, group, written, calls, built_at)
+                            )
+                        continue
                     sites.handlers[handler[3]] = Ref(handler[0], handler[1], handler[2])
                     for call in required:
                         sites.judged[call.at].add(handler[3])
-                    sites.uses.append(
-                        ProxyUse(
-                            at,
-                            method,
-                            qualname_of.get(group_ref, group_ref.name),
-                            built_at,
-                            handler[3],
-                            tuple(sorted(required, key=lambda c: (c.at, c.source))),
-                        )
-                    )
+                    sites.uses.append(ProxyUse(at, method, group, built_at, handler[3], calls))
         return sites
 
     def _untied(

@@ -464,7 +464,7 @@ class Queries:
                     built.append(
                         ((group_ref.path, group_ref.name, group_ref.index), where, handler)
                     )
-                found.append((at, method, tuple(built)))
+                found.append((at, method, _written(call, method), tuple(built)))
             return tuple(found)
 
         return tuple(
@@ -502,9 +502,7 @@ class Queries:
                     (ref.path, ref.name, ref.index)
                     for ref in (Ref.of(klass, self.store.tree) for klass in classes)
                 )
-                assert isinstance(call.func, nodes.Attribute)
-                written = f"{call.func.expr.as_string()}.{method}()"
-                found.append((at, method, tuple(places), written))
+                found.append((at, method, tuple(places), _written(call, method)))
             return tuple(found)
 
         return tuple(
@@ -570,14 +568,25 @@ class Queries:
         ]
 
 
-# An instance call of a group method: where, the method, and each construction the
-# instance may be (the group class's place, where it is built, and the handler bound: its
-# place and qualified name, or None when not one class of the project).
+# An instance call of a group method: where, the method, the call as written, and each
+# construction the instance may be (the group class's place, where it is built, and the
+# handler bound: its place and qualified name, or None when not one class of the project).
 GroupUse = tuple[
     Location,
     str,
+    str,
     tuple[tuple[tuple[str, str, int], Location, tuple[str, str, int, str] | None], ...],
 ]
+
+
+def _written(call: nodes.Call, method: str) -> str:
+    """A call of the group *method* as written, arguments left out:
+    ``group.async_save_model()``, or the construction's ``PPORayActorGroup(...)``."""
+    func = call.func
+    if method == "__init__" or not isinstance(func, nodes.Attribute):
+        return f"{func.as_string()}(...)"
+    return f"{func.expr.as_string()}.{method}()"
+
 
 # A call of a group method tied to no construction whose receiver is shown to be a group:
 # where, the method, the group classes' places, and the call as written.

@@ -360,13 +360,14 @@ MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec(
         "W7717",
         "rpc-proxy-handler-unknown",
-        "'%s' is called on %s by %s, which %s runs%s, but the %s it is called on is tied "
-        "to no construction here, so which handler answers can't be checked",
+        "'%s' is called on %s by %s, which %s runs%s, but the %s it is called on %s, so "
+        "which handler answers can't be checked",
         "A group method that reaches a proxy call is called on an instance of a "
-        "handler-param caller class that no construction is tied to: a parameter, a loop "
-        "variable, an attribute. Which class the instance was built with is not known "
-        "there, so the names the method calls are not checked; the checker says so "
-        "instead of passing the call.",
+        "handler-param caller class that no construction is tied to (a parameter, a loop "
+        "variable, an attribute), or that is built with no class of the project as the "
+        "parameter (Group(*args), a class from outside the source roots). Which class "
+        "answers is not known there, so the names the method calls are not checked; the "
+        "checker says so instead of passing the call.",
         "With handler-param each instance answers with the class its constructor got. "
         "Where the instance comes from elsewhere, that class could be any of them, and one "
         "of them may lack the name: the call is judged nowhere. Call the method on a local "

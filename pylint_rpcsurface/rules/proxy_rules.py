@@ -146,6 +146,12 @@ def _untied_findings(proxy: ProxyFacts) -> list[Finding]:
         if others:
             plural = "s" if len(others) > 1 else ""
             more = f" (and {len(others)} more name{plural}: {', '.join(others)})"
+        tied = "is tied to no construction here"
+        if untied.built_at is not None:
+            tied = (
+                f"is built at {where(untied.built_at, proxy.root)} with no class of the "
+                f"project as its {proxy.handler_param}"
+            )
         args = (
             first.rpc,
             first.receiver,
@@ -153,6 +159,7 @@ def _untied_findings(proxy: ProxyFacts) -> list[Finding]:
             untied.written,
             more,
             untied.group.rpartition(".")[2],
+            tied,
         )
         found.append(Finding(untied.at, "rpc-proxy-handler-unknown", args, "INFERENCE_FAILURE"))
     return found
