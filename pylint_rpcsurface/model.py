@@ -178,6 +178,32 @@ class Registry:
 
 
 @dataclass(frozen=True)
+class TableEntry:
+    """One entry of a handler table: the name its key answers and the handler its value
+    names. The handler is a method of *owner* (a str value names one of the table's own
+    class, a reference ``Class.method`` one of that class), or a function (*owner* None,
+    *method* its qualified name)."""
+
+    key: str
+    at: Location  # the entry's value: where a missing handler is reported
+    owner: str | None  # the class the method is looked up on, qualified
+    method: str  # the method's name, or the function's qualified name
+    # Whether the owner binds the method (itself or through its MRO): None when a
+    # function is the handler, or when an ancestor of the owner does not resolve.
+    answered: bool | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A handler table: a dict literal whose keys are the names answered and whose values
+    name the handlers that answer them."""
+
+    qualname: str  # as configured: the module constant or ``Class.ATTRIBUTE``
+    location: Location  # the assignment's target
+    entries: tuple[TableEntry, ...]
+
+
+@dataclass(frozen=True)
 class UnknownCallers:
     """What may hold callers that were not found, where, and why.
 
@@ -209,6 +235,9 @@ class SurfaceFacts:
     # The configured answered-before-lookup: names the receiving loop answers itself,
     # before it looks a name up on the handlers, whatever handler it holds.
     loop_answers: frozenset[str] = frozenset()
+    # The handler tables (``tables``): their keys are among ``handlers.names``, each
+    # table one of ``handlers.classes``.
+    tables: tuple[Table, ...] = ()
 
 
 @dataclass(frozen=True)

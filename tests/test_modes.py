@@ -13,7 +13,9 @@ the finding is about, and the finding is at that literal's line and column. A pr
 names its RPC by the attribute it calls, not by a literal: its marker ends in ``@text``
 (``# [rpc-proxy-unanswered] @actor.save_model``), and the finding is at the column where
 ``text`` starts on the line (the call's own column), about the RPC ``text`` ends with
-(engine/model_engine/actors.py, the ``proxy`` table). Each mode must
+(engine/model_engine/actors.py, the ``proxy`` table). A table entry's finding is at its
+value, about its key: ``@"_handle_x"=x`` (engine/model_engine/utility.py, the ``utility``
+surface's ``tables``). Each mode must
 give exactly that set of (symbol, path, line, column); a pylint mode, on the files it
 lints; ``report``, as (RPC name, symbol) from its rows' verdicts.
 
@@ -53,7 +55,9 @@ FOLDER_WITHOUT_INIT = "engine/model_engine"
 Key = tuple[str, str, int, int]  # (symbol, path, line, column)
 
 _SYMBOLS = r"\[(?P<symbols>[a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\]"
-_AT = r"(?:\s+@(?P<at>\S+))?"  # a proxy call's: where its text starts on the line
+# A proxy call's (or a table entry's): where its text starts on the line, and the RPC
+# after "=" when the text does not end with it.
+_AT = r"(?:\s+@(?P<at>[^\s=]+)(?:=(?P<rpc>\S+))?)?"
 _MARKER = re.compile(r"#\s*" + _SYMBOLS + r"(?P<shared> shared)?" + _AT + "$")
 # A comment line "# silenced: [symbol]" plants a finding that a pragma silences, on the
 # next line that holds a string literal (the pragma itself may take that line's comment).
@@ -107,7 +111,8 @@ def _planted_in(relpath: str) -> list[Planted]:
         code = lines[line - 1][: token.start[1]] if not silenced else lines[line - 1]
         if at:
             assert at in code, f"{relpath}:{line}: {at!r} is not in the code of the line"
-            column, rpc = len(code[: code.index(at)].encode("utf-8")), at.rpartition(".")[2]
+            column = len(code[: code.index(at)].encode("utf-8"))
+            rpc = match["rpc"] or at.rpartition(".")[2]
         else:
             strings = [t for t in tokens if t.type == tokenize.STRING and t.start[0] == line]
             assert len(strings) == 1, f"{relpath}:{line}: a marked line needs one string literal"

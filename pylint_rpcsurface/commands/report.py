@@ -188,12 +188,18 @@ def build(
             )
     # A module that may hold callers and doesn't parse or can't be decoded.
     notes.extend(f"{f.args[0]} ({f.symbol})" for f in findings if f.symbol in _MODULE_NOTES)
+    # Each key of a handler table is a row, its entry one of the row's places.
+    entries: dict[tuple[bool, str], list[Location]] = defaultdict(list)
+    for table in surface.tables:
+        for entry in table.entries:
+            entries[(True, entry.key)].append(entry.at)
     rows = []
-    for key in sorted(set(sites) | set(listed), key=lambda k: (not k[0], k[1])):
+    for key in sorted(set(sites) | set(listed) | set(entries), key=lambda k: (not k[0], k[1])):
         inferred, rpc = key
         places = [site.broadcast.name_at for site in sites.get(key, [])]
         places += [s.broadcast.wait_at for s in sites.get(key, []) if s.broadcast.wait_at]
         places += listed.get(key, [])
+        places += entries.get(key, [])
         found = {(place, symbol) for place in places for symbol in by_location.get(place, ())}
         symbols = {symbol for _, symbol in found}
         # Silenced when pylint drops every one of the row's findings of that symbol.
@@ -303,7 +309,17 @@ def _answered_by(surface: SurfaceFacts, rpc: str | None) -> str:
     if rpc in bases.names:
         return f"{names_list(bases.answering(rpc))} (base)"
     if rpc in handlers.names:
-        return names_list(handlers.answering(rpc))
+        tables = {t.qualname for t in surface.tables}
+        classes = [name for name in handlers.answering(rpc) if name not in tables]
+        # A table's entry: the table and the handler it names (Class.method or a function).
+        entries = [
+            f"{t.qualname.rpartition('.')[2]}: "
+            + (f"{e.owner.rpartition('.')[2]}.{e.method}" if e.owner else e.method)
+            for t in surface.tables
+            for e in t.entries
+            if e.key == rpc
+        ]
+        return "; ".join([names_list(classes)] * bool(classes) + entries)
     if not (handlers.complete and bases.complete):
         return "? (a base class does not resolve)"
     return "none"

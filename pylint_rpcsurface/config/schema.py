@@ -50,7 +50,7 @@ DEFAULT_TRANSPARENT_DECORATORS = (
     "functools.cache",
     "functools.lru_cache",
 )
-_CLASS_FIELDS = ("callers", "handlers", "base-handlers")
+_CLASS_FIELDS = ("callers", "handlers", "base-handlers", "tables")
 _PROXY_CLASS_FIELDS = ("callers", "handlers", "own-members")
 
 _DOTTED = "a dotted name such as 'package.module.Class'"
@@ -251,8 +251,8 @@ class SurfaceSpec:
     name: str = _name_key("the surfaces")
     callers: tuple[str, ...] = _callers_key("sends")
     handlers: tuple[str, ...] = toml_key(
-        "handlers", "dotted-list", type=_CLASSES, required=True, nonempty=True,
-        shown="none; required, not empty",
+        "handlers", "dotted-list", type=_CLASSES, default=(), nonempty=True,
+        shown="none; not empty; required unless [`tables`](#key-surface-tables) is set",
         help="the classes whose methods answer the names sent",
     )  # fmt: skip
     base_handlers: tuple[str, ...] = toml_key(
@@ -272,6 +272,17 @@ class SurfaceSpec:
     answered_before_lookup: tuple[str, ...] = toml_key(
         "answered-before-lookup", "rpc-names", type="list of str (RPC names)", default=(),
         help="names the receiving loop answers itself before it looks them up",
+    )  # fmt: skip
+    tables: tuple[str, ...] = toml_key(
+        "tables", "dotted-list",
+        type="list of str (fully qualified names of dict literals: constants or attributes)",
+        default=(), nonempty=True, shown="none; not empty",
+        help="handler tables: each answers its keys, its values naming the handlers",
+    )  # fmt: skip
+    dispatch: tuple[str, ...] = toml_key(
+        "dispatch", "methods", type="list of str (methods of the dispatch tables)", default=(),
+        shown="none: every dispatch method",
+        help="the dispatch methods whose calls this surface judges",
     )  # fmt: skip
 
 
@@ -397,7 +408,7 @@ class ConfigError(Exception):
 def key_of_class(spec: SurfaceSpec | ProxySpec, field: str, index: int) -> str:
     """Key path of one class name in a surface, e.g. ``tool.rpcsurface.surface[0].callers[1]``.
 
-    ``field`` is the TOML name: ``callers``, ``handlers`` or ``base-handlers`` (of a
+    ``field`` is the TOML name: ``callers``, ``handlers``, ``base-handlers`` or ``tables`` (of a
     proxy: ``callers``, ``handlers`` or ``own-members``).
     """
     fields = _PROXY_CLASS_FIELDS if isinstance(spec, ProxySpec) else _CLASS_FIELDS
@@ -427,6 +438,7 @@ def parse_table(table: object, path: Path) -> Config:
     proxies = check.proxies(top)
     dispatch = check.dispatch(top, optional=bool(proxies))
     surfaces = check.surfaces(top)
+    check.sent_by_known_methods(surfaces, dispatch)
     transparent = check.read(top, declared["transparent_decorators"], _TABLE_KEY)
     assert isinstance(helper_depth, int)
     assert isinstance(transparent, tuple)
@@ -678,6 +690,8 @@ class _Checker:
             return value
         if spec.kind == "rpc-names":
             return self.rpc_names(value, at)
+        if spec.kind == "methods":
+            return self.methods(value, at)
         if spec.kind == "receivers":
             return self.receivers(value, at)
         if spec.kind == "name":
@@ -710,6 +724,8 @@ class _Checker:
 
     def surface(self, value: object, key: str) -> SurfaceSpec:
         table = self.table(value, key, SURFACE_KEYS)
+        if "handlers" not in table and "tables" not in table:
+            self.fail(key, "missing required key 'handlers' (or 'tables')")
         return SurfaceSpec(key=key, **self.read_all(table, SurfaceSpec, key))
 
     # -- proxy ------------------------------------------------------------
@@ -743,6 +759,32 @@ class _Checker:
         names = tuple(str(item) for item in items)
         self.no_duplicates(names, key)
         return names
+
+    def methods(self, value: object, key: str) -> tuple[str, ...]:
+        """Dispatch methods, by name: a non-empty array of identifiers, no duplicates
+        (which dispatch tables they name is checked once every table is read)."""
+        items = self.array(value, key, of="method names")
+        if not items:
+            self.fail(key, "expected a non-empty array of method names, got an empty array")
+        names = tuple(self.identifier(item, f"{key}[{index}]") for index, item in enumerate(items))
+        self.no_duplicates(names, key)
+        return names
+
+    def sent_by_known_methods(
+        self, surfaces: tuple[SurfaceSpec, ...], forms: tuple[DispatchForm, ...]
+    ) -> None:
+        """Refuse a surface's dispatch method that no dispatch table declares: its calls
+        are never read, so the surface would judge nothing it names."""
+        known = {form.method for form in forms}
+        for surface in surfaces:
+            for index, method in enumerate(surface.dispatch):
+                if method not in known:
+                    declared = ", ".join(repr(m) for m in sorted(known)) or "none"
+                    self.fail(
+                        f"{surface.key}.dispatch[{index}]",
+                        f"expected the method of a [[{_TABLE_KEY}.dispatch]] table "
+                        f"({declared}), got {_describe(method)}",
+                    )
 
     def rpc_names(self, value: object, key: str) -> tuple[str, ...]:
         """RPC names: any one-line str, since a loop that answers a name itself compares

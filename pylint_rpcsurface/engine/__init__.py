@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -47,6 +47,7 @@ from pylint_rpcsurface.model import (
     ProxyUse,
     Registry,
     SurfaceFacts,
+    Table,
 )
 from pylint_rpcsurface.sources import SourceTree, real
 
@@ -172,6 +173,7 @@ class _SurfaceRefs:
     handlers: list[Resolved]
     base_handlers: list[Resolved]
     registry: str | None  # the dotted name, when it resolved
+    tables: list[Table] = field(default_factory=list)
 
 
 @dataclass
@@ -547,11 +549,37 @@ class _Run:
                 )
             else:
                 registry = spec.registry
+        tables = []
+        for position, dotted in enumerate(spec.tables):
+            table = self.queries.table(dotted)
+            if isinstance(table, str):
+                errors.append(
+                    ConfigError(
+                        config.path,
+                        key_of_class(spec, "tables", position),
+                        "expected a dict literal (a module constant, or a class's "
+                        f"attribute) under the source roots, but {table}",
+                    )
+                )
+            else:
+                tables.append(self._answered(table))
         if len(errors) > count:
             return None  # never judge a surface from half of its definition
         return _SurfaceRefs(
-            spec, {c.qualname: c for c in callers}, handlers, base_handlers, registry
+            spec, {c.qualname: c for c in callers}, handlers, base_handlers, registry, tables
         )
+
+    def _answered(self, table: Table) -> Table:
+        """*table*, each entry saying whether its class binds the method it names."""
+        entries = []
+        for entry in table.entries:
+            answered = entry
+            if entry.owner is not None:
+                answers = self.queries.answers([self.queries.resolve("tables", entry.owner)])
+                if answers.complete:
+                    answered = replace(entry, answered=entry.method in answers.names)
+            entries.append(answered)
+        return replace(table, entries=tuple(entries))
 
     def _caller_family(self, configured: Mapping[str, Resolved]) -> CallerFamily[Ref]:
         """The configured callers and all their subclasses, by fully qualified name
@@ -578,10 +606,13 @@ class _Run:
         callers_by_site: dict[Broadcast, set[str]] = defaultdict(set)
         chains: dict[Broadcast, tuple[HelperStep, ...]] = {}
         callers_complete = not family.unknown
+        sent_by = frozenset(surface.spec.dispatch)
         for name, ref in members.items():
             broadcasts, complete = self.queries.broadcasts(name, ref)
             callers_complete = callers_complete and complete
             for broadcast in broadcasts:
+                if sent_by and broadcast.method not in sent_by:
+                    continue  # another dispatch's call: another surface judges it
                 site = replace(broadcast, via=())
                 callers_by_site[site].add(name)
                 known = chains.get(site)
@@ -595,6 +626,17 @@ class _Run:
             if broadcast.rpc is not None and broadcast.rpc not in loop_answers
         }
         methods = self.queries.handler_methods(rpcs, [*surface.handlers, *surface.base_handlers])
+        methods.extend(self._table_methods(surface.tables, rpcs))
+        handlers = self.queries.answers(surface.handlers)
+        if surface.tables:
+            # A table answers its keys, as a handler class answers the names it binds.
+            keys = [(t.qualname, frozenset(e.key for e in t.entries)) for t in surface.tables]
+            handlers = replace(
+                handlers,
+                classes=(*handlers.classes, *(name for name, _ in keys)),
+                names=handlers.names.union(*(names for _, names in keys)),
+                by_class=(*handlers.by_class, *keys),
+            )
         registry: Registry | None = None
         if surface.registry is not None:
             located = self.queries.registry(surface.registry)
@@ -607,14 +649,29 @@ class _Run:
                 CallerBroadcast(replace(site, via=chains[site]), tuple(sorted(names)))
                 for site, names in sorted(callers_by_site.items(), key=lambda item: item[0].call)
             ),
-            handlers=self.queries.answers(surface.handlers),
+            handlers=handlers,
             base_handlers=self.queries.answers(surface.base_handlers),
             registry=registry,
             root=str(self.config.root),
             handler_methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
             unknown_callers=family.unknown,
             loop_answers=loop_answers,
+            tables=tuple(surface.tables),
         )
+
+    def _table_methods(self, tables: Sequence[Table], rpcs: set[str]) -> list[HandlerMethod]:
+        """The method each table entry names for the names sent, as a handler method of
+        its key (judged as a handler class's would be), its table the one class it is
+        for. A function, or a method its class does not bind, is not judged here."""
+        found: list[HandlerMethod] = []
+        for table in tables:
+            for entry in table.entries:
+                if entry.key not in rpcs or entry.owner is None or not entry.answered:
+                    continue
+                owner = self.queries.resolve("tables", entry.owner)
+                for method in self.queries.handler_methods([entry.method], [owner]):
+                    found.append(replace(method, rpc=entry.key, classes=(table.qualname,)))
+        return found
 
     # -------------------------------------------------------------- the end
 

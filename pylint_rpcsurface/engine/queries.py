@@ -70,6 +70,7 @@ from pylint_rpcsurface.analysis.subclasses import (
     callers_in_module,
     configured_ancestors,
 )
+from pylint_rpcsurface.analysis.tables import read_table
 from pylint_rpcsurface.config import Config
 from pylint_rpcsurface.engine.collector import BroadcastCollector, Members
 from pylint_rpcsurface.engine.pieces import Pieces
@@ -81,6 +82,7 @@ from pylint_rpcsurface.model import (
     Location,
     ProxyCall,
     Registry,
+    Table,
 )
 from pylint_rpcsurface.sources import SourceTree
 
@@ -213,6 +215,37 @@ class Queries:
             own=BODY,
         )
         return value if isinstance(value, Registry) else str(value[1])
+
+    def table(self, dotted: str) -> Table | str:
+        """The handler table *dotted* names (:func:`read_table`), or why it can't be read:
+        a class's attribute when what precedes its last part is a class, else a module
+        constant."""
+        owner_name, _, attribute = dotted.rpartition(".")
+
+        def compute() -> Table | tuple[str, str]:
+            owner: nodes.Module | nodes.ClassDef
+            if self.store.tree.locate(owner_name):
+                located = self.index.resolve_module_attribute(dotted)
+                if isinstance(located, str):
+                    return ("unresolved", located)
+                owner = located[0]
+            else:
+                klass = self.index.resolve(owner_name)
+                if isinstance(klass, str):
+                    return ("unresolved", klass)
+                owner = klass
+            table = read_table(owner, attribute, dotted, self.index.qualname)
+            return table if isinstance(table, Table) else ("unresolved", f"'{dotted}' {table}")
+
+        value = self.pieces.piece(
+            "table",
+            (dotted,),
+            self._modules_of(owner_name),
+            compute,
+            Table | tuple[str, str],
+            own=BODY,
+        )
+        return value if isinstance(value, Table) else str(value[1])
 
     def _registry_alone(self, dotted: str) -> Registry | None:
         """The registry read from its own statement (:func:`read_registry_alone`), when

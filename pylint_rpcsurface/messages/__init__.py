@@ -146,6 +146,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.unknown-name",
             "surface.callers",
             "surface.handlers",
+            "surface.tables",
             "surface.base-handlers",
             "surface.answered-before-lookup",
         ),
@@ -379,6 +380,21 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "proxy.handler-param",
             "proxy.own-members",
         ),
+    ),
+    MessageSpec(
+        "E7718",
+        "rpc-table-handler-missing",
+        "'%s' is a key of %s whose entry names the method '%s', but %s has no such "
+        "method: the worker that looks it up raises AttributeError",
+        "An entry of a handler table (a surface's tables) names a method that its class "
+        "does not define, itself or through its MRO. The worker finds the name in the "
+        "table, then fails to find the handler it names.",
+        "A table's key says the name is answered, so no check of the sender fails, but the "
+        "method was renamed or never written: the worker raises AttributeError when it "
+        "runs the entry, and a caller that waits for the reply gets an error, or, where "
+        "the worker only logs it, nothing, until its timeout.",
+        "INFERENCE",
+        settings=("surface.tables",),
     ),
 )
 

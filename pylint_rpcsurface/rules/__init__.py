@@ -26,6 +26,7 @@ from pylint_rpcsurface.rules.registry_rules import (
     wanted_registry,
 )
 from pylint_rpcsurface.rules.reply_rules import reply_findings
+from pylint_rpcsurface.rules.table_rules import table_findings
 
 __all__ = [
     "RegistryEquation",
@@ -48,6 +49,7 @@ _NAMED_AFTER = {"rpc-reply-arity": 2, "rpc-proxy-unanswered": 2}
 def surface_findings(surface: SurfaceFacts) -> list[Finding]:
     """The findings *surface* gives on its own, each marked with its name, sorted."""
     found = set(registry_findings([surface])) | set(reply_findings([surface]))
+    found |= set(table_findings([surface]))
     return sorted(replace(f, surfaces=(surface.name,)) for f in found)
 
 

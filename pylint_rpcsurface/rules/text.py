@@ -109,7 +109,14 @@ def callers_text(site: CallerBroadcast, root: str) -> str:
 
 
 def handlers_text(surface: SurfaceFacts) -> str:
-    text = f"handlers: {names_list(surface.handlers.classes)}"
+    tables = {table.qualname for table in surface.tables}
+    classes = [name for name in surface.handlers.classes if name not in tables]
+    parts = []
+    if classes:
+        parts.append(f"handlers: {names_list(tuple(classes))}")
+    if tables:
+        parts.append(f"tables: {names_list(tuple(t.qualname for t in surface.tables))}")
+    text = "; ".join(parts)
     if surface.base_handlers.classes:
         text += f"; base handlers: {names_list(surface.base_handlers.classes)}"
     return text

@@ -35,6 +35,8 @@ _FACT_TYPES: tuple[type[Any], ...] = (
     model.Registry,
     model.Finding,
     model.ProxyCall,
+    model.TableEntry,
+    model.Table,
 )
 # By name (reading), each with its fields' names, taken once (dataclasses.fields per
 # value was most of what encoding cost).

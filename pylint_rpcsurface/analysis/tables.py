@@ -1,0 +1,210 @@
+"""Handler tables: a dict literal that maps each name a worker answers to its handler.
+
+An engine that looks the handler up in a table (``handler = self._HANDLERS[name]``, then
+``getattr(self, handler)()``) answers exactly the table's keys. A ``tables`` entry of a
+surface names such a dict: a module constant, a class attribute (``ClassVar``
+annotations allowed), or an instance attribute its class's ``__init__`` assigns once. Its
+keys must be str literals; its values name the handlers:
+
+- a str: the name of a method of the table's class;
+- a reference to a method: ``self.method`` (an instance attribute's table), a method
+  defined earlier in the class body, or ``Class.method``;
+- a module-level function.
+
+Nothing here guesses: a table that is bound more than once, is not a dict display, is
+changed after it is made (``TABLE[key] = ...``, ``TABLE.update(...)``), or holds a key
+or a value of another kind gives the reason instead of a table, and the engine reports
+it as a configuration error naming the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+from astroid import bases, nodes
+
+from pylint_rpcsurface.analysis.inference import infer_unique, inferred_values, location_of
+from pylint_rpcsurface.model import Location, Table, TableEntry
+
+__all__ = ["read_table"]
+
+# Methods that change a dict in place: a table changed by one is not the literal.
+_MUTATORS = frozenset(
+    {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"}
+)
+
+QualnameOf = Callable[[nodes.ClassDef | nodes.FunctionDef], str]
+
+
+def read_table(
+    owner: nodes.Module | nodes.ClassDef, attribute: str, qualname: str, qualname_of: QualnameOf
+) -> Table | str:
+    """The table *owner* binds to *attribute* (configured as *qualname*), or why it
+    can't be read: a phrase that follows the configured name (``is not a dict
+    literal...``)."""
+    bound = _binding(owner, attribute)
+    if isinstance(bound, str):
+        return bound
+    target, value = bound
+    line = target.lineno
+    if not isinstance(value, nodes.Dict):
+        return (
+            f"is assigned {value.as_string()[:60]!r} at line {line}, not a dict literal: "
+            "its entries can't be read without running the code"
+        )
+    changed = _changed_at(owner.root(), attribute)
+    if changed is not None:
+        return (
+            f"is changed after it is made, at line {changed.lineno} "
+            f"({changed.as_string()[:60]!r}): its entries can't be read without running "
+            "the code"
+        )
+    entries: dict[str, TableEntry] = {}
+    for key, handler in value.items:
+        if not isinstance(handler, nodes.NodeNG):
+            return f"has an entry at line {key.lineno} whose value is not written"
+        if isinstance(key, nodes.DictUnpack):
+            return f"unpacks another mapping at line {handler.lineno}: its keys are not written"
+        if not isinstance(key, nodes.Const) or not isinstance(key.value, str):
+            return (
+                f"has a key that is not a str literal at line {key.lineno} "
+                f"({key.as_string()[:60]!r}; enum-member and class keys are not read yet)"
+            )
+        entry = _entry(key.value, handler, owner, qualname_of)
+        if isinstance(entry, str):
+            return entry
+        entries[key.value] = entry  # a repeated key: the dict keeps the last
+    at = location_of(target) or Location(owner.root().file or "", 1, 0, None, None)
+    return Table(qualname, at, tuple(entries.values()))
+
+
+def _binding(
+    owner: nodes.Module | nodes.ClassDef, attribute: str
+) -> tuple[nodes.NodeNG, nodes.NodeNG] | str:
+    """The one target binding the table and its value, or why there is not one."""
+    where = f"{'class' if isinstance(owner, nodes.ClassDef) else 'module'} {owner.name}"
+    bindings = [b for b in owner.locals.get(attribute, []) if isinstance(b, nodes.NodeNG)]
+    if not bindings and isinstance(owner, nodes.ClassDef):
+        # An instance attribute: assigned in the class's own methods (``self.X = {...}``).
+        # astroid declares a list of nodes per name as one node.
+        assigned = cast("dict[str, list[object]]", owner.instance_attrs)
+        bindings = [b for b in assigned.get(attribute, []) if isinstance(b, nodes.NodeNG)]
+        if bindings and not all(_in_init(b, owner) for b in bindings):
+            return f"is assigned outside {owner.name}.__init__: which value it holds is not known"
+    if not bindings:
+        return f"is not defined in {where}"
+    if len(bindings) > 1:
+        lines = ", ".join(str(b.lineno) for b in bindings)
+        return (
+            f"is bound {len(bindings)} times in {where} (lines {lines}): which one holds "
+            "is not known"
+        )
+    target = bindings[0]
+    parent = target.parent
+    if isinstance(parent, nodes.Assign) and parent.targets == [target]:
+        return target, parent.value
+    if isinstance(parent, nodes.AnnAssign) and parent.value is not None:
+        return target, parent.value
+    return f"is not assigned a value of its own at line {target.lineno} (a plain `name = {{...}}`)"
+
+
+def _in_init(binding: nodes.NodeNG, owner: nodes.ClassDef) -> bool:
+    function = binding.scope()
+    return (
+        isinstance(function, nodes.FunctionDef)
+        and function.name == "__init__"
+        and function.parent is owner
+    )
+
+
+def _changed_at(module: nodes.Module, attribute: str) -> nodes.NodeNG | None:
+    """The first place in *module* that changes a mapping named *attribute* in place: an
+    item assigned or deleted, an in-place operator, or a mutating method called. Any
+    mapping of that name counts (``self.X``, ``Class.X``, ``X``): a false alarm is a
+    configuration error, which asks, where a missed change would be a guess."""
+
+    def names_it(node: nodes.NodeNG) -> bool:
+        if isinstance(node, nodes.Name):
+            return node.name == attribute
+        return isinstance(node, nodes.Attribute) and node.attrname == attribute
+
+    for node in module.nodes_of_class((nodes.Subscript, nodes.AugAssign, nodes.Call)):
+        if isinstance(node, nodes.Subscript):
+            if node.ctx is not None and node.ctx.name in ("Store", "Del") and names_it(node.value):
+                return node
+        elif isinstance(node, nodes.AugAssign):
+            target = node.target
+            if (isinstance(target, nodes.AssignName) and target.name == attribute) or (
+                isinstance(target, nodes.AssignAttr) and target.attrname == attribute
+            ):
+                return node
+        else:
+            func = node.func
+            if (
+                isinstance(func, nodes.Attribute)
+                and func.attrname in _MUTATORS
+                and names_it(func.expr)
+            ):
+                return node
+    return None
+
+
+def _entry(
+    key: str,
+    handler: nodes.NodeNG,
+    owner: nodes.Module | nodes.ClassDef,
+    qualname_of: QualnameOf,
+) -> TableEntry | str:
+    """The entry *key*: *handler*, or why its value names no handler."""
+    at = location_of(handler)
+    if at is None:
+        return f"has an entry {key!r} whose value has no place in the source"
+    if isinstance(handler, nodes.Const) and isinstance(handler.value, str):
+        if not isinstance(owner, nodes.ClassDef):
+            return (
+                f"names the handler of {key!r} by a str at line {handler.lineno}, and is no "
+                "class's attribute: whose method that is is not written"
+            )
+        return TableEntry(key, at, qualname_of(owner), handler.value)
+    method = _method_named(handler, owner)
+    if method is not None:
+        klass, name = method
+        return TableEntry(key, at, qualname_of(klass), name)
+    value = infer_unique(handler)
+    if isinstance(value, nodes.FunctionDef) and isinstance(value.parent, nodes.Module):
+        return TableEntry(key, at, None, qualname_of(value))
+    return (
+        f"has a value for {key!r} at line {handler.lineno} ({handler.as_string()[:60]!r}) "
+        "that is not a method's name, a method or a module-level function"
+    )
+
+
+def _method_named(
+    handler: nodes.NodeNG, owner: nodes.Module | nodes.ClassDef
+) -> tuple[nodes.ClassDef, str] | None:
+    """The class and method name *handler* refers to: ``self.m`` in the owner's
+    ``__init__``, ``m`` defined in the owner's body, or ``Class.m``."""
+    if isinstance(owner, nodes.ClassDef):
+        if (
+            isinstance(handler, nodes.Attribute)
+            and isinstance(handler.expr, nodes.Name)
+            and handler.expr.name == "self"
+            and _in_init(handler, owner)
+        ):
+            return owner, handler.attrname
+        if isinstance(handler, nodes.Name) and handler.scope() is owner:
+            defined = owner.locals.get(handler.name, [])
+            if defined and all(isinstance(d, nodes.FunctionDef) for d in defined):
+                return owner, handler.name
+    if isinstance(handler, nodes.Attribute):
+        holder = infer_unique(handler.expr)
+        values = inferred_values(handler)
+        # astroid gives a class's function, read from the class, as an UnboundMethod.
+        if (
+            isinstance(holder, nodes.ClassDef)
+            and len(values) == 1
+            and isinstance(values[0], bases.UnboundMethod)
+        ):
+            return holder, handler.attrname
+    return None

@@ -1,0 +1,312 @@
+"""Handler tables (a surface's ``tables``): a dict literal whose keys are the names a
+worker answers and whose values name the handlers. Each form of table and of entry is a
+small project written here, analysed in-process; what each must give is written by hand
+beside it. The end-to-end modes run on tests/fixtures/real_layout (tests/test_modes.py),
+whose ``utility`` surface answers from a table."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from support import project, run_check
+
+from pylint_rpcsurface import engine
+from pylint_rpcsurface.config import ConfigError, load_config
+from pylint_rpcsurface.model import Analysis
+
+PYPROJECT = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+method = "send"
+waits = true
+
+[[tool.rpcsurface.dispatch]]
+method = "call_func"
+waits = true
+
+[[tool.rpcsurface.surface]]
+name = "utility"
+callers = ["pkg.engine.Engine"]
+tables = ["{table}"]
+{extra}
+"""
+
+# The caller sends a, b (with one argument) and c.
+ENGINE = """\
+class Engine:
+    def __init__(self, client):
+        self.client = client
+
+    def run(self):
+        self.client.send("a")
+        self.client.send("b", 1)
+        return self.client.send("c")
+"""
+
+
+def _analyse(tmp_path: Path, handlers: str, table: str, extra: str = "") -> tuple[Analysis, Path]:
+    files = {
+        "pyproject.toml": PYPROJECT.format(table=table, extra=extra),
+        "pkg/__init__.py": "",
+        "pkg/engine.py": ENGINE,
+        "pkg/handlers.py": handlers,
+    }
+    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
+    return engine.analyse(load_config(root / "pyproject.toml")), root
+
+
+def _found(analysis: Analysis, root: Path) -> set[tuple[str, int, str]]:
+    return {
+        (os.path.relpath(f.location.path, root), f.location.line, f.symbol)
+        for f in analysis.all_findings()
+    }
+
+
+UNANSWERED_C = ("pkg/engine.py", 8, "rpc-unanswered")
+
+FORMS = {
+    "class attribute, str values": (
+        """\
+        from typing import ClassVar
+
+
+        class Handler:
+            TABLE: ClassVar[dict[str, str]] = {"a": "on_a", "b": "on_b"}
+
+            def on_a(self):
+                return 1
+
+            def on_b(self, x):
+                return x
+        """,
+        "pkg.handlers.Handler.TABLE",
+        {UNANSWERED_C},
+    ),
+    "a str naming a method the class inherits": (
+        """\
+        class Base:
+            def on_a(self):
+                return 1
+
+
+        class Handler(Base):
+            TABLE = {"a": "on_a", "b": "on_b", "c": "on_c"}
+
+            def on_b(self, x):
+                return x
+
+            def on_c(self):
+                return 3
+        """,
+        "pkg.handlers.Handler.TABLE",
+        set(),
+    ),
+    "a str naming a method the class lacks": (
+        """\
+        class Handler:
+            TABLE = {
+                "a": "on_a",
+                "b": "on_bee",
+            }
+
+            def on_a(self):
+                return 1
+        """,
+        "pkg.handlers.Handler.TABLE",
+        {UNANSWERED_C, ("pkg/handlers.py", 4, "rpc-table-handler-missing")},
+    ),
+    "methods defined in the class body, by name": (
+        """\
+        class Handler:
+            def on_a(self):
+                return 1
+
+            def on_b(self):
+                return 2
+
+            TABLE = {"a": on_a, "b": on_b, "c": on_a}
+        """,
+        "pkg.handlers.Handler.TABLE",
+        # b is sent one argument, but on_b takes none.
+        {("pkg/engine.py", 7, "rpc-handler-signature")},
+    ),
+    "an instance attribute of bound methods, made in __init__": (
+        """\
+        class Handler:
+            def __init__(self):
+                self.table = {"a": self.on_a, "c": self.on_c}
+
+            def on_a(self):
+                return 1
+
+            def on_c(self):
+                return 3
+        """,
+        "pkg.handlers.Handler.table",
+        {("pkg/engine.py", 7, "rpc-unanswered")},
+    ),
+    "a module constant of functions and Class.method references": (
+        """\
+        def on_a():
+            return 1
+
+
+        class Other:
+            def on_b(self, x):
+                return x
+
+
+        TABLE = {"a": on_a, "b": Other.on_b}
+        """,
+        "pkg.handlers.TABLE",
+        {UNANSWERED_C},
+    ),
+}
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_a_table_answers_its_keys(tmp_path: Path, form: str) -> None:
+    handlers, table, expected = FORMS[form]
+    analysis, root = _analyse(tmp_path, handlers, table)
+    assert analysis.config_errors == ()
+    assert _found(analysis, root) == expected
+
+
+REFUSED = {
+    "built by a comprehension": (
+        'NAMES = ("a", "b")\nTABLE = {n: "on_" + n for n in NAMES}\n',
+        "not a dict literal",
+    ),
+    "an item assigned later": (
+        'def on_a():\n    return 1\n\n\nTABLE = {"a": on_a}\nTABLE["b"] = on_a\n',
+        "is changed after it is made, at line 6",
+    ),
+    "updated by a method": (
+        'def on_a():\n    return 1\n\n\nTABLE = {"a": on_a}\n\n\ndef grow():\n'
+        "    TABLE.update(b=on_a)\n",
+        "is changed after it is made, at line 9",
+    ),
+    "a key that is no str literal": (
+        'def on_a():\n    return 1\n\n\nKEY = "a"\nTABLE = {KEY: on_a}\n',
+        "has a key that is not a str literal at line 6",
+    ),
+    "unpacking another mapping": (
+        'def on_a():\n    return 1\n\n\nBASE = {"a": on_a}\nTABLE = {**BASE, "b": on_a}\n',
+        "unpacks another mapping at line 6",
+    ),
+    "a str value outside a class": (
+        'TABLE = {"a": "on_a"}\n',
+        "by a str at line 1",
+    ),
+    "bound twice": (
+        'def on_a():\n    return 1\n\n\nTABLE = {"a": on_a}\nTABLE = {"b": on_a}\n',
+        "is bound 2 times in module pkg.handlers (lines 5, 6)",
+    ),
+    "a value that names no handler": (
+        'TABLE = {"a": lambda: 1}\n',
+        "that is not a method's name, a method or a module-level function",
+    ),
+    "not defined": ('OTHER = {"a": 1}\n', "is not defined in module pkg.handlers"),
+}
+
+
+@pytest.mark.parametrize("shape", list(REFUSED))
+def test_a_table_that_cant_be_read_is_a_configuration_error_naming_the_entry(
+    tmp_path: Path, shape: str
+) -> None:
+    handlers, phrase = REFUSED[shape]
+    analysis, _ = _analyse(tmp_path, handlers, "pkg.handlers.TABLE")
+    (error,) = analysis.config_errors
+    assert error.key == "tool.rpcsurface.surface[0].tables[0]", error
+    assert "but 'pkg.handlers.TABLE' " in error.problem, error.problem
+    assert phrase in error.problem, error.problem
+
+
+HANDLER_CLASS = """\
+class Handler:
+    TABLE = {"a": "on_a", "b": "on_b", "c": "on_c"}
+
+    def on_a(self):
+        return 1
+
+    def on_b(self, x):
+        return x
+
+    def on_c(self):
+        return 3
+"""
+
+
+def test_a_surface_judges_only_the_dispatch_methods_it_names(tmp_path: Path) -> None:
+    engine_text = ENGINE.replace(
+        '        return self.client.send("c")\n',
+        '        self.client.call_func("forward")\n        return self.client.send("c")\n',
+    )
+    files = {
+        "pyproject.toml": PYPROJECT.format(table="pkg.handlers.Handler.TABLE", extra=""),
+        "pkg/__init__.py": "",
+        "pkg/engine.py": engine_text,
+        "pkg/handlers.py": HANDLER_CLASS,
+    }
+    root = Path(os.path.realpath(project(tmp_path / "every", files)))
+    analysis = engine.analyse(load_config(root / "pyproject.toml"))
+    # Without dispatch, the call_func call is this surface's too: the table lacks it.
+    assert _found(analysis, root) == {("pkg/engine.py", 8, "rpc-unanswered")}
+    files["pyproject.toml"] = PYPROJECT.format(
+        table="pkg.handlers.Handler.TABLE", extra='dispatch = ["send"]'
+    )
+    root = Path(os.path.realpath(project(tmp_path / "send", files)))
+    assert _found(engine.analyse(load_config(root / "pyproject.toml")), root) == set()
+
+
+def test_a_dispatch_method_no_dispatch_table_declares_is_a_configuration_error(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "pyproject.toml": PYPROJECT.format(
+            table="pkg.handlers.Handler.TABLE", extra='dispatch = ["send", "sned"]'
+        ),
+        "pkg/handlers.py": HANDLER_CLASS,
+    }
+    root = project(tmp_path / "proj", files)
+    with pytest.raises(ConfigError) as raised:
+        load_config(root / "pyproject.toml")
+    assert raised.value.key == "tool.rpcsurface.surface[0].dispatch[1]"
+    assert "'call_func', 'send'" in raised.value.problem
+
+
+def test_a_surface_needs_handlers_or_tables(tmp_path: Path) -> None:
+    text = PYPROJECT.format(table="x.Y", extra="").replace('tables = ["x.Y"]\n', "")
+    root = project(tmp_path / "proj", {"pyproject.toml": text})
+    with pytest.raises(ConfigError) as raised:
+        load_config(root / "pyproject.toml")
+    assert raised.value.key == "tool.rpcsurface.surface[0]"
+    assert "'handlers' (or 'tables')" in raised.value.problem
+
+
+def test_the_store_gives_the_cold_answer_after_the_table_is_edited(tmp_path: Path) -> None:
+    """The table is read from its module's body: an entry renamed must be seen warm."""
+    handlers = HANDLER_CLASS.replace('"c": "on_c"', '"c": "on_see"')
+    files = {
+        "pyproject.toml": PYPROJECT.format(table="pkg.handlers.Handler.TABLE", extra=""),
+        "pkg/__init__.py": "",
+        "pkg/engine.py": ENGINE,
+        "pkg/handlers.py": handlers,
+    }
+    root = project(tmp_path / "proj", files)
+    first = run_check(root)
+    assert first.returncode == 1, first
+    assert "rpc-table-handler-missing" in first.stdout, first
+    (root / "pkg" / "handlers.py").write_text(HANDLER_CLASS, encoding="utf-8")
+    warm, cold = run_check(root), run_check(root, "--no-cache")
+    assert (warm.returncode, warm.stdout) == (cold.returncode, cold.stdout) == (0, "")
+    # And back: the method renamed away again.
+    (root / "pkg" / "handlers.py").write_text(
+        HANDLER_CLASS.replace("def on_c(", "def on_cc("), encoding="utf-8"
+    )
+    warm, cold = run_check(root), run_check(root, "--no-cache")
+    assert (warm.returncode, warm.stdout) == (cold.returncode, cold.stdout)
+    assert "rpc-table-handler-missing" in warm.stdout
