@@ -21,6 +21,7 @@ from pylint_rpcsurface.analysis.inference import (
     infer_unique,
     inferred_values,
     location_of,
+    name_bindings,
 )
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Sent
@@ -295,10 +296,10 @@ def _bindings(name: nodes.Name, proof: _Proof) -> tuple[nodes.FunctionDef | None
     later binding, or on the next turn of the loop), it may see every binding the
     function has. A ``nonlocal`` of the name in a nested function may rebind it where
     no binding of the function shows: nothing is proved then."""
-    try:
-        function, found = name.lookup(name.name)
-    except (AttributeError, KeyError, ValueError):
+    looked_up = name_bindings(name)
+    if looked_up is None:
         return None, []
+    function, found = looked_up
     if not isinstance(function, nodes.FunctionDef) or not found:
         return None, []
     if proof.rebound_nonlocally(function, name.name):
@@ -445,11 +446,8 @@ def _no_name_given(name: nodes.Name) -> bool:
 
 
 def _binding_function(name: nodes.Name) -> nodes.NodeNG | None:
-    try:
-        scope, _ = name.lookup(name.name)
-    except (AttributeError, KeyError, ValueError):
-        return None
-    return scope
+    looked_up = name_bindings(name)
+    return None if looked_up is None else looked_up[0]
 
 
 def _called(node: nodes.NodeNG, top: nodes.NodeNG) -> bool:

@@ -8,7 +8,7 @@ from typing import TypeGuard
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.branches import live_bindings
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, name_bindings
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.analysis.reads import ReadRecorder, Reads
 from pylint_rpcsurface.model import Answers
@@ -225,11 +225,10 @@ def _base_expressions(cls: nodes.ClassDef) -> list[nodes.NodeNG]:
 
 def _live_class_named(name: nodes.Name) -> nodes.NodeNG | None:
     """The one class *name* is bound to by the bindings that can run, or None."""
-    try:
-        _, bindings = name.lookup(name.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+    looked_up = name_bindings(name)
+    if looked_up is None:
         return None
-    found = one_live_class(live_bindings(list(bindings)))
+    found = one_live_class(live_bindings(looked_up[1]))
     return found if isinstance(found, nodes.ClassDef) else None
 
 

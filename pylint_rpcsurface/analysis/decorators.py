@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.handlers import can_complete, own_returns
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
+from pylint_rpcsurface.analysis.inference import infer_unique, name_bindings
 
 _BUILTIN = ("staticmethod", "classmethod")
 
@@ -54,10 +54,10 @@ def qualified_name(node: nodes.NodeNG) -> str | None:
         node = node.expr
     if not isinstance(node, nodes.Name):
         return None
-    try:
-        _, bindings = node.lookup(node.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+    looked_up = name_bindings(node)
+    if looked_up is None:
         return None
+    bindings = looked_up[1]
     if len(bindings) != 1:
         return None
     binding = bindings[0]

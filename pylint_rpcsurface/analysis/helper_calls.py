@@ -15,7 +15,11 @@ from typing import TypeVar
 from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.broadcasts import Code, calls_in
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values, location_of
+from pylint_rpcsurface.analysis.inference import (
+    inferred_values,
+    location_of,
+    name_bindings,
+)
 from pylint_rpcsurface.model import HelperStep
 from pylint_rpcsurface.sources import SourceTree
 
@@ -170,11 +174,8 @@ def _bindings(name: nodes.Name | None) -> list[nodes.NodeNG] | None:
     """What *name* may be bound to where it is used (astroid's look-up), or None."""
     if name is None:
         return None
-    try:
-        _, bindings = name.lookup(name.name)
-    except INFERENCE_ERRORS:
-        return None
-    return list(bindings)
+    looked_up = name_bindings(name)
+    return None if looked_up is None else looked_up[1]
 
 
 def _only_python_itself(name: nodes.Name | None, tree: SourceTree, hops: int) -> bool:

@@ -20,6 +20,16 @@ from pylint_rpcsurface.sources import real
 INFERENCE_ERRORS = (astroid.AstroidError, RecursionError, StopIteration, ValueError, TypeError)
 
 
+def name_bindings(name: nodes.Name) -> tuple[nodes.NodeNG, list[nodes.NodeNG]] | None:
+    """The scope *name* is bound in and its bindings there, as astroid's look-up gives
+    them; None when the look-up fails (a name no scope binds, a broken tree)."""
+    try:
+        scope, bindings = name.lookup(name.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return None
+    return scope, list(bindings)
+
+
 def inferred_values(node: nodes.NodeNG) -> list[InferenceResult]:
     """Every value astroid infers *node* to; none when inference fails, which, like an
     empty answer, proves nothing."""

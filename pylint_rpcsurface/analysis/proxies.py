@@ -19,19 +19,25 @@ name is unknown (``rpc`` None), reported as such by the rules.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
+from typing import TypeVar
 
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.broadcasts import unpacked_by, waiter_of
 from pylint_rpcsurface.analysis.classes import binds_at_class_level
 from pylint_rpcsurface.analysis.decorators import qualified_name
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.analysis.inference import (
+    infer_unique,
+    location_of,
+    name_bindings,
+)
 from pylint_rpcsurface.analysis.syntax import builtin_call
 from pylint_rpcsurface.model import ProxyCall, Sent
 
 __all__ = ["exposed_names", "proxy_calls", "receivers_in"]
 
+_T = TypeVar("_T", bound=Hashable)
 _MAX_DEPTH = 16  # how many bindings deep a local is followed back to a receiver
 _NO_RECEIVER = ""
 _RAY_GET = frozenset({"ray.get"})  # the waiter of a Ray object ref
@@ -188,24 +194,14 @@ def _local_member(name: nodes.Name, receivers: frozenset[str], depth: int) -> _R
     binding from anything else, or two bindings that read different members."""
     if depth > _MAX_DEPTH:
         return None
-    try:
-        _, bindings = name.lookup(name.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
-        return None
-    reads: set[_Read] = set()
-    for binding in bindings:
+
+    def read(binding: nodes.AssignName) -> _Read | None:
         parent = binding.parent
-        if not (
-            isinstance(binding, nodes.AssignName)
-            and isinstance(parent, nodes.Assign)
-            and parent.targets == [binding]
-        ):
+        if not isinstance(parent, nodes.Assign) or parent.targets != [binding]:
             return None
-        read = _read_member(parent.value, receivers, depth + 1)
-        if read is None:
-            return None
-        reads.add(read)
-    return reads.pop() if len(reads) == 1 else None
+        return _read_member(parent.value, receivers, depth + 1)
+
+    return _every_binding(name, read)
 
 
 def _receiver_of(node: nodes.NodeNG, receivers: frozenset[str], depth: int) -> str | None:
@@ -225,18 +221,26 @@ def _receiver_of(node: nodes.NodeNG, receivers: frozenset[str], depth: int) -> s
 
 def _local_receiver(name: nodes.Name, receivers: frozenset[str], depth: int) -> str | None:
     """The receiver every binding of the local *name* takes its value from, or None."""
-    try:
-        _, bindings = name.lookup(name.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+    return _every_binding(name, lambda binding: _binding_receiver(binding, receivers, depth + 1))
+
+
+def _every_binding(
+    name: nodes.Name, value_of: Callable[[nodes.AssignName], _T | None]
+) -> _T | None:
+    """The one value *value_of* gives for every binding of the local *name*, or None: a
+    binding that is no assignment (a parameter, an import, a def), one it gives None
+    for, or two bindings that give different values (nothing is proved then)."""
+    looked_up = name_bindings(name)
+    if looked_up is None:
         return None
-    found: set[str] = set()
-    for binding in bindings:
+    found: set[_T] = set()
+    for binding in looked_up[1]:
         if not isinstance(binding, nodes.AssignName):
-            return None  # a parameter, an import, a def: not a proxy we can prove
-        receiver = _binding_receiver(binding, receivers, depth + 1)
-        if receiver is None:
             return None
-        found.add(receiver)
+        value = value_of(binding)
+        if value is None:
+            return None
+        found.add(value)
     return found.pop() if len(found) == 1 else None
 
 

@@ -29,7 +29,11 @@ from collections.abc import Callable, Iterator, Sequence
 
 from astroid import bases, nodes
 
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, inferred_values
+from pylint_rpcsurface.analysis.inference import (
+    infer_unique,
+    inferred_values,
+    name_bindings,
+)
 from pylint_rpcsurface.analysis.proxies import proxy_calls
 from pylint_rpcsurface.analysis.syntax import builtin_call
 from pylint_rpcsurface.model import ProxyCall
@@ -54,16 +58,6 @@ Construction = tuple[nodes.Call, nodes.ClassDef]
 def _positional(arguments: nodes.Arguments) -> list[nodes.AssignName]:
     """The parameters *arguments* takes by position, ``self`` (if any) included."""
     return [*(arguments.posonlyargs or []), *(arguments.args or [])]
-
-
-def _lookup(node: nodes.Name) -> tuple[nodes.NodeNG, list[nodes.NodeNG]] | None:
-    """The scope *node*'s name is bound in and its bindings there; None when the look-up
-    fails."""
-    try:
-        scope, bindings = node.lookup(node.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
-        return None
-    return scope, list(bindings)
 
 
 def init_of(order: list[nodes.ClassDef]) -> nodes.FunctionDef | None:
@@ -220,7 +214,7 @@ def _constructions(
 def _own_self(node: nodes.NodeNG, group_of: Callable[[nodes.ClassDef], bool]) -> bool:
     """Whether *node* names the first parameter of a method of a group class (nested
     functions in it included: :func:`method_needs` follows their self calls too)."""
-    looked_up = _lookup(node) if isinstance(node, nodes.Name) else None
+    looked_up = name_bindings(node) if isinstance(node, nodes.Name) else None
     if looked_up is None:
         return False
     _, bindings = looked_up
@@ -258,7 +252,7 @@ def _receiver_groups(
     over a list (directly, or as ``zip``'s or ``enumerate``'s argument) a group is
     displayed in or appended to."""
     found = _groups_among(inferred_values(node), group_of)
-    looked_up = _lookup(node) if not found and isinstance(node, nodes.Name) else None
+    looked_up = name_bindings(node) if not found and isinstance(node, nodes.Name) else None
     if looked_up is None:
         return found
     for binding in looked_up[1]:
@@ -352,7 +346,7 @@ def _elements(node: nodes.NodeNG) -> list[nodes.NodeNG]:
     displays assigned to it, and the arguments of its ``append`` calls in its scope."""
     if isinstance(node, (nodes.List, nodes.Tuple, nodes.Set)):
         return [elt for elt in node.elts if isinstance(elt, nodes.NodeNG)]
-    if not isinstance(node, nodes.Name) or (looked_up := _lookup(node)) is None:
+    if not isinstance(node, nodes.Name) or (looked_up := name_bindings(node)) is None:
         return []
     scope, bindings = looked_up
     found: list[nodes.NodeNG] = []
@@ -381,7 +375,7 @@ def _held(
     if group is not None:
         assert isinstance(node, nodes.Call)
         return [(node, group)]
-    looked_up = _lookup(node) if isinstance(node, nodes.Name) else None
+    looked_up = name_bindings(node) if isinstance(node, nodes.Name) else None
     if looked_up is None:
         return []
     found: list[Construction] = []

@@ -18,7 +18,11 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.branches import can_run, live_bindings
 from pylint_rpcsurface.analysis.classes import ClassIndex
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.analysis.inference import (
+    infer_unique,
+    location_of,
+    name_bindings,
+)
 from pylint_rpcsurface.analysis.modules import definition_name
 from pylint_rpcsurface.model import Location
 
@@ -114,11 +118,10 @@ def _why_it_may_be_a_caller(
     for base in cls.bases:
         if not isinstance(base, nodes.Name):
             continue
-        try:
-            _, bindings = base.lookup(base.name)
-        except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        looked_up = name_bindings(base)
+        if looked_up is None:
             continue
-        live = live_bindings(list(bindings))
+        live = live_bindings(looked_up[1])
         if len(live) < 2:
             continue  # one binding: the MRO followed it
         for binding in live:

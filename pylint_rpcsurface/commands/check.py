@@ -16,11 +16,9 @@ from typing import TextIO
 from pylint_rpcsurface.commands.projects import (
     Scope,
     UsageError,
-    cache_option,
-    config_option,
     exit_status,
     messages_control,
-    messages_control_option,
+    project_options,
     scopes,
     shown,
 )
@@ -44,7 +42,7 @@ def add_parser(
         "in those files and folders. Exit status: 0 clean, 1 findings, 2 usage or "
         "configuration error (a registry that can't be read included).",
     )
-    check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to report on")
+    project_options(check, "files or folders to report on")
     check.add_argument(
         "--format",
         choices=("text", "json", "sarif"),
@@ -52,9 +50,6 @@ def add_parser(
         help="output format (text); sarif is SARIF 2.1.0 for code scanning, with 1-based "
         "columns counted in UTF-16 code units",
     )
-    messages_control_option(check)
-    config_option(check)
-    cache_option(check)
     return check
 
 

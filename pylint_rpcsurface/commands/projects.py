@@ -73,6 +73,15 @@ class Scope:
         )
 
 
+def project_options(command: argparse.ArgumentParser, paths_help: str) -> None:
+    """What every command that reads projects takes: the paths, pylint's ``--enable`` and
+    ``--disable``, ``--config`` and ``--no-cache``."""
+    command.add_argument("paths", nargs="*", metavar="PATH", help=paths_help)
+    messages_control_option(command)
+    config_option(command)
+    cache_option(command)
+
+
 def config_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--config",

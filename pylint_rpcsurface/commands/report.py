@@ -27,12 +27,10 @@ from pylint_rpcsurface import rules
 from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
     EXIT_ERROR,
-    cache_option,
-    config_option,
     configs,
     facts,
     messages_control,
-    messages_control_option,
+    project_options,
 )
 from pylint_rpcsurface.model import (
     CallerBroadcast,
@@ -117,18 +115,13 @@ def add_parser(
         "for a usage or configuration error (a registry that can't be read included: the "
         "tables are still printed).",
     )
-    report_command.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files or folders of projects"
-    )
+    project_options(report_command, "files or folders of projects")
     report_command.add_argument(
         "--format",
         choices=("text", "json", "markdown"),
         default="text",
         help="output format (text); markdown is for pull request comments",
     )
-    config_option(report_command)
-    cache_option(report_command)
-    messages_control_option(report_command)
     return report_command
 
 

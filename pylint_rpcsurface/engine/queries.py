@@ -40,7 +40,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from astroid import nodes
 
@@ -87,6 +87,8 @@ from pylint_rpcsurface.model import (
 from pylint_rpcsurface.sources import SourceTree
 
 __all__ = ["GroupUntied", "GroupUse", "Queries", "Ref", "Resolved"]
+
+_Read = TypeVar("_Read", Registry, Table)
 
 
 @dataclass(frozen=True)
@@ -193,28 +195,17 @@ class Queries:
         return _as_resolved(plain)
 
     def registry(self, dotted: str) -> Registry | str:
-        modname = dotted.rpartition(".")[0]
-
-        def compute() -> Registry | tuple[str, str]:
+        def read() -> Registry | str:
             alone = self._registry_alone(dotted)
             if alone is not None:
                 return alone
             located = self.index.resolve_module_attribute(dotted)
             if isinstance(located, str):
-                return ("unresolved", located)  # tagged: no other piece is this shape
+                return located
             module, attribute = located
-            registry = read_registry(module, attribute, dotted)
-            return registry if isinstance(registry, Registry) else ("unresolved", registry)
+            return read_registry(module, attribute, dotted)
 
-        value = self.pieces.piece(
-            "registry",
-            (dotted,),
-            self._modules_of(modname),
-            compute,
-            Registry | tuple[str, str],
-            own=BODY,
-        )
-        return value if isinstance(value, Registry) else str(value[1])
+        return self._read_or_why("registry", dotted, dotted.rpartition(".")[0], read, Registry)
 
     def table(self, dotted: str) -> Table | str:
         """The handler table *dotted* names (:func:`read_table`), or why it can't be read:
@@ -222,30 +213,35 @@ class Queries:
         constant."""
         owner_name, _, attribute = dotted.rpartition(".")
 
-        def compute() -> Table | tuple[str, str]:
-            owner: nodes.Module | nodes.ClassDef
+        def read() -> Table | str:
+            owner: nodes.Module | nodes.ClassDef | str
             if self.store.tree.locate(owner_name):
                 located = self.index.resolve_module_attribute(dotted)
-                if isinstance(located, str):
-                    return ("unresolved", located)
-                owner = located[0]
+                owner = located if isinstance(located, str) else located[0]
             else:
-                klass = self.index.resolve(owner_name)
-                if isinstance(klass, str):
-                    return ("unresolved", klass)
-                owner = klass
+                owner = self.index.resolve(owner_name)
+            if isinstance(owner, str):
+                return owner
             table = read_table(owner, attribute, dotted, self.index.qualname)
-            return table if isinstance(table, Table) else ("unresolved", f"'{dotted}' {table}")
+            return table if isinstance(table, Table) else f"'{dotted}' {table}"
+
+        return self._read_or_why("table", dotted, owner_name, read, Table)
+
+    def _read_or_why(
+        self, kind: str, dotted: str, module: str, read: Callable[[], _Read | str], cls: type[_Read]
+    ) -> _Read | str:
+        """The piece *kind* of the definition *dotted* in (or under) *module*, read whole:
+        what *read* gives, or the reason it can't (a str), stored tagged
+        ``("unresolved", reason)`` so that no other piece has its shape."""
+
+        def compute() -> _Read | tuple[str, str]:
+            value = read()
+            return ("unresolved", value) if isinstance(value, str) else value
 
         value = self.pieces.piece(
-            "table",
-            (dotted,),
-            self._modules_of(owner_name),
-            compute,
-            Table | tuple[str, str],
-            own=BODY,
+            kind, (dotted,), self._modules_of(module), compute, cls | tuple[str, str], own=BODY
         )
-        return value if isinstance(value, Table) else str(value[1])
+        return str(value[1]) if isinstance(value, tuple) else value
 
     def _registry_alone(self, dotted: str) -> Registry | None:
         """The registry read from its own statement (:func:`read_registry_alone`), when

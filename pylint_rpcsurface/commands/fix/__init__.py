@@ -24,12 +24,10 @@ from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
-    cache_option,
-    config_option,
     configs,
     facts,
     messages_control,
-    messages_control_option,
+    project_options,
     shown,
 )
 
@@ -52,9 +50,7 @@ def add_parser(
         "change or all written; 1 with --diff when changes are pending; 2 for a usage or "
         "configuration error, or a refused registry.",
     )
-    fix_command.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files or folders of projects"
-    )
+    project_options(fix_command, "files or folders of projects")
     fix_command.add_argument(
         "--diff", action="store_true", help="print a unified diff and write nothing"
     )
@@ -63,9 +59,6 @@ def add_parser(
         action="store_true",
         help="write a registry file even if it is read-only (it stays read-only)",
     )
-    config_option(fix_command)
-    cache_option(fix_command)
-    messages_control_option(fix_command)
     return fix_command
 
 
