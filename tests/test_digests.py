@@ -132,3 +132,27 @@ def test_a_module_that_does_not_parse_changes_with_any_byte() -> None:
     assert levels["body"] == levels["interface"]
     assert spans == {}
     assert module_digests(broken + "# x\n")[0] != levels
+
+
+# str.splitlines also breaks at these, Python's tokenizer does not: in a string or a
+# comment they are text, and they move no line of the syntax tree.
+NOT_PYTHON_LINE_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+CALLER = 'def run(mgr):\n    mgr.call_func("alpha")\n    mgr.call_func("beta")\n'
+
+
+@pytest.mark.parametrize("char", NOT_PYTHON_LINE_BREAKS, ids=lambda c: f"U+{ord(c):04X}")
+def test_a_function_digest_is_of_its_own_lines_after_a_character_splitlines_breaks_at(
+    char: str,
+) -> None:
+    """A function's digest is of its lines as Python counts them: a form feed or a
+    separator in a string or a comment before it shifted str.splitlines' lines, so the
+    digest was of the lines above and an edit of the function's last line kept it (the
+    warm run reused the stale facts: `rpcsurface check` reported the name it no longer
+    broadcast)."""
+    text = f'X = "a{char}b"  # c{char}d\n\n\n' + CALLER
+    levels, spans = module_digests(text)
+    plain, _ = module_digests('X = "ab"  # cd\n\n\n' + CALLER)
+    assert spans["run"] == ((4, 6),)
+    assert levels["def run"] == plain["def run"]
+    edited, _ = module_digests(text.replace('"beta"', '"gamma"'))
+    assert edited["def run"] != levels["def run"]
