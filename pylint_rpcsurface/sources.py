@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import stat
 import tempfile
 import tokenize
@@ -400,3 +401,15 @@ def write_atomically(target: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+# Python's lines: it breaks only at \r\n, \r and \n. str.splitlines also breaks at a
+# form feed, \x0b, \x1c-\x1e, \x85, U+2028 and U+2029, which in a string or a comment are
+# text: the syntax tree's line numbers do not count them.
+_PYTHON_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
+def python_lines(text: str) -> list[str]:
+    """*text*'s lines as Python numbers them, each with its line break (and an empty one
+    last): ``python_lines(text)[n - 1]`` is line *n* of the syntax tree."""
+    return _PYTHON_LINE.findall(text)

@@ -20,7 +20,7 @@ from astroid.builder import AstroidBuilder
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.analysis.registry_literal import CONSTRUCTORS, assigned_value, str_literals
 from pylint_rpcsurface.model import Location, Registry, RegistryElement
-from pylint_rpcsurface.sources import as_identifiers
+from pylint_rpcsurface.sources import as_identifiers, python_lines
 
 _CONSTRUCTORS = frozenset(f"builtins.{name}" for name in CONSTRUCTORS)
 _MAX_DEPTH = 40
@@ -80,10 +80,6 @@ def read_registry(module: nodes.Module, attribute: str, qualname: str) -> Regist
     return Registry(qualname, target_at, tuple(elements))
 
 
-# One line as Python counts them: up to \r\n, \r or \n (or the end of the text).
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
-
-
 def read_registry_alone(
     text: str, path: str, modname: str, attribute: str, qualname: str
 ) -> Registry | None:
@@ -115,7 +111,7 @@ def read_registry_alone(
     )
     if statement is None or statement.col_offset != 0 or statement.end_lineno is None:
         return None
-    lines = _LINE.findall(text)  # Python's lines, not str.splitlines' (\x0c, \u2028...)
+    lines = python_lines(text)
     kept = range(statement.lineno - 1, statement.end_lineno)
     alone = "".join(line if number in kept else "\n" for number, line in enumerate(lines))
     return read_registry_text(alone, path, modname, attribute, qualname)

@@ -22,17 +22,13 @@ from __future__ import annotations
 import ast
 import hashlib
 import pickle
-import re
+
+from pylint_rpcsurface.sources import python_lines
 
 __all__ = ["DIGEST_FILENAME", "ModuleDigests", "module_digests"]
 
 # The file name the parse for digests gives: it is no build of the module, and says so.
 DIGEST_FILENAME = "<rpcsurface digests>"
-
-# Python's lines (as analysis/registry.py splits them), not str.splitlines', which also
-# breaks at a form feed, \x0b, \x1c-\x1e, \x85, U+2028 and U+2029: in a string or a
-# comment these are text, and the syntax tree's line numbers do not count them.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 
 # A module version's digests by level ("body", "interface", "def Q" for the code of the
 # function or method Q, "class C" and "member C.N" for a top-level class C's members),
@@ -49,7 +45,7 @@ def module_digests(text: str) -> ModuleDigests:
     try:
         tree = ast.parse(text, DIGEST_FILENAME)
         levels = {"body": hashlib.sha256(pickle.dumps(tree, protocol=5)).hexdigest()}
-        spans = _definitions(tree.body, "", _LINE.findall(text), levels)
+        spans = _definitions(tree.body, "", python_lines(text), levels)
         _cut_bodies(tree.body)
         _split_classes(tree, levels)
         levels["interface"] = _hash(ast.dump(tree))
