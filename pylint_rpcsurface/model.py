@@ -54,6 +54,9 @@ class Broadcast:
     drops_none: bool = False  # the dispatch form's drops-none
     shared_reply_queue: bool = False  # the dispatch form's shared-reply-queue
     unknown_name: str = "skipped"  # the dispatch form's unknown-name: "skipped" or "raises"
+    # The name is an enum member (``rpc`` is ``<enum's qualified name>.<member>``), not a
+    # str: no registry of str names lists it.
+    enum_key: bool = False
 
     @property
     def wait_state(self) -> str:

@@ -191,7 +191,7 @@ REFUSED = {
     ),
     "a key that is no str literal": (
         'def on_a():\n    return 1\n\n\nKEY = "a"\nTABLE = {KEY: on_a}\n',
-        "has a key that is not a str literal at line 6",
+        "has a key that is neither a str literal nor an enum member at line 6",
     ),
     "unpacking another mapping": (
         'def on_a():\n    return 1\n\n\nBASE = {"a": on_a}\nTABLE = {**BASE, "b": on_a}\n',
@@ -310,3 +310,92 @@ def test_the_store_gives_the_cold_answer_after_the_table_is_edited(tmp_path: Pat
     warm, cold = run_check(root), run_check(root, "--no-cache")
     assert (warm.returncode, warm.stdout) == (cold.returncode, cold.stdout)
     assert "rpc-table-handler-missing" in warm.stdout
+
+
+KINDS = """\
+import enum
+
+
+class Kind(enum.Enum):
+    A = enum.auto()
+    B = enum.auto()
+    C = enum.auto()
+
+    def describe(self):
+        return self.name
+"""
+
+ENUM_ENGINE = """\
+from pkg.kinds import Kind
+
+
+class Engine:
+    def __init__(self, client):
+        self.client = client
+
+    def run(self):
+        self.client.send(Kind.A)
+        self.client.send(Kind.B, 1)
+        return self.client.send(Kind.C)
+"""
+
+ENUM_HANDLERS = """\
+from pkg.kinds import Kind
+
+
+class Handler:
+    TABLE = {Kind.A: "on_a", Kind.B: "on_b"}
+
+    def on_a(self):
+        return 1
+
+    def on_b(self, x):
+        return x
+"""
+
+
+def _enum_project(tmp_path: Path, extra: str = "", **files: str) -> tuple[Analysis, Path]:
+    written = {
+        "pyproject.toml": PYPROJECT.format(table="pkg.handlers.Handler.TABLE", extra=extra),
+        "pkg/__init__.py": "",
+        "pkg/kinds.py": KINDS,
+        "pkg/engine.py": ENUM_ENGINE,
+        "pkg/handlers.py": ENUM_HANDLERS,
+        **files,
+    }
+    root = Path(os.path.realpath(project(tmp_path / "proj", written)))
+    return engine.analyse(load_config(root / "pyproject.toml")), root
+
+
+def test_an_enum_keyed_table_answers_the_members_sent(tmp_path: Path) -> None:
+    analysis, root = _enum_project(tmp_path)
+    assert analysis.config_errors == ()
+    assert _found(analysis, root) == {("pkg/engine.py", 11, "rpc-unanswered")}
+    (unanswered,) = analysis.all_findings()
+    assert unanswered.args[0] == "pkg.kinds.Kind.C"  # the member, by its enum's full name
+
+
+def test_an_enum_member_sent_to_handler_classes_stays_unknown(tmp_path: Path) -> None:
+    """A handler class is looked up by a str: which one a member stands for is not read."""
+    text = PYPROJECT.format(table="x", extra="").replace(
+        'tables = ["x"]', 'handlers = ["pkg.handlers.Handler"]'
+    )
+    analysis, root = _enum_project(tmp_path, **{"pyproject.toml": text})
+    assert _found(analysis, root) == {
+        ("pkg/engine.py", line, "rpc-name-uninferable") for line in (9, 10, 11)
+    }
+
+
+def test_a_method_of_the_enum_is_no_key(tmp_path: Path) -> None:
+    handlers = ENUM_HANDLERS.replace("Kind.B: ", "Kind.describe: ")
+    analysis, _ = _enum_project(tmp_path, **{"pkg/handlers.py": handlers})
+    (error,) = analysis.config_errors
+    assert "has a key that is neither a str literal nor an enum member at line 5" in error.problem
+
+
+def test_no_registry_of_names_is_asked_to_list_an_enum_member(tmp_path: Path) -> None:
+    kinds = KINDS + "\n\nLISTED = ()\n"
+    analysis, root = _enum_project(
+        tmp_path, extra='registry = "pkg.kinds.LISTED"', **{"pkg/kinds.py": kinds}
+    )
+    assert _found(analysis, root) == {("pkg/engine.py", 11, "rpc-unanswered")}

@@ -18,6 +18,7 @@ from astroid import bases, nodes
 from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import (
     INFERENCE_ERRORS,
+    enum_member_key,
     infer_unique,
     inferred_values,
     location_of,
@@ -160,6 +161,7 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
     """The facts of one dispatch call: its RPC name and whether it waits, by inference."""
     call_at = location_of(call) or fallback
     name_node = _name_argument(call, form)
+    enum_key = False
     if name_node is None:
         rpc, name_at, name_source = None, call_at, call.as_string()
     else:
@@ -169,6 +171,9 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
         rpc = (
             value.value if isinstance(value, nodes.Const) and isinstance(value.value, str) else None
         )
+        if rpc is None:
+            rpc = enum_member_key(name_node)
+            enum_key = rpc is not None
     waited, wait_at, wait_source = _wait_flag(call, form)
     return Broadcast(
         call=call_at,
@@ -184,6 +189,7 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
         drops_none=form.drops_none,
         shared_reply_queue=form.shared_reply_queue,
         unknown_name=form.unknown_name,
+        enum_key=enum_key,
     )
 
 

@@ -78,3 +78,35 @@ def location_of(node: nodes.NodeNG) -> Location | None:
             position.end_col_offset,
         )
     return Location(path, node.lineno, node.col_offset or 0, node.end_lineno, node.end_col_offset)
+
+
+# The enum classes of the standard library that a key's enum class may derive from.
+_ENUM_BASES = frozenset(
+    f"enum.{name}" for name in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum")
+)
+
+
+def enum_member_key(node: nodes.NodeNG) -> str | None:
+    """The key an enum member written ``E.M`` stands for, ``<E's qualified name>.M``, when
+    *E* infers to one enum class that binds *M* to a value; None for anything else (a
+    name bound to a member, a method of the enum, an enum that does not infer)."""
+    if not isinstance(node, nodes.Attribute):
+        return None
+    klass = infer_unique(node.expr)
+    if not isinstance(klass, nodes.ClassDef):
+        return None
+    try:
+        ancestors = {ancestor.qname() for ancestor in klass.ancestors()}
+    except INFERENCE_ERRORS:
+        return None
+    if not ancestors & _ENUM_BASES:
+        return None
+    # astroid's enum brain binds each member to an instance it makes, whose parent is the
+    # member's assignment; a method or a bare annotation is no member.
+    bindings = klass.locals.get(node.attrname, [])
+    assigned = [getattr(b, "parent", None) for b in bindings]
+    if not assigned or not all(
+        isinstance(a, (nodes.Assign, nodes.AnnAssign)) and a.value is not None for a in assigned
+    ):
+        return None
+    return f"{klass.qname()}.{node.attrname}"

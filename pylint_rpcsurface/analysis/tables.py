@@ -24,7 +24,12 @@ from typing import cast
 
 from astroid import bases, nodes
 
-from pylint_rpcsurface.analysis.inference import infer_unique, inferred_values, location_of
+from pylint_rpcsurface.analysis.inference import (
+    enum_member_key,
+    infer_unique,
+    inferred_values,
+    location_of,
+)
 from pylint_rpcsurface.model import Location, Table, TableEntry
 
 __all__ = ["read_table"]
@@ -66,15 +71,18 @@ def read_table(
             return f"has an entry at line {key.lineno} whose value is not written"
         if isinstance(key, nodes.DictUnpack):
             return f"unpacks another mapping at line {handler.lineno}: its keys are not written"
-        if not isinstance(key, nodes.Const) or not isinstance(key.value, str):
+        if not isinstance(key, nodes.NodeNG):
+            return f"has an entry at line {handler.lineno} whose key is not written"
+        name = key.value if isinstance(key, nodes.Const) else enum_member_key(key)
+        if not isinstance(name, str):
             return (
-                f"has a key that is not a str literal at line {key.lineno} "
-                f"({key.as_string()[:60]!r}; enum-member and class keys are not read yet)"
+                f"has a key that is neither a str literal nor an enum member at line "
+                f"{key.lineno} ({key.as_string()[:60]!r}; class keys are not read yet)"
             )
-        entry = _entry(key.value, handler, owner, qualname_of)
+        entry = _entry(name, handler, owner, qualname_of)
         if isinstance(entry, str):
             return entry
-        entries[key.value] = entry  # a repeated key: the dict keeps the last
+        entries[name] = entry  # a repeated key: the dict keeps the last
     at = location_of(target) or Location(owner.root().file or "", 1, 0, None, None)
     return Table(qualname, at, tuple(entries.values()))
 

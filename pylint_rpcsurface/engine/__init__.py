@@ -614,6 +614,10 @@ class _Run:
                 if sent_by and broadcast.method not in sent_by:
                     continue  # another dispatch's call: another surface judges it
                 site = replace(broadcast, via=())
+                if broadcast.enum_key and not surface.tables:
+                    # Only a table is keyed by enum members; a handler's getattr takes a
+                    # str (a StrEnum member's value, which is not read): not known.
+                    site = replace(site, rpc=None, enum_key=False)
                 callers_by_site[site].add(name)
                 known = chains.get(site)
                 if known is None or chain_order(broadcast.via) < chain_order(known):

@@ -89,16 +89,10 @@ class RegistryEquation:
 def registry_equation(surface: SurfaceFacts) -> RegistryEquation:
     """The registry equation of *surface*, and what keeps it from being known exactly."""
     handlers, bases = surface.handlers, surface.base_handlers
-    waited = frozenset(
-        s.broadcast.rpc
-        for s in surface.broadcasts
-        if s.broadcast.waited is True and s.broadcast.rpc is not None
-    )
-    maybe_waited = frozenset(
-        s.broadcast.rpc
-        for s in surface.broadcasts
-        if s.broadcast.waited is None and s.broadcast.rpc is not None
-    )
+    # An enum member is no str: a registry of names never lists it.
+    named = [s.broadcast for s in surface.broadcasts if not s.broadcast.enum_key]
+    waited = frozenset(b.rpc for b in named if b.waited is True and b.rpc is not None)
+    maybe_waited = frozenset(b.rpc for b in named if b.waited is None and b.rpc is not None)
     unknown_wait = any(
         s.broadcast.rpc is None and s.broadcast.waited is not False for s in surface.broadcasts
     )
