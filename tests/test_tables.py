@@ -148,6 +148,29 @@ FORMS = {
         "pkg.handlers.Handler.table",
         {("pkg/engine.py", 7, "rpc-unanswered")},
     ),
+    "a method that binds each key with one call": (
+        """\
+        class Manager:
+            def bind_func(self, key, handler):
+                return key, handler
+
+
+        class Handler:
+            def _bind(self):
+                manager = Manager()
+                manager.bind_func("a", self.on_a)
+                manager.bind_func("b", self.on_b)
+                return manager
+
+            def on_a(self):
+                return 1
+
+            def on_b(self, x):
+                return x
+        """,
+        "pkg.handlers.Handler._bind",
+        {UNANSWERED_C},
+    ),
     "a module constant of functions and Class.method references": (
         """\
         def on_a():
@@ -208,6 +231,21 @@ REFUSED = {
     "a value that names no handler": (
         'TABLE = {"a": lambda: 1}\n',
         "that is not a method's name, a method or a module-level function",
+    ),
+    "a function binding a key under a condition": (
+        'def on_a():\n    return 1\n\n\ndef TABLE(manager, flag):\n    manager.bind("b", on_a)\n'
+        '    if flag:\n        manager.bind("a", on_a)\n',
+        "binds 'a' at line 8 inside a block or an expression",
+    ),
+    "a function binding with two methods": (
+        'def on_a():\n    return 1\n\n\ndef TABLE(manager):\n    manager.bind("a", on_a)\n'
+        '    manager.register("b", on_a)\n',
+        "binds with bind() and with register() (line 7)",
+    ),
+    "a function that binds no key": (
+        "def TABLE(manager, pairs):\n    for key, handler in pairs:\n"
+        "        manager.bind(key, handler)\n",
+        "is a function that binds no key",
     ),
     "not defined": ('OTHER = {"a": 1}\n', "is not defined in module pkg.handlers"),
 }

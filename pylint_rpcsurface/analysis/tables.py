@@ -4,12 +4,17 @@ An engine that looks the handler up in a table (``handler = self._HANDLERS[name]
 ``getattr(self, handler)()``) answers exactly the table's keys. A ``tables`` entry of a
 surface names such a dict: a module constant, a class attribute (``ClassVar``
 annotations allowed), or an instance attribute its class's ``__init__`` assigns once. Its
-keys must be str literals; its values name the handlers:
+keys must be str literals or enum members; its values name the handlers:
 
 - a str: the name of a method of the table's class;
-- a reference to a method: ``self.method`` (an instance attribute's table), a method
+- a reference to a method: ``self.method`` (in a method of the class), a method
   defined earlier in the class body, or ``Class.method``;
 - a module-level function.
+
+A ``tables`` entry may also name a function or method that makes the table by binding
+each key with one call of one method, ``manager.bind_func(RequestType.ADD, self._on_add)``
+(LMDeploy's engine): each such call is an entry, and each must be a statement of the
+function's own body, so that every one of them runs.
 
 Nothing here guesses: a table that is bound more than once, is not a dict display, is
 changed after it is made (``TABLE[key] = ...``, ``TABLE.update(...)``), or holds a key
@@ -48,6 +53,9 @@ def read_table(
     """The table *owner* binds to *attribute* (configured as *qualname*), or why it
     can't be read: a phrase that follows the configured name (``is not a dict
     literal...``)."""
+    defined = owner.locals.get(attribute, [])
+    if len(defined) == 1 and isinstance(defined[0], nodes.FunctionDef):
+        return _bound_by_calls(defined[0], owner, qualname, qualname_of)
     bound = _binding(owner, attribute)
     if isinstance(bound, str):
         return bound
@@ -73,8 +81,8 @@ def read_table(
             return f"unpacks another mapping at line {handler.lineno}: its keys are not written"
         if not isinstance(key, nodes.NodeNG):
             return f"has an entry at line {handler.lineno} whose key is not written"
-        name = key.value if isinstance(key, nodes.Const) else enum_member_key(key)
-        if not isinstance(name, str):
+        name = _key(key)
+        if name is None:
             return (
                 f"has a key that is neither a str literal nor an enum member at line "
                 f"{key.lineno} ({key.as_string()[:60]!r}; class keys are not read yet)"
@@ -84,6 +92,55 @@ def read_table(
             return entry
         entries[name] = entry  # a repeated key: the dict keeps the last
     at = location_of(target) or Location(owner.root().file or "", 1, 0, None, None)
+    return Table(qualname, at, tuple(entries.values()))
+
+
+def _key(node: nodes.NodeNG) -> str | None:
+    """The name a key written *node* stands for: a str literal's value, or an enum
+    member's key (:func:`enum_member_key`); None for anything else."""
+    if isinstance(node, nodes.Const):
+        return node.value if isinstance(node.value, str) else None
+    return enum_member_key(node)
+
+
+def _bound_by_calls(
+    function: nodes.FunctionDef,
+    owner: nodes.Module | nodes.ClassDef,
+    qualname: str,
+    qualname_of: QualnameOf,
+) -> Table | str:
+    """The table a function makes by binding each key with one call of one method,
+    ``manager.bind_func(RequestType.ADD_SESSION, self._on_add_session)``: every call in
+    it whose two positional arguments are a key and something else. Each must be a
+    statement of the function's own body, so that every one runs; the handler is read
+    as a table's value is."""
+    entries: dict[str, TableEntry] = {}
+    binder: str | None = None
+    for call in function.nodes_of_class(nodes.Call):
+        if len(call.args) != 2 or call.keywords or not isinstance(call.func, nodes.Attribute):
+            continue
+        key = _key(call.args[0])
+        if key is None:
+            continue
+        line = call.lineno
+        if not (isinstance(call.parent, nodes.Expr) and call.parent.parent is function):
+            return (
+                f"binds {key!r} at line {line} inside a block or an expression: whether "
+                "it runs is not written"
+            )
+        if binder is not None and call.func.attrname != binder:
+            return f"binds with {binder}() and with {call.func.attrname}() (line {line})"
+        binder = call.func.attrname
+        entry = _entry(key, call.args[1], owner, qualname_of)
+        if isinstance(entry, str):
+            return entry
+        entries[key] = entry
+    if not entries:
+        return (
+            f"is a function that binds no key (a call <binder>(KEY, HANDLER) with a str "
+            f"literal or an enum member as KEY), at line {function.lineno}"
+        )
+    at = location_of(function) or Location(owner.root().file or "", 1, 0, None, None)
     return Table(qualname, at, tuple(entries.values()))
 
 
@@ -124,6 +181,15 @@ def _in_init(binding: nodes.NodeNG, owner: nodes.ClassDef) -> bool:
         and function.name == "__init__"
         and function.parent is owner
     )
+
+
+def _is_self(name: nodes.Name, owner: nodes.ClassDef) -> bool:
+    """Whether *name* is the first parameter of a method of *owner* it is written in."""
+    function = name.scope()
+    if not isinstance(function, nodes.FunctionDef) or function.parent is not owner:
+        return False
+    positional = [*(function.args.posonlyargs or []), *(function.args.args or [])]
+    return bool(positional) and positional[0].name == name.name and function.type == "method"
 
 
 def _changed_at(module: nodes.Module, attribute: str) -> nodes.NodeNG | None:
@@ -197,8 +263,7 @@ def _method_named(
         if (
             isinstance(handler, nodes.Attribute)
             and isinstance(handler.expr, nodes.Name)
-            and handler.expr.name == "self"
-            and _in_init(handler, owner)
+            and _is_self(handler.expr, owner)
         ):
             return owner, handler.attrname
         if isinstance(handler, nodes.Name) and handler.scope() is owner:
