@@ -437,3 +437,31 @@ def test_no_registry_of_names_is_asked_to_list_an_enum_member(tmp_path: Path) ->
         tmp_path, extra='registry = "pkg.kinds.LISTED"', **{"pkg/kinds.py": kinds}
     )
     assert _found(analysis, root) == {("pkg/engine.py", 11, "rpc-unanswered")}
+
+
+def test_the_store_gives_the_cold_answer_after_the_enum_is_edited(tmp_path: Path) -> None:
+    """The keys are read through the enum's module: a member renamed there must be seen
+    warm, in the table's piece and in the callers'."""
+    files = {
+        "pyproject.toml": PYPROJECT.format(table="pkg.handlers.Handler.TABLE", extra=""),
+        "pkg/__init__.py": "",
+        "pkg/kinds.py": KINDS,
+        "pkg/engine.py": ENUM_ENGINE,
+        "pkg/handlers.py": ENUM_HANDLERS,
+    }
+    root = project(tmp_path / "proj", files)
+    first = run_check(root)
+    assert first.returncode == 1, first
+    answers = {(first.returncode, first.stdout, first.stderr)}
+    for edit in (
+        KINDS.replace("    C = ", "    D = "),
+        KINDS.replace("    B = ", "    Bee = "),
+        KINDS,
+    ):
+        (root / "pkg" / "kinds.py").write_text(edit, encoding="utf-8")
+        warm, cold = run_check(root), run_check(root, "--no-cache")
+        answer = (cold.returncode, cold.stdout, cold.stderr)
+        assert (warm.returncode, warm.stdout, warm.stderr) == answer, edit
+        answers.add(answer)
+    # C gone: its send can't be read; B renamed: the table's key is no member; then back.
+    assert len(answers) == 3
