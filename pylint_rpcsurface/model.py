@@ -54,9 +54,13 @@ class Broadcast:
     drops_none: bool = False  # the dispatch form's drops-none
     shared_reply_queue: bool = False  # the dispatch form's shared-reply-queue
     unknown_name: str = "skipped"  # the dispatch form's unknown-name: "skipped" or "raises"
-    # The name is an enum member (``rpc`` is ``<enum's qualified name>.<member>``), not a
-    # str: no registry of str names lists it.
-    enum_key: bool = False
+    # What ``rpc`` is: a str name ("name"), an enum member ("enum": ``<enum's qualified
+    # name>.<member>``) or, with the dispatch's key = "type", the class of the request
+    # sent ("type": its qualified name). No registry of str names lists an enum or a type.
+    key_kind: str = "name"
+    # With "type": the class and its ancestors, qualified, in MRO order: a table keyed by
+    # any of them answers, as isinstance does.
+    key_classes: tuple[str, ...] = ()
 
     @property
     def wait_state(self) -> str:

@@ -234,7 +234,7 @@ def test_a_site_shared_by_two_surfaces_gets_one_uninferable_finding_naming_all_c
     findings = rules.findings([first, second])
     assert [f.symbol for f in findings] == ["rpc-name-uninferable"]
     # Every caller of the site, then the surfaces that give it (one message for them all).
-    assert findings[0].args[1] == (
+    assert findings[0].args[2] == (
         "DecodeEngineCore and PrefillEngineCore (in surfaces 'rapid' and 'other')"
     )
     assert findings[0].surfaces == ("rapid", "other")

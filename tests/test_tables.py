@@ -201,7 +201,7 @@ def test_a_table_answers_its_keys(tmp_path: Path, form: str) -> None:
 REFUSED = {
     "built by a comprehension": (
         'NAMES = ("a", "b")\nTABLE = {n: "on_" + n for n in NAMES}\n',
-        "not a dict literal",
+        "neither a dict literal nor a call of a list of (key, handler) pairs",
     ),
     "an item assigned later": (
         'def on_a():\n    return 1\n\n\nTABLE = {"a": on_a}\nTABLE["b"] = on_a\n',
@@ -214,7 +214,7 @@ REFUSED = {
     ),
     "a key that is no str literal": (
         'def on_a():\n    return 1\n\n\nKEY = "a"\nTABLE = {KEY: on_a}\n',
-        "has a key that is neither a str literal nor an enum member at line 6",
+        "has a key that is neither a str literal, an enum member nor a class at line 6",
     ),
     "unpacking another mapping": (
         'def on_a():\n    return 1\n\n\nBASE = {"a": on_a}\nTABLE = {**BASE, "b": on_a}\n',
@@ -428,7 +428,10 @@ def test_a_method_of_the_enum_is_no_key(tmp_path: Path) -> None:
     handlers = ENUM_HANDLERS.replace("Kind.B: ", "Kind.describe: ")
     analysis, _ = _enum_project(tmp_path, **{"pkg/handlers.py": handlers})
     (error,) = analysis.config_errors
-    assert "has a key that is neither a str literal nor an enum member at line 5" in error.problem
+    assert (
+        "has a key that is neither a str literal, an enum member nor a class at line 5"
+        in error.problem
+    )
 
 
 def test_no_registry_of_names_is_asked_to_list_an_enum_member(tmp_path: Path) -> None:
@@ -465,3 +468,124 @@ def test_the_store_gives_the_cold_answer_after_the_enum_is_edited(tmp_path: Path
         answers.add(answer)
     # C gone: its send can't be read; B renamed: the table's key is no member; then back.
     assert len(answers) == 3
+
+
+TYPE_PYPROJECT = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+method = "send_pyobj"
+key = "type"
+
+[[tool.rpcsurface.surface]]
+name = "requests"
+callers = ["pkg.client.Client"]
+tables = ["{table}"]
+"""
+
+REQUESTS = """\
+class AbortReq:
+    pass
+
+
+class SubAbort(AbortReq):
+    pass
+
+
+class FlushReq:
+    pass
+
+
+class Missing:
+    pass
+"""
+
+TYPE_SERVER = """\
+from pkg.reqs import AbortReq, FlushReq
+
+
+class Dispatcher:
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+
+class Server:
+    def __init__(self):
+        self._dispatcher = Dispatcher([(AbortReq, self.abort), (FlushReq, self.flush)])
+
+    def abort(self, req):
+        return req
+
+    def flush(self):
+        return None
+
+
+TABLE = {AbortReq: Server.abort}
+"""
+
+# One line per shape of request sent (the expected finding at each, by hand, in SENT).
+TYPE_CLIENT = """\
+from pkg.reqs import AbortReq, FlushReq, Missing, SubAbort
+
+
+class Client:
+    def __init__(self, sock):
+        self.sock = sock
+
+    def abort(self):
+        self.sock.send_pyobj(AbortReq())
+
+    def sub_abort(self):
+        req = SubAbort()
+        self.sock.send_pyobj(req)
+
+    def flush(self, obj: FlushReq):
+        self.sock.send_pyobj(obj)
+
+    def missing(self):
+        self.sock.send_pyobj(Missing())
+
+    def forward(self, obj):
+        self.sock.send_pyobj(obj)
+
+    def either(self, obj: "AbortReq | FlushReq"):
+        self.sock.send_pyobj(obj)
+"""
+
+SENT = {
+    # flush() takes no request: the handler is given the request itself.
+    ("pkg/client.py", 16, "rpc-handler-signature"),
+    ("pkg/client.py", 19, "rpc-unanswered"),  # no pair for Missing
+    ("pkg/client.py", 25, "rpc-name-uninferable"),  # a union: not one class
+    # AbortReq() answered; SubAbort by its base's pair, as isinstance answers; forward's
+    # unannotated parameter is a forwarding layer, not judged.
+}
+
+
+def _type_project(tmp_path: Path, table: str) -> tuple[Analysis, Path]:
+    files = {
+        "pyproject.toml": TYPE_PYPROJECT.format(table=table),
+        "pkg/__init__.py": "",
+        "pkg/reqs.py": REQUESTS,
+        "pkg/server.py": TYPE_SERVER,
+        "pkg/client.py": TYPE_CLIENT,
+    }
+    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
+    return engine.analyse(load_config(root / "pyproject.toml")), root
+
+
+def test_a_dispatcher_built_from_type_pairs_answers_by_type(tmp_path: Path) -> None:
+    analysis, root = _type_project(tmp_path, "pkg.server.Server._dispatcher")
+    assert analysis.config_errors == ()
+    assert _found(analysis, root) == SENT
+
+
+def test_a_dict_keyed_by_classes_answers_by_type(tmp_path: Path) -> None:
+    analysis, root = _type_project(tmp_path, "pkg.server.TABLE")
+    assert analysis.config_errors == ()
+    # Only AbortReq (and SubAbort, through it) is answered; flush's FlushReq is not.
+    assert _found(analysis, root) == {
+        ("pkg/client.py", 16, "rpc-unanswered"),
+        ("pkg/client.py", 19, "rpc-unanswered"),
+        ("pkg/client.py", 25, "rpc-name-uninferable"),
+    }

@@ -161,19 +161,27 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
     """The facts of one dispatch call: its RPC name and whether it waits, by inference."""
     call_at = location_of(call) or fallback
     name_node = _name_argument(call, form)
-    enum_key = False
+    key_kind = "name"
+    key_classes: tuple[str, ...] = ()
     if name_node is None:
         rpc, name_at, name_source = None, call_at, call.as_string()
     else:
         name_at = location_of(name_node) or call_at
         name_source = name_node.as_string()
-        value = None if isinstance(name_node, nodes.Starred) else infer_unique(name_node)
-        rpc = (
-            value.value if isinstance(value, nodes.Const) and isinstance(value.value, str) else None
-        )
-        if rpc is None:
-            rpc = enum_member_key(name_node)
-            enum_key = rpc is not None
+        if form.key_by == "type":
+            key_kind = "type"  # also when the class is not known: the message says so
+            key_classes = () if isinstance(name_node, nodes.Starred) else _sent_type(name_node)
+            rpc = key_classes[0] if key_classes else None
+        else:
+            value = None if isinstance(name_node, nodes.Starred) else infer_unique(name_node)
+            rpc = (
+                value.value
+                if isinstance(value, nodes.Const) and isinstance(value.value, str)
+                else None
+            )
+            if rpc is None:
+                rpc = enum_member_key(name_node)
+                key_kind = "name" if rpc is None else "enum"
     waited, wait_at, wait_source = _wait_flag(call, form)
     return Broadcast(
         call=call_at,
@@ -185,11 +193,79 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
         wait_at=wait_at,
         wait_source=wait_source,
         unpacked=unpacked_by(call),
-        sent=sent_arguments(call, form),
+        # With key = "type" the handler is given the request itself, its one argument.
+        sent=Sent(1, ()) if form.key_by == "type" else sent_arguments(call, form),
         drops_none=form.drops_none,
         shared_reply_queue=form.shared_reply_queue,
         unknown_name=form.unknown_name,
-        enum_key=enum_key,
+        key_kind=key_kind,
+        key_classes=key_classes,
+    )
+
+
+def _sent_type(node: nodes.NodeNG) -> tuple[str, ...]:
+    """With key = "type", the class of the request *node* sends and its ancestors,
+    qualified, in MRO order; empty when that is not one class: a construction
+    ``Req(...)``, a parameter annotated with one class and never rebound (the annotation
+    states what every caller passes), or a value astroid infers to one instance."""
+    klass = _annotated_class(node) if isinstance(node, nodes.Name) else None
+    if klass is None and isinstance(node, nodes.Call):
+        built = infer_unique(node.func)
+        klass = built if isinstance(built, nodes.ClassDef) else None
+    if klass is None:
+        values = inferred_values(node)
+        if len(values) == 1 and isinstance(values[0], bases.Instance):
+            proxied = values[0]._proxied  # pylint: disable=protected-access
+            klass = proxied if isinstance(proxied, nodes.ClassDef) else None
+    if klass is None or not _project_class(klass):
+        return ()
+    try:
+        order = klass.mro()
+    except (*INFERENCE_ERRORS, NotImplementedError):
+        order = [klass, *klass.ancestors()]
+    return tuple(dict.fromkeys(c.qname() for c in order if c.qname() != "builtins.object"))
+
+
+def _annotated_class(name: nodes.Name) -> nodes.ClassDef | None:
+    """The one class the parameter *name* is annotated with, by its name (not
+    ``Union[...]``, ``X | Y``, a string or a generic alias); None otherwise."""
+    annotation = _annotation(name)
+    if not isinstance(annotation, (nodes.Name, nodes.Attribute)):
+        return None
+    klass = infer_unique(annotation)
+    return klass if isinstance(klass, nodes.ClassDef) else None
+
+
+def _annotation(name: nodes.Name) -> nodes.NodeNG | None:
+    """The annotation of the parameter *name*, when its one binding is that parameter;
+    None for a local, a rebound or unannotated parameter."""
+    looked_up = name_bindings(name)
+    if looked_up is None or len(looked_up[1]) != 1:
+        return None
+    (binding,) = looked_up[1]
+    arguments = binding.parent
+    if not isinstance(binding, nodes.AssignName) or not isinstance(arguments, nodes.Arguments):
+        return None
+    for params, written in (
+        (arguments.posonlyargs, arguments.posonlyargs_annotations),
+        (arguments.args or [], arguments.annotations),
+        (arguments.kwonlyargs, arguments.kwonlyargs_annotations),
+    ):
+        for param, annotation in zip(params, written, strict=False):
+            if param is binding:
+                return annotation if isinstance(annotation, nodes.NodeNG) else None
+    return None
+
+
+def _project_class(klass: nodes.ClassDef) -> bool:
+    """Whether *klass* is a class written in a module, not one astroid's brains make up
+    (``typing.Union``'s) or a builtin: only such a class is a request's type."""
+    root = klass.root()
+    return (
+        isinstance(root, nodes.Module)
+        and bool(root.name)
+        and root.name not in ("builtins", "typing", "typing_extensions")
+        and location_of(klass) is not None
     )
 
 
@@ -204,6 +280,14 @@ def not_a_named_rpc(call: nodes.Call, form: DispatchForm) -> bool:
     """
     name_node = _name_argument(call, form)
     if name_node is None or isinstance(name_node, nodes.Starred):
+        return False
+    # With key = "type", an annotated parameter is a judged send: an annotation of one
+    # class states the type every caller passes; any other (a union) can't be read.
+    if (
+        form.key_by == "type"
+        and isinstance(name_node, nodes.Name)
+        and _annotation(name_node) is not None
+    ):
         return False
     if isinstance(name_node, nodes.Name) and _forwarded_parameter(name_node, _Proof()):
         return True

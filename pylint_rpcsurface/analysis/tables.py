@@ -61,10 +61,12 @@ def read_table(
         return bound
     target, value = bound
     line = target.lineno
-    if not isinstance(value, nodes.Dict):
+    pairs = _pairs(value)
+    if not isinstance(value, nodes.Dict) and pairs is None:
         return (
-            f"is assigned {value.as_string()[:60]!r} at line {line}, not a dict literal: "
-            "its entries can't be read without running the code"
+            f"is assigned {value.as_string()[:60]!r} at line {line}, neither a dict literal "
+            "nor a call of a list of (key, handler) pairs: its entries can't be read "
+            "without running the code"
         )
     changed = _changed_at(owner.root(), attribute)
     if changed is not None:
@@ -74,7 +76,8 @@ def read_table(
             "the code"
         )
     entries: dict[str, TableEntry] = {}
-    for key, handler in value.items:
+    items = pairs if pairs is not None else cast("nodes.Dict", value).items
+    for key, handler in items:
         if not isinstance(handler, nodes.NodeNG):
             return f"has an entry at line {key.lineno} whose value is not written"
         if isinstance(key, nodes.DictUnpack):
@@ -84,8 +87,8 @@ def read_table(
         name = _key(key)
         if name is None:
             return (
-                f"has a key that is neither a str literal nor an enum member at line "
-                f"{key.lineno} ({key.as_string()[:60]!r}; class keys are not read yet)"
+                f"has a key that is neither a str literal, an enum member nor a class at "
+                f"line {key.lineno} ({key.as_string()[:60]!r})"
             )
         entry = _entry(name, handler, owner, qualname_of)
         if isinstance(entry, str):
@@ -96,11 +99,39 @@ def read_table(
 
 
 def _key(node: nodes.NodeNG) -> str | None:
-    """The name a key written *node* stands for: a str literal's value, or an enum
-    member's key (:func:`enum_member_key`); None for anything else."""
+    """The name a key written *node* stands for: a str literal's value, an enum member's
+    key (:func:`enum_member_key`), or a class's qualified name (a key by type); None for
+    anything else."""
     if isinstance(node, nodes.Const):
         return node.value if isinstance(node.value, str) else None
-    return enum_member_key(node)
+    member = enum_member_key(node)
+    if member is not None:
+        return member
+    if isinstance(node, (nodes.Name, nodes.Attribute)):
+        klass = infer_unique(node)
+        if isinstance(klass, nodes.ClassDef):
+            return klass.qname()
+    return None
+
+
+def _pairs(value: nodes.NodeNG) -> list[tuple[nodes.NodeNG, nodes.NodeNG]] | None:
+    """The (key, handler) pairs of a call whose one argument is a list or tuple display
+    of pairs, ``TypeBasedDispatcher([(FlushCacheReqInput, self.flush_cache), ...])``; None
+    for any other value."""
+    if not isinstance(value, nodes.Call) or value.keywords or len(value.args) != 1:
+        return None
+    listed = value.args[0]
+    if not isinstance(listed, (nodes.List, nodes.Tuple)) or not listed.elts:
+        return None
+    pairs = []
+    for element in listed.elts:
+        if not isinstance(element, nodes.Tuple) or len(element.elts) != 2:
+            return None
+        key, handler = element.elts
+        if not isinstance(key, nodes.NodeNG) or not isinstance(handler, nodes.NodeNG):
+            return None
+        pairs.append((key, handler))
+    return pairs
 
 
 def _bound_by_calls(

@@ -210,6 +210,11 @@ class DispatchForm:
         default=(), shown="none", nonempty=True,
         help="instead of waits: the call waits when its result reaches one of these functions",
     )  # fmt: skip
+    key_by: str = toml_key(
+        "key", "choice", type='`"name"` or `"type"`', default="name", choices=("name", "type"),
+        help="what the name argument's value is: the RPC's name (a str or an enum member), "
+        "or a request whose class is the key",
+    )  # fmt: skip
     called_as: str = toml_key(
         "called-as", "choice", type='`"method"` or `"function"`', default="method",
         choices=CALLED_AS_VALUES,

@@ -607,17 +607,16 @@ class _Run:
         chains: dict[Broadcast, tuple[HelperStep, ...]] = {}
         callers_complete = not family.unknown
         sent_by = frozenset(surface.spec.dispatch)
+        table_keys = (
+            None if not surface.tables else {e.key for t in surface.tables for e in t.entries}
+        )
         for name, ref in members.items():
             broadcasts, complete = self.queries.broadcasts(name, ref)
             callers_complete = callers_complete and complete
             for broadcast in broadcasts:
                 if sent_by and broadcast.method not in sent_by:
                     continue  # another dispatch's call: another surface judges it
-                site = replace(broadcast, via=())
-                if broadcast.enum_key and not surface.tables:
-                    # Only a table is keyed by enum members; a handler's getattr takes a
-                    # str (a StrEnum member's value, which is not read): not known.
-                    site = replace(site, rpc=None, enum_key=False)
+                site = _keyed(replace(broadcast, via=()), table_keys)
                 callers_by_site[site].add(name)
                 known = chains.get(site)
                 if known is None or chain_order(broadcast.via) < chain_order(known):
@@ -718,6 +717,23 @@ def analyse_recording_failed_imports(
     with failed_imports_recorded(memo.failed_imports if memo is not None else None) as failed:
         analysis = analyse(config, overrides, memo, prebuilt, tree)
     return analysis, frozenset(failed)
+
+
+def _keyed(site: Broadcast, table_keys: set[str] | None) -> Broadcast:
+    """*site* with the key a surface judges it by. Only a table (*table_keys*; None when
+    the surface has none) is keyed by enum members or types: elsewhere such a key is not
+    known, since a handler's getattr takes a str (which str a StrEnum member is, is not
+    read). A type is answered by the first of its classes (itself, then its ancestors) a
+    table has, as isinstance answers."""
+    if site.key_kind == "name" or site.rpc is None:
+        return site
+    if table_keys is None:
+        return replace(site, rpc=None, key_kind="name", key_classes=())
+    if site.key_kind == "type":
+        answering = next((c for c in site.key_classes if c in table_keys), None)
+        if answering is not None:
+            return replace(site, rpc=answering)
+    return site
 
 
 def _required(

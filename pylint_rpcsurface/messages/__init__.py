@@ -154,8 +154,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
     MessageSpec(
         "W7706",
         "rpc-name-uninferable",
-        "%s does not infer to one str, so the RPC that %s broadcasts with %s() can't be checked",
-        "A caller's dispatch call whose RPC name is not one inferable str. The "
+        "%s does not infer to one %s, so the RPC that %s broadcasts with %s() can't be checked",
+        "A caller's dispatch call whose RPC name is not one inferable str (with the "
+        'dispatch\'s key = "type": whose request is not of one inferable class). The '
         "checker refuses to guess.",
         "Only a name known before the code runs can be checked against the handlers. An "
         "f-string, a parameter or a name chosen at run time hides the RPC: the checker "

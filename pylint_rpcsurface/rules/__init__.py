@@ -43,7 +43,7 @@ __all__ = [
 _JOINT = frozenset({"rpc-name-uninferable", "rpc-wait-uninferable"})
 # The argument the surfaces' names follow: the callers ("waited on by A"), or the
 # registry ("listed in pkg.RPCS"); the second argument of every text but this one's.
-_NAMED_AFTER = {"rpc-reply-arity": 2, "rpc-proxy-unanswered": 2}
+_NAMED_AFTER = {"rpc-reply-arity": 2, "rpc-proxy-unanswered": 2, "rpc-name-uninferable": 2}
 
 
 def surface_findings(surface: SurfaceFacts) -> list[Finding]:

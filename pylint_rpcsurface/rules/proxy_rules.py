@@ -79,7 +79,7 @@ def proxy_findings(proxy: ProxyFacts) -> list[Finding]:
                 Finding(
                     call.at,
                     "rpc-name-uninferable",
-                    (call.source, call.code, "getattr"),
+                    (call.source, "str", call.code, "getattr"),
                     "INFERENCE_FAILURE",
                 )
             )

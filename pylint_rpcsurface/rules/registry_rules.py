@@ -89,8 +89,8 @@ class RegistryEquation:
 def registry_equation(surface: SurfaceFacts) -> RegistryEquation:
     """The registry equation of *surface*, and what keeps it from being known exactly."""
     handlers, bases = surface.handlers, surface.base_handlers
-    # An enum member is no str: a registry of names never lists it.
-    named = [s.broadcast for s in surface.broadcasts if not s.broadcast.enum_key]
+    # An enum member or a request's type is no str: a registry of names never lists it.
+    named = [s.broadcast for s in surface.broadcasts if s.broadcast.key_kind == "name"]
     waited = frozenset(b.rpc for b in named if b.waited is True and b.rpc is not None)
     maybe_waited = frozenset(b.rpc for b in named if b.waited is None and b.rpc is not None)
     unknown_wait = any(
@@ -183,8 +183,15 @@ def _uninferable_sites(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
     for key, site in sites.items():
         symbol, location = key
         broadcast = site.broadcast
+        args: tuple[str, ...]
         if symbol == "rpc-name-uninferable":
-            args = (_quoted(broadcast.name_source), callers_list(callers[key]), broadcast.method)
+            kind = "class" if broadcast.key_kind == "type" else "str"
+            args = (
+                _quoted(broadcast.name_source),
+                kind,
+                callers_list(callers[key]),
+                broadcast.method,
+            )
         else:
             args = (str(broadcast.rpc), callers_list(callers[key]), str(broadcast.wait_source))
         findings.append(finding(location, symbol, args))
