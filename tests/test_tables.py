@@ -589,3 +589,100 @@ def test_a_dict_keyed_by_classes_answers_by_type(tmp_path: Path) -> None:
         ("pkg/client.py", 19, "rpc-unanswered"),
         ("pkg/client.py", 25, "rpc-name-uninferable"),
     }
+
+
+INSTANCE_PYPROJECT = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+instance-of = "pkg.client.Communicator"
+key = "type"
+waits = true
+
+[[tool.rpcsurface.surface]]
+name = "requests"
+callers = ["pkg.client.Client"]
+tables = ["pkg.server.Server._dispatcher"]
+"""
+
+INSTANCE_CLIENT = """\
+from pkg.reqs import AbortReq, FlushReq, Missing
+
+
+class Communicator:
+    def __init__(self, sock):
+        self.sock = sock
+
+    async def __call__(self, obj):
+        self.sock.send(obj)
+        return await self.sock.recv()
+
+
+class Fanout(Communicator):
+    pass
+
+
+class Client:
+    def __init__(self, sock):
+        self.flush_communicator = Communicator(sock)
+        self.missing_communicator = Fanout(sock)
+        self.other = len
+
+    async def flush(self, obj: FlushReq):
+        return await self.flush_communicator(obj)
+
+    async def missing(self):
+        return await self.missing_communicator(Missing())
+
+    async def abort(self):
+        local = Communicator(None)
+        return await local(AbortReq())
+
+    def not_one(self):
+        return self.other([1])
+"""
+
+
+def test_any_call_of_an_instance_of_the_class_sends(tmp_path: Path) -> None:
+    files = {
+        "pyproject.toml": INSTANCE_PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/reqs.py": REQUESTS,
+        "pkg/server.py": TYPE_SERVER,
+        "pkg/client.py": INSTANCE_CLIENT,
+    }
+    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
+    analysis = engine.analyse(load_config(root / "pyproject.toml"))
+    assert analysis.config_errors == ()
+    # flush: FlushReq's handler takes no request; missing: a subclass's instance sends too,
+    # and Missing has no pair; abort: a local instance, answered; len() sends nothing.
+    assert _found(analysis, root) == {
+        ("pkg/client.py", 24, "rpc-handler-signature"),
+        ("pkg/client.py", 27, "rpc-unanswered"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("form", "key", "problem"),
+    [
+        (
+            'method = "send"\ninstance-of = "pkg.client.Communicator"',
+            "tool.rpcsurface.dispatch[0].instance-of",
+            "expected either method or instance-of, got both",
+        ),
+        (
+            "waits = true",
+            "tool.rpcsurface.dispatch[0]",
+            "missing required key 'method' (or 'instance-of')",
+        ),
+    ],
+)
+def test_a_dispatch_needs_a_method_or_an_instance_class_but_not_both(
+    tmp_path: Path, form: str, key: str, problem: str
+) -> None:
+    text = f"[tool.rpcsurface]\n\n[[tool.rpcsurface.dispatch]]\n{form}\n"
+    root = project(tmp_path / "proj", {"pyproject.toml": text})
+    with pytest.raises(ConfigError) as raised:
+        load_config(root / "pyproject.toml")
+    assert raised.value.key == key
+    assert raised.value.problem == problem

@@ -148,6 +148,7 @@ def dispatch_calls(
 ) -> Iterator[tuple[nodes.Call, DispatchForm]]:
     """The calls in *code* that have a dispatch form's shape (*calls*: its
     :func:`calls_in`, when already known)."""
+    instance_forms = [form for form in forms.values() if form.instance_of]
     for call in calls_in(code) if calls is None else calls:
         if isinstance(call.func, nodes.Attribute) and call.func.attrname in forms:
             yield call, forms[call.func.attrname]
@@ -155,6 +156,37 @@ def dispatch_calls(
             form = forms[call.func.name]
             if form.called_as == "function":
                 yield call, form
+        elif instance_forms:
+            found = _instance_form(call, instance_forms)
+            if found is not None:
+                yield call, found
+
+
+def _instance_form(call: nodes.Call, forms: list[DispatchForm]) -> DispatchForm | None:
+    """The ``instance-of`` form whose class (or a subclass) *call* calls an instance of:
+    ``self.flush_cache_communicator(obj)``. Only a name or an attribute of a name is
+    inferred, and only in a module that binds the class's name (it defines or imports
+    it): where an instance is made, or annotated."""
+    func = call.func
+    if not (
+        isinstance(func, nodes.Name)
+        or (isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name))
+    ):
+        return None
+    module = call.root()
+    wanted = [f for f in forms if str(f.instance_of).rpartition(".")[2] in module.locals]
+    if not wanted:
+        return None
+    values = inferred_values(func)
+    if len(values) != 1 or not isinstance(values[0], bases.Instance):
+        return None
+    klass = values[0]._proxied  # pylint: disable=protected-access
+    if not isinstance(klass, nodes.ClassDef) or isinstance(values[0], nodes.NodeNG):
+        return None
+    for form in wanted:
+        if klass.qname() == form.instance_of or klass.is_subtype_of(str(form.instance_of)):
+            return form
+    return None
 
 
 def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> Broadcast:
@@ -186,7 +218,7 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
     return Broadcast(
         call=call_at,
         name_at=name_at,
-        method=form.method,
+        method=form.name,
         rpc=rpc,
         name_source=name_source,
         waited=waited,
@@ -207,8 +239,15 @@ def _sent_type(node: nodes.NodeNG) -> tuple[str, ...]:
     """With key = "type", the class of the request *node* sends and its ancestors,
     qualified, in MRO order; empty when that is not one class: a construction
     ``Req(...)``, a parameter annotated with one class and never rebound (the annotation
-    states what every caller passes), or a value astroid infers to one instance."""
+    states what every caller passes), an enum member (its enum), or a value astroid
+    infers to one instance."""
     klass = _annotated_class(node) if isinstance(node, nodes.Name) else None
+    if klass is None and enum_member_key(node) is not None:
+        # An enum member's type is its enum (astroid's brain gives the member a class of
+        # its own, which derives from enum.Enum but not from the project's enum).
+        assert isinstance(node, nodes.Attribute)
+        enum = infer_unique(node.expr)
+        klass = enum if isinstance(enum, nodes.ClassDef) else None
     if klass is None and isinstance(node, nodes.Call):
         built = infer_unique(node.func)
         klass = built if isinstance(built, nodes.ClassDef) else None

@@ -157,7 +157,8 @@ class DispatchForm:
     """One ``[[tool.rpcsurface.dispatch]]`` entry: a call that sends an RPC by name."""
 
     method: str = toml_key(
-        "method", "identifier", type=_IDENTIFIER, required=True,
+        "method", "identifier", type=_IDENTIFIER, default="",
+        shown="none; required unless [`instance-of`](#key-dispatch-instance-of) is set",
         help="the dispatch method: any call `<expr>.<method>(...)` sends an RPC by name",
     )  # fmt: skip
     waits: bool | str = toml_key(
@@ -220,6 +221,18 @@ class DispatchForm:
         choices=CALLED_AS_VALUES,
         help="whether a plain call `<method>(...)` is a dispatch too",
     )  # fmt: skip
+
+    instance_of: str | None = toml_key(
+        "instance-of", "dotted", type="str (fully qualified class name)", default=None,
+        shown="none; instead of [`method`](#key-dispatch-method)",
+        help="any call of an instance of this class (or a subclass) sends: `<instance>(...)`",
+    )  # fmt: skip
+
+    @property
+    def name(self) -> str:
+        """What the surfaces' ``dispatch`` and the messages call this form by: its method,
+        or the class whose instances' calls send."""
+        return self.method or str(self.instance_of)
 
     @property
     def call_keywords(self) -> frozenset[str]:
@@ -285,7 +298,8 @@ class SurfaceSpec:
         help="handler tables: each answers its keys, its values naming the handlers",
     )  # fmt: skip
     dispatch: tuple[str, ...] = toml_key(
-        "dispatch", "methods", type="list of str (methods of the dispatch tables)", default=(),
+        "dispatch", "methods", type="list of str (methods, or instance-of, of the dispatch tables)",
+        default=(),
         shown="none: every dispatch method",
         help="the dispatch methods whose calls this surface judges",
     )  # fmt: skip
@@ -607,12 +621,18 @@ class _Checker:
         forms = tuple(
             self.dispatch_form(item, f"{key}[{index}]") for index, item in enumerate(items)
         )
-        self.unique(forms, "method", "method")
+        self.unique(tuple(f for f in forms if f.method), "method", "method")
+        self.unique(tuple(f for f in forms if f.instance_of), "instance_of", "instance-of")
         return forms
 
     def dispatch_form(self, value: object, key: str) -> DispatchForm:
         """One dispatch table: each key read as declared, then the rules between keys."""
         table = self.table(value, key, DISPATCH_KEYS)
+        if "method" in table and "instance-of" in table:
+            # Which calls send, a method's or an instance's: both would be a guess.
+            self.fail(f"{key}.instance-of", "expected either method or instance-of, got both")
+        if "method" not in table and "instance-of" not in table:
+            self.fail(key, "missing required key 'method' (or 'instance-of')")
         read = self.read_all(table, DispatchForm, key)
         name_keyword = read["name_keyword"]
         if isinstance(read["waits"], str) and read["waits"] == name_keyword:
@@ -771,7 +791,13 @@ class _Checker:
         items = self.array(value, key, of="method names")
         if not items:
             self.fail(key, "expected a non-empty array of method names, got an empty array")
-        names = tuple(self.identifier(item, f"{key}[{index}]") for index, item in enumerate(items))
+        for index, item in enumerate(items):
+            if not (_is_identifier(item) or (isinstance(item, str) and _is_dotted(item))):
+                self.fail(
+                    f"{key}[{index}]",
+                    f"expected a method name or a dotted class name, got {_describe(item)}",
+                )
+        names = tuple(str(item) for item in items)
         self.no_duplicates(names, key)
         return names
 
@@ -780,14 +806,14 @@ class _Checker:
     ) -> None:
         """Refuse a surface's dispatch method that no dispatch table declares: its calls
         are never read, so the surface would judge nothing it names."""
-        known = {form.method for form in forms}
+        known = {form.name for form in forms}
         for surface in surfaces:
             for index, method in enumerate(surface.dispatch):
                 if method not in known:
                     declared = ", ".join(repr(m) for m in sorted(known)) or "none"
                     self.fail(
                         f"{surface.key}.dispatch[{index}]",
-                        f"expected the method of a [[{_TABLE_KEY}.dispatch]] table "
+                        f"expected the method or instance-of of a [[{_TABLE_KEY}.dispatch]] table "
                         f"({declared}), got {_describe(method)}",
                     )
 

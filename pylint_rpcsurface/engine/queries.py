@@ -126,7 +126,7 @@ class Queries:
         self.pieces = pieces
         self.store = pieces.store
         self.index = ClassIndex(self.store, pieces.reads)
-        forms = {form.method: form for form in config.dispatch}
+        forms = {form.name: form for form in config.dispatch}
         self.collector = BroadcastCollector(
             forms,
             self.index,
