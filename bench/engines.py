@@ -63,12 +63,20 @@ class Engine:
     version: str
     package: str  # the top-level import package the configuration names
     proxy_only: bool = False  # its configuration is proxy tables alone: run with --proxy only
+    label: str = ""  # for a second release of one distribution: its config's and verdicts' name
+
+    @property
+    def key(self) -> str:
+        """The configuration's file name and the verdicts' table: the label, or the name."""
+        return self.label or self.name
 
 
 ENGINES = (
     Engine("vllm", "0.7.3", "vllm"),
     Engine("lmdeploy", "0.7.3", "lmdeploy"),
     Engine("sglang", "0.4.6", "sglang"),
+    # The release before TypeBasedDispatcher: the scheduler answers by an isinstance chain.
+    Engine("sglang", "0.4.0", "sglang", label="sglang-0.4.0"),
     Engine("openrlhf", "0.7.0", "openrlhf"),
     # Ray-based RL frameworks for the proxy surfaces of issue 25
     Engine("verl", "0.4.1", "verl", proxy_only=True),
@@ -176,22 +184,22 @@ def check(root: Path, config: str) -> tuple[int, list[dict[str, object]], str]:
 
 
 def run_engine(engine: Engine, workdir: Path, proxy: bool = False) -> tuple[list[Found], list[str]]:
-    folder = workdir / engine.name
+    folder = workdir / engine.key
     (folder / "wheel").mkdir(parents=True)
     wheel = download(engine, folder / "wheel")
     count = extract_python(wheel, folder / "src")
     root = package_root(folder / "src", engine.package)
-    code, findings, stderr = check(root, config_text(engine.name, proxy))
+    code, findings, stderr = check(root, config_text(engine.key, proxy))
     problems = []
     if code not in (0, 1):
-        problems.append(f"{engine.name}: rpcsurface check exited {code}: {stderr.strip()}")
+        problems.append(f"{engine.key}: rpcsurface check exited {code}: {stderr.strip()}")
     print(
-        f"{engine.name} {engine.version}: {count} .py files, exit {code}, {len(findings)} findings",
+        f"{engine.key} {engine.version}: {count} .py files, exit {code}, {len(findings)} findings",
         file=sys.stderr,
     )
     found = [
         Found(
-            engine.name,
+            engine.key,
             str(item["path"]),
             int(str(item["line"])),
             str(item["symbol"]),
@@ -254,15 +262,15 @@ def render(
         "| Engine | Finding | Message | Verdict | Why |",
         "| --- | --- | --- | --- | --- |",
     ]
-    names = {engine.name for engine in engines}
+    names = {engine.key for engine in engines}
     for engine in engines:
-        mine = sorted((f for f in found if f.engine == engine.name), key=lambda f: f.key)
+        mine = sorted((f for f in found if f.engine == engine.key), key=lambda f: f.key)
         if not mine:
             rows.append(f"| {engine.name} {engine.version} | none | | | |")
         for item in mine:
-            verdict = verdicts.get(engine.name, {}).get(item.key)
+            verdict = verdicts.get(engine.key, {}).get(item.key)
             if verdict is None:
-                problems.append(f"{engine.name}: no verdict for {item.key}")
+                problems.append(f"{engine.key}: no verdict for {item.key}")
                 verdict = {"verdict": "UNCLASSIFIED", "why": ""}
             message = item.message.split(" (rpcsurface explain", 1)[0].replace("|", "\\|")
             rows.append(
@@ -300,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = ENGINES
     if args.engines:
         wanted = set(args.engines.split(","))
-        chosen = tuple(engine for engine in ENGINES if engine.name in wanted)
+        chosen = tuple(engine for engine in ENGINES if engine.key in wanted)
     if not args.proxy:
         for engine in chosen:
             if engine.proxy_only:

@@ -68,8 +68,8 @@ def test_the_table_needs_a_verdict_for_every_finding_and_a_finding_for_every_ver
 
 def test_every_engine_has_a_committed_configuration() -> None:
     for engine in engines.ENGINES:
-        assert (engines.CONFIGS / f"{engine.name}.toml").is_file(), engine.name
-    assert set(engines.load_verdicts()) <= {engine.name for engine in engines.ENGINES}
+        assert (engines.CONFIGS / f"{engine.key}.toml").is_file(), engine.key
+    assert set(engines.load_verdicts()) <= {engine.key for engine in engines.ENGINES}
 
 
 def test_the_proxy_tables_are_appended_only_with_proxy() -> None:

@@ -245,7 +245,7 @@ REFUSED = {
     "a function that binds no key": (
         "def TABLE(manager, pairs):\n    for key, handler in pairs:\n"
         "        manager.bind(key, handler)\n",
-        "is a function that binds no key",
+        "is a function that neither binds a key",
     ),
     "not defined": ('OTHER = {"a": 1}\n', "is not defined in module pkg.handlers"),
 }
@@ -686,3 +686,76 @@ def test_a_dispatch_needs_a_method_or_an_instance_class_but_not_both(
         load_config(root / "pyproject.toml")
     assert raised.value.key == key
     assert raised.value.problem == problem
+
+
+BRANCHES = """\
+from pkg.reqs import AbortReq, FlushReq, Missing
+
+
+class Server:
+    def process(self, recv_reqs):
+        for recv_req in recv_reqs:
+            if isinstance(recv_req, (AbortReq, FlushReq)):
+                payload = recv_req
+                if isinstance(payload, Missing):  # a test inside a branch: its handling
+                    continue
+                self.handle(recv_req)
+            else:
+                raise ValueError(recv_req)
+
+    def handle(self, req):
+        return req
+
+    def by_match(self, obj):
+        match obj:
+            case FlushReq():
+                return 1
+            case _:
+                raise ValueError(obj)
+"""
+
+
+@pytest.mark.parametrize(
+    ("table", "answered"),
+    [
+        # if/elif isinstance branches (a tuple of classes), inside the receiving loop.
+        ("pkg.server.Server.process", {"AbortReq", "FlushReq"}),
+        ("pkg.server.Server.by_match", {"FlushReq"}),  # match arms; case _ is the default
+    ],
+)
+def test_a_function_answers_the_types_its_branches_test(
+    tmp_path: Path, table: str, answered: set[str]
+) -> None:
+    files = {
+        "pyproject.toml": TYPE_PYPROJECT.format(table=table),
+        "pkg/__init__.py": "",
+        "pkg/reqs.py": REQUESTS,
+        "pkg/server.py": BRANCHES,
+        "pkg/client.py": TYPE_CLIENT,
+    }
+    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
+    analysis = engine.analyse(load_config(root / "pyproject.toml"))
+    assert analysis.config_errors == ()
+    # The client sends AbortReq (line 9), SubAbort (13, an AbortReq), FlushReq (16),
+    # Missing (19) and a union (25); a branch is no method: no signature is judged.
+    sent = {9: "AbortReq", 13: "AbortReq", 16: "FlushReq", 19: "Missing"}
+    unanswered = {
+        ("pkg/client.py", line, "rpc-unanswered")
+        for line, kind in sent.items()
+        if kind not in answered
+    }
+    assert _found(analysis, root) == unanswered | {("pkg/client.py", 25, "rpc-name-uninferable")}
+
+
+def test_a_type_test_that_is_no_class_is_a_configuration_error(tmp_path: Path) -> None:
+    server = BRANCHES.replace("(AbortReq, FlushReq)", "KINDS")
+    files = {
+        "pyproject.toml": TYPE_PYPROJECT.format(table="pkg.server.Server.process"),
+        "pkg/__init__.py": "",
+        "pkg/reqs.py": REQUESTS,
+        "pkg/server.py": server,
+        "pkg/client.py": TYPE_CLIENT,
+    }
+    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
+    (error,) = engine.analyse(load_config(root / "pyproject.toml")).config_errors
+    assert "answers by type at line 7, but 'KINDS' is not a class" in error.problem

@@ -21,6 +21,7 @@ from pylint_rpcsurface.analysis.inference import (
     enum_member_key,
     infer_unique,
     inferred_values,
+    is_enum,
     location_of,
     name_bindings,
 )
@@ -256,6 +257,17 @@ def _sent_type(node: nodes.NodeNG) -> tuple[str, ...]:
         if len(values) == 1 and isinstance(values[0], bases.Instance):
             proxied = values[0]._proxied  # pylint: disable=protected-access
             klass = proxied if isinstance(proxied, nodes.ClassDef) else None
+            # A member of an enum, through a name: astroid's brain makes it an instance
+            # of a class of its own, made in the member's assignment in the enum's body:
+            # its type is the enum.
+            owner = None if klass is None or klass.parent is None else klass.parent.scope()
+            if (
+                klass is not None
+                and isinstance(owner, nodes.ClassDef)
+                and klass.name in owner.locals
+                and is_enum(owner)
+            ):
+                klass = owner
     if klass is None or not _project_class(klass):
         return ()
     try:

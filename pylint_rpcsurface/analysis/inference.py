@@ -86,6 +86,14 @@ _ENUM_BASES = frozenset(
 )
 
 
+def is_enum(klass: nodes.ClassDef) -> bool:
+    """Whether *klass* derives from one of the standard library's enum classes."""
+    try:
+        return any(ancestor.qname() in _ENUM_BASES for ancestor in klass.ancestors())
+    except INFERENCE_ERRORS:
+        return False
+
+
 def enum_member_key(node: nodes.NodeNG) -> str | None:
     """The key an enum member written ``E.M`` stands for, ``<E's qualified name>.M``, when
     *E* infers to one enum class that binds *M* to a value; None for anything else (a
@@ -93,13 +101,7 @@ def enum_member_key(node: nodes.NodeNG) -> str | None:
     if not isinstance(node, nodes.Attribute):
         return None
     klass = infer_unique(node.expr)
-    if not isinstance(klass, nodes.ClassDef):
-        return None
-    try:
-        ancestors = {ancestor.qname() for ancestor in klass.ancestors()}
-    except INFERENCE_ERRORS:
-        return None
-    if not ancestors & _ENUM_BASES:
+    if not isinstance(klass, nodes.ClassDef) or not is_enum(klass):
         return None
     # astroid's enum brain binds each member to an instance it makes, whose parent is the
     # member's assignment; a method or a bare annotation is no member.

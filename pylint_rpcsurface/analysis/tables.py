@@ -35,6 +35,7 @@ from pylint_rpcsurface.analysis.inference import (
     inferred_values,
     location_of,
 )
+from pylint_rpcsurface.analysis.syntax import builtin_call
 from pylint_rpcsurface.model import Location, Table, TableEntry
 
 __all__ = ["read_table"]
@@ -140,11 +141,18 @@ def _bound_by_calls(
     qualname: str,
     qualname_of: QualnameOf,
 ) -> Table | str:
-    """The table a function makes by binding each key with one call of one method,
-    ``manager.bind_func(RequestType.ADD_SESSION, self._on_add_session)``: every call in
-    it whose two positional arguments are a key and something else. Each must be a
-    statement of the function's own body, so that every one runs; the handler is read
+    """The table a function is: the types it answers by its branches
+    (:func:`_type_branches`), or, with none, the keys it binds with one call each of one
+    method, ``manager.bind_func(RequestType.ADD_SESSION, self._on_add_session)``: every
+    call in it whose two positional arguments are a key and something else. Each must be
+    a statement of the function's own body, so that every one runs; the handler is read
     as a table's value is."""
+    branches = _type_branches(function)
+    if isinstance(branches, str) or branches:
+        at = location_of(function) or Location(owner.root().file or "", 1, 0, None, None)
+        return (
+            branches if isinstance(branches, str) else Table(qualname, at, tuple(branches.values()))
+        )
     entries: dict[str, TableEntry] = {}
     binder: str | None = None
     for call in function.nodes_of_class(nodes.Call):
@@ -168,11 +176,131 @@ def _bound_by_calls(
         entries[key] = entry
     if not entries:
         return (
-            f"is a function that binds no key (a call <binder>(KEY, HANDLER) with a str "
-            f"literal or an enum member as KEY), at line {function.lineno}"
+            f"is a function that neither binds a key (a call <binder>(KEY, HANDLER) with a "
+            "str literal, an enum member or a class as KEY) nor answers by type (if/elif "
+            f"isinstance(obj, T) branches, match obj: case T() arms), at line {function.lineno}"
         )
     at = location_of(function) or Location(owner.root().file or "", 1, 0, None, None)
     return Table(qualname, at, tuple(entries.values()))
+
+
+def _type_branches(function: nodes.FunctionDef) -> dict[str, TableEntry] | str:
+    """The types a function answers by its branches: each ``if``/``elif
+    isinstance(obj, T)`` (``T`` a class, or a tuple of classes) and each ``case T():`` of
+    a ``match obj:``, all on one name. A branch is its handler: an entry with no method
+    (never judged against the arguments). A test that is not one of these on that name
+    is the reason, as is a class that does not infer."""
+    entries: dict[str, TableEntry] = {}
+    subjects: set[str] = set()
+    heads = [
+        node
+        for node in function.nodes_of_class((nodes.If, nodes.Match))
+        if _branch_subject(node) is not None and not _is_elif(node)
+    ]
+    for head in heads:
+        if any(head is not other and _inside_branch(head, other) for other in heads):
+            continue  # a test inside a branch: part of that branch's handling
+        subjects.add(str(_branch_subject(head)))
+        for test, at in _chain_tests(head):
+            keys = _tested_classes(test)
+            if keys is None:
+                return (
+                    f"answers by type at line {at.line}, but {test.as_string()[:60]!r} is not "
+                    "a class, a tuple of classes or a class pattern"
+                )
+            for key in keys:
+                entries.setdefault(key, TableEntry(key, at, None, f"the branch at line {at.line}"))
+    if len(subjects) > 1:
+        names = ", ".join(sorted(subjects))
+        return f"tests the types of more than one name ({names}): which one is sent is not known"
+    return entries
+
+
+def _branch_subject(node: nodes.NodeNG) -> str | None:
+    """The name an ``if isinstance(name, ...)`` or a ``match name:`` tests."""
+    if isinstance(node, nodes.If):
+        test = node.test
+        if builtin_call(test, "isinstance", 2) and isinstance(test.args[0], nodes.Name):
+            return test.args[0].name
+        return None
+    if isinstance(node, nodes.Match) and isinstance(node.subject, nodes.Name):
+        return node.subject.name
+    return None
+
+
+def _is_elif(node: nodes.NodeNG) -> bool:
+    parent = node.parent
+    return isinstance(parent, nodes.If) and parent.orelse == [node]
+
+
+def _inside_branch(node: nodes.NodeNG, head: nodes.NodeNG) -> bool:
+    """Whether *node* is in the code of one of *head*'s branches (not its tests)."""
+    current = node.parent
+    while current is not None and current is not head:
+        current = current.parent
+    return current is head
+
+
+def _chain_tests(head: nodes.NodeNG) -> list[tuple[nodes.NodeNG, Location]]:
+    """The type tests of an ``if``/``elif`` chain or of a ``match``'s arms, each with its
+    place: the second argument of each isinstance, or each arm's pattern (a wildcard
+    ``case _:`` left out: it is the default)."""
+    found: list[tuple[nodes.NodeNG, Location]] = []
+    if isinstance(head, nodes.Match):
+        for case in head.cases:
+            pattern = case.pattern
+            if isinstance(pattern, nodes.MatchAs) and pattern.pattern is None:
+                continue
+            at = location_of(pattern)
+            if at is not None:
+                found.append((pattern, at))
+        return found
+    node: nodes.NodeNG | None = head
+    while isinstance(node, nodes.If):
+        test = node.test
+        if builtin_call(test, "isinstance", 2):
+            at = location_of(test)
+            tested = test.args[1]
+            if at is not None and isinstance(tested, nodes.NodeNG):
+                found.append((tested, at))
+        else:
+            at = location_of(test)
+            if at is not None:
+                found.append((test, at))  # not a type test: refused by its caller
+        node = (
+            node.orelse[0]
+            if len(node.orelse) == 1 and isinstance(node.orelse[0], nodes.If)
+            else None
+        )
+    return found
+
+
+def _tested_classes(test: nodes.NodeNG) -> list[str] | None:
+    """The classes a type test names: a class, a tuple of classes, a class pattern
+    ``T()`` or an or-pattern of them; None for anything else."""
+    if isinstance(test, nodes.MatchOr):
+        found: list[str] = []
+        for pattern in test.patterns:
+            classes = _tested_classes(pattern)
+            if classes is None:
+                return None
+            found.extend(classes)
+        return found
+    if isinstance(test, nodes.MatchClass):
+        test = test.cls
+    if isinstance(test, nodes.Tuple):
+        found = []
+        for element in test.elts:
+            classes = _tested_classes(element) if isinstance(element, nodes.NodeNG) else None
+            if classes is None:
+                return None
+            found.extend(classes)
+        return found
+    if isinstance(test, (nodes.Name, nodes.Attribute)):
+        klass = infer_unique(test)
+        if isinstance(klass, nodes.ClassDef):
+            return [klass.qname()]
+    return None
 
 
 def _binding(
