@@ -87,13 +87,14 @@ def test_case(case: Case, tmp_path: Path) -> None:
         assert run.returncode == 0, explain(expected, run)
     assert sentinels(copy) == [], "the linter imported a module of the fixture"
 
-    # The command line agrees with pylint to the column and the text, computed afresh
-    # (--no-cache) and answered from the entry the pylint run just left in the cache.
+    # The command line, computed afresh, agrees with pylint to the column and the text.
+    # (The cached answer equals the --no-cache one: test_incremental's oracle. pylint's
+    # entry is not check's here: pylint puts the linted folders on sys.path, which is in
+    # the store's key, so a second check with the cache on computed afresh as well.)
     whole = {(m.symbol, m.path, m.line, m.column, m.text) for m in run.messages}
-    for how in (("--no-cache",), ()):
-        check = run_check(copy, "--format", "json", *how)
-        assert check.returncode == (1 if expected else 0), check.stderr
-        assert {(m.symbol, m.path, m.line, m.column, m.text) for m in check.messages} == whole
+    check = run_check(copy, "--format", "json", "--no-cache")
+    assert check.returncode == (1 if expected else 0), check.stderr
+    assert {(m.symbol, m.path, m.line, m.column, m.text) for m in check.messages} == whole
     assert sentinels(copy) == [], "the command line imported a module of the fixture"
 
 

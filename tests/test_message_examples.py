@@ -25,17 +25,24 @@ import gen_messages
 SYMBOLS = [spec.symbol for spec in MESSAGES]
 
 
-@pytest.mark.parametrize("symbol", SYMBOLS)
-def test_the_bad_example_gives_exactly_its_marked_messages(symbol: str) -> None:
+@pytest.mark.parametrize("spec", MESSAGES, ids=SYMBOLS)
+def test_the_bad_example_gives_exactly_its_marked_messages(spec: MessageSpec) -> None:
+    symbol = spec.symbol
     source = (gen_messages.DOCS / symbol / "bad.py").read_text("utf-8")
     wanted = gen_messages.expected(source)
     assert symbol in {marked for marked, _ in wanted}, "the example must show its own message"
-    messages, _ = gen_messages.lint_example(symbol, "bad")
+    messages, output = gen_messages.lint_example(symbol, "bad")
     assert {(m.symbol, m.line) for m in messages} == wanted
     # What pylint prints ends with a pointer to the message's own page: the command that
     # prints it (test_the_pointer_is_a_command_that_prints_the_page runs it).
     for message in messages:
         assert message.text.endswith(f" (rpcsurface explain {message.symbol})"), message.text
+    # The same run is what the message's two pages show: both are up to date (the
+    # generator's own lint of the example, in pages(), would be this run again).
+    docs_page = gen_messages.DOCS / f"{symbol}.md"
+    stale = "stale; run: python docs/gen_messages.py"
+    assert docs_page.read_text("utf-8") == gen_messages.render(spec, output, terminal=False), stale
+    assert spec.page.read_text("utf-8") == gen_messages.render(spec, output, terminal=True), stale
 
 
 @pytest.mark.parametrize("symbol", SYMBOLS)
@@ -51,12 +58,33 @@ def test_every_message_has_examples_and_no_example_is_orphaned() -> None:
     assert folders == set(SYMBOLS)
 
 
-def test_the_docs_pages_and_the_shipped_pages_are_up_to_date() -> None:
+def test_the_docs_pages_and_the_shipped_pages_are_up_to_date(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """pages() renders each message's two pages from pylint's output on its bad example,
+    and the index; the index is up to date and no page is orphaned. That each message's
+    pages are up to date with the real output is checked by
+    test_the_bad_example_gives_exactly_its_marked_messages, from the run it makes anyway:
+    here a stand-in output per example, which says which example was linted."""
+    asked: list[tuple[str, str]] = []
+
+    def lint_example(symbol: str, which: str) -> tuple[list[gen_messages.Reported], str]:
+        asked.append((symbol, which))
+        return [], f"the output of {symbol}/{which}.py"
+
+    monkeypatch.setattr(gen_messages, "lint_example", lint_example)
     generated = gen_messages.pages()
-    docs_pages = {gen_messages.DOCS / f"{symbol}.md" for symbol in SYMBOLS}
-    assert docs_pages | {spec.page for spec in MESSAGES} <= set(generated)
-    stale = [str(path) for path in gen_messages.stale(generated)]
-    assert stale == [], "run: python docs/gen_messages.py"
+    assert sorted(asked) == sorted((symbol, "bad") for symbol in SYMBOLS)
+    rest = dict(generated)
+    for spec in MESSAGES:
+        output = f"the output of {spec.symbol}/bad.py"
+        docs_page = gen_messages.DOCS / f"{spec.symbol}.md"
+        assert rest.pop(docs_page) == gen_messages.render(spec, output, terminal=False)
+        assert rest.pop(spec.page) == gen_messages.render(spec, output, terminal=True)
+    index = gen_messages.DOCS / "index.md"
+    assert list(rest) == [index]
+    assert index.read_text("utf-8") == rest[index], "stale; run: python docs/gen_messages.py"
+    assert gen_messages.orphans(generated) == [], "run: python docs/gen_messages.py"
 
 
 def _shipped_as_committed() -> dict[Path, str]:

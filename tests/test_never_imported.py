@@ -4,7 +4,8 @@ Every module of the fixture (the registry module config.py, the handlers, the ca
 other modules, model_engine/__init__.py and two conftest.py files) ends in a trap:
 importing it writes an ``IMPORTED_<module>`` sentinel next to the module and raises. The
 first tests prove the traps are live; the others lint in every mode (and run the CLI in
-every mode, when the checkout has it) and look for sentinels. Then the package's own
+every mode, when the checkout has it) and look for sentinels (the whole tree, -j 2 and each
+file alone are test_parity.py's runs, which look there). Then the package's own
 source is scanned for anything that could run or import what it reads, and the last ones
 plant a trapped package for every astroid brain with a failed-import hook.
 """
@@ -24,9 +25,7 @@ from acceptance_cases import (
     BUSY,
     CONFIG,
     ENGINE_CORE,
-    FAST_CORES,
     FIXTURE,
-    MODEL_RUNNER,
     TRAP_COMMENT,
     TRAPPED,
     assert_ran,
@@ -87,18 +86,12 @@ def test_every_module_of_the_fixture_is_trapped() -> None:
 # ---------------------------------------------------------------------------
 # No mode of linting springs one.
 
-WHOLE_TREE = ("--recursive=y", "atom")
+# test_parity.py runs pylint on a copy of BUSY as `--recursive=y atom`, with -j 1 and -j 2,
+# and on each of its files alone, and asserts there that no sentinel was written: those
+# modes are not run a second time here.
 MODES = {
-    "whole-tree": WHOLE_TREE,
     "whole-folder-with-conftest": ("--recursive=y", "."),
-    "jobs-2": ("-j", "2", *WHOLE_TREE),
     "package-dir": ("atom/model_engine",),
-    "config-alone": (CONFIG,),
-    "package-init-alone": ("atom/model_engine/__init__.py",),
-    "model-runner-alone": (MODEL_RUNNER,),
-    "engine-core-alone": (ENGINE_CORE,),
-    "fast-cores-alone": (FAST_CORES,),
-    "conftest-alone": ("conftest.py",),
     "stdin-engine-core": ("--from-stdin", ENGINE_CORE),
     "stdin-config": ("--from-stdin", CONFIG),
     "stdin-conftest": ("--from-stdin", "atom/conftest.py"),

@@ -25,6 +25,7 @@ from acceptance_cases import (
     make_copy,
     markers_in_text,
     python_files,
+    sentinels,
 )
 from support import PylintRun, Reported, run_pylint
 
@@ -50,6 +51,7 @@ def busy_whole_tree(tmp_path_factory: pytest.TempPathFactory) -> PylintRun:
     copy = make_copy(tmp_path_factory.mktemp("busy") / "engine", BUSY)
     run = run_pylint(copy, *WHOLE_TREE)
     assert_ran(run)
+    assert sentinels(copy) == []  # the whole tree imports nothing (test_never_imported)
     expected = expected_findings(copy)
     assert run.keys() == expected, explain(expected, run)
     return run
@@ -72,6 +74,7 @@ def test_file_alone_matches_whole_tree(
     copy = make_copy(tmp_path / "engine", BUSY)
     alone = run_pylint(copy, relpath)
     assert_ran(alone)
+    assert sentinels(copy) == []  # nor does linting one file (test_never_imported)
     assert {m.path for m in alone.messages} <= {relpath}
     assert full(alone.messages) == full(busy_whole_tree.messages, relpath)
 
@@ -81,6 +84,7 @@ def test_jobs_2_matches_jobs_1(tmp_path: Path) -> None:
     two = run_pylint(make_copy(tmp_path / "two", BUSY), "-j", "2", *WHOLE_TREE)
     assert_ran(one)
     assert_ran(two)
+    assert sentinels(tmp_path / "one") == sentinels(tmp_path / "two") == []  # nor -j 2
     assert one.messages
     assert two.messages == one.messages
     assert_no_duplicates(two)
