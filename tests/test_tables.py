@@ -47,6 +47,12 @@ class Engine:
 """
 
 
+def _analysed(tmp_path: Path, files: dict[str, str]) -> tuple[Analysis, Path]:
+    """The in-process analysis of the project *files* make under *tmp_path*, and its root."""
+    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
+    return engine.analyse(load_config(root / "pyproject.toml")), root
+
+
 def _analyse(tmp_path: Path, handlers: str, table: str, extra: str = "") -> tuple[Analysis, Path]:
     files = {
         "pyproject.toml": PYPROJECT.format(table=table, extra=extra),
@@ -54,8 +60,7 @@ def _analyse(tmp_path: Path, handlers: str, table: str, extra: str = "") -> tupl
         "pkg/engine.py": ENGINE,
         "pkg/handlers.py": handlers,
     }
-    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
-    return engine.analyse(load_config(root / "pyproject.toml")), root
+    return _analysed(tmp_path, files)
 
 
 def _found(analysis: Analysis, root: Path) -> set[tuple[str, int, str]]:
@@ -401,8 +406,7 @@ def _enum_project(tmp_path: Path, extra: str = "", **files: str) -> tuple[Analys
         "pkg/handlers.py": ENUM_HANDLERS,
         **files,
     }
-    root = Path(os.path.realpath(project(tmp_path / "proj", written)))
-    return engine.analyse(load_config(root / "pyproject.toml")), root
+    return _analysed(tmp_path, written)
 
 
 def test_an_enum_keyed_table_answers_the_members_sent(tmp_path: Path) -> None:
@@ -570,8 +574,7 @@ def _type_project(tmp_path: Path, table: str) -> tuple[Analysis, Path]:
         "pkg/server.py": TYPE_SERVER,
         "pkg/client.py": TYPE_CLIENT,
     }
-    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
-    return engine.analyse(load_config(root / "pyproject.toml")), root
+    return _analysed(tmp_path, files)
 
 
 def test_a_dispatcher_built_from_type_pairs_answers_by_type(tmp_path: Path) -> None:
@@ -651,8 +654,7 @@ def test_any_call_of_an_instance_of_the_class_sends(tmp_path: Path) -> None:
         "pkg/server.py": TYPE_SERVER,
         "pkg/client.py": INSTANCE_CLIENT,
     }
-    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
-    analysis = engine.analyse(load_config(root / "pyproject.toml"))
+    analysis, root = _analysed(tmp_path, files)
     assert analysis.config_errors == ()
     # flush: FlushReq's handler takes no request; missing: a subclass's instance sends too,
     # and Missing has no pair; abort: a local instance, answered; len() sends nothing.
@@ -733,8 +735,7 @@ def test_a_function_answers_the_types_its_branches_test(
         "pkg/server.py": BRANCHES,
         "pkg/client.py": TYPE_CLIENT,
     }
-    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
-    analysis = engine.analyse(load_config(root / "pyproject.toml"))
+    analysis, root = _analysed(tmp_path, files)
     assert analysis.config_errors == ()
     # The client sends AbortReq (line 9), SubAbort (13, an AbortReq), FlushReq (16),
     # Missing (19) and a union (25); a branch is no method: no signature is judged.
@@ -756,6 +757,5 @@ def test_a_type_test_that_is_no_class_is_a_configuration_error(tmp_path: Path) -
         "pkg/server.py": server,
         "pkg/client.py": TYPE_CLIENT,
     }
-    root = Path(os.path.realpath(project(tmp_path / "proj", files)))
-    (error,) = engine.analyse(load_config(root / "pyproject.toml")).config_errors
+    (error,) = _analysed(tmp_path, files)[0].config_errors
     assert "answers by type at line 7, but 'KINDS' is not a class" in error.problem
