@@ -345,7 +345,11 @@ def broadcasts_of(root: Path, body: str) -> list[Broadcast]:
         function = module.body[-1]
         assert isinstance(function, nodes.FunctionDef)
         here = Location(real(root / "c.py"), 1, 0, None, None)
-        return [read_broadcast(c, form, here) for c, form in dispatch_calls(function, DISPATCH)]
+        named = ClassIndex(store).qualname
+        return [
+            read_broadcast(c, form, here, named)
+            for c, form in dispatch_calls(function, DISPATCH, named)
+        ]
 
 
 def test_names_and_flags_are_inferred_or_refused(tmp_path: Path) -> None:

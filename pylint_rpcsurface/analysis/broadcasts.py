@@ -18,6 +18,7 @@ from astroid import bases, nodes
 from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import (
     INFERENCE_ERRORS,
+    QualnameOf,
     enum_member_key,
     infer_unique,
     inferred_values,
@@ -145,7 +146,10 @@ def _super_start(expr: nodes.NodeNG, position: int, order: list[nodes.ClassDef])
 
 
 def dispatch_calls(
-    code: Code, forms: dict[str, DispatchForm], calls: list[nodes.Call] | None = None
+    code: Code,
+    forms: dict[str, DispatchForm],
+    qualname_of: QualnameOf,
+    calls: list[nodes.Call] | None = None,
 ) -> Iterator[tuple[nodes.Call, DispatchForm]]:
     """The calls in *code* that have a dispatch form's shape (*calls*: its
     :func:`calls_in`, when already known)."""
@@ -158,12 +162,14 @@ def dispatch_calls(
             if form.called_as == "function":
                 yield call, form
         elif instance_forms:
-            found = _instance_form(call, instance_forms)
+            found = _instance_form(call, instance_forms, qualname_of)
             if found is not None:
                 yield call, found
 
 
-def _instance_form(call: nodes.Call, forms: list[DispatchForm]) -> DispatchForm | None:
+def _instance_form(
+    call: nodes.Call, forms: list[DispatchForm], qualname_of: QualnameOf
+) -> DispatchForm | None:
     """The ``instance-of`` form whose class (or a subclass) *call* calls an instance of:
     ``self.flush_cache_communicator(obj)``. Only a name or an attribute of a name is
     inferred, and only in a module that binds the class's name (it defines or imports
@@ -184,13 +190,16 @@ def _instance_form(call: nodes.Call, forms: list[DispatchForm]) -> DispatchForm 
     klass = values[0]._proxied  # pylint: disable=protected-access
     if not isinstance(klass, nodes.ClassDef) or isinstance(values[0], nodes.NodeNG):
         return None
-    for form in wanted:
-        if klass.qname() == form.instance_of or klass.is_subtype_of(str(form.instance_of)):
-            return form
-    return None
+    try:
+        classes = {qualname_of(c) for c in (klass, *klass.ancestors())}
+    except INFERENCE_ERRORS:
+        return None
+    return next((form for form in wanted if form.instance_of in classes), None)
 
 
-def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> Broadcast:
+def read_broadcast(
+    call: nodes.Call, form: DispatchForm, fallback: Location, qualname_of: QualnameOf
+) -> Broadcast:
     """The facts of one dispatch call: its RPC name and whether it waits, by inference."""
     call_at = location_of(call) or fallback
     name_node = _name_argument(call, form)
@@ -203,7 +212,9 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
         name_source = name_node.as_string()
         if form.key_by == "type":
             key_kind = "type"  # also when the class is not known: the message says so
-            key_classes = () if isinstance(name_node, nodes.Starred) else _sent_type(name_node)
+            key_classes = (
+                () if isinstance(name_node, nodes.Starred) else _sent_type(name_node, qualname_of)
+            )
             rpc = key_classes[0] if key_classes else None
         else:
             value = None if isinstance(name_node, nodes.Starred) else infer_unique(name_node)
@@ -213,7 +224,7 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
                 else None
             )
             if rpc is None:
-                rpc = enum_member_key(name_node)
+                rpc = enum_member_key(name_node, qualname_of)
                 key_kind = "name" if rpc is None else "enum"
     waited, wait_at, wait_source = _wait_flag(call, form)
     return Broadcast(
@@ -236,14 +247,14 @@ def read_broadcast(call: nodes.Call, form: DispatchForm, fallback: Location) -> 
     )
 
 
-def _sent_type(node: nodes.NodeNG) -> tuple[str, ...]:
+def _sent_type(node: nodes.NodeNG, qualname_of: QualnameOf) -> tuple[str, ...]:
     """With key = "type", the class of the request *node* sends and its ancestors,
     qualified, in MRO order; empty when that is not one class: a construction
     ``Req(...)``, a parameter annotated with one class and never rebound (the annotation
     states what every caller passes), an enum member (its enum), or a value astroid
     infers to one instance."""
     klass = _annotated_class(node) if isinstance(node, nodes.Name) else None
-    if klass is None and enum_member_key(node) is not None:
+    if klass is None and enum_member_key(node, qualname_of) is not None:
         # An enum member's type is its enum (astroid's brain gives the member a class of
         # its own, which derives from enum.Enum but not from the project's enum).
         assert isinstance(node, nodes.Attribute)
@@ -274,7 +285,7 @@ def _sent_type(node: nodes.NodeNG) -> tuple[str, ...]:
         order = klass.mro()
     except (*INFERENCE_ERRORS, NotImplementedError):
         order = [klass, *klass.ancestors()]
-    return tuple(dict.fromkeys(c.qname() for c in order if c.qname() != "builtins.object"))
+    return tuple(dict.fromkeys(qualname_of(c) for c in order if c.qname() != "builtins.object"))
 
 
 def _annotated_class(name: nodes.Name) -> nodes.ClassDef | None:

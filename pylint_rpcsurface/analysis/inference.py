@@ -7,6 +7,7 @@ exactly one, so nothing downstream ever works from a guess.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import astroid
 from astroid import nodes, util
@@ -14,6 +15,11 @@ from astroid.typing import InferenceResult
 
 from pylint_rpcsurface.model import Location
 from pylint_rpcsurface.sources import real
+
+# A class's (or function's) fully qualified name, by the source tree's module names
+# (``ClassIndex.qualname``): astroid's own ``qname()`` takes the name the module was
+# built under, which for a file pylint lints alone may be its bare file name.
+QualnameOf = Callable[[nodes.ClassDef | nodes.FunctionDef], str]
 
 # Inference can fail in many ways on half-typed or adversarial code; all of them mean
 # "not known", none of them may escape as a traceback.
@@ -94,7 +100,7 @@ def is_enum(klass: nodes.ClassDef) -> bool:
         return False
 
 
-def enum_member_key(node: nodes.NodeNG) -> str | None:
+def enum_member_key(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:
     """The key an enum member written ``E.M`` stands for, ``<E's qualified name>.M``, when
     *E* infers to one enum class that binds *M* to a value; None for anything else (a
     name bound to a member, a method of the enum, an enum that does not infer)."""
@@ -111,4 +117,4 @@ def enum_member_key(node: nodes.NodeNG) -> str | None:
         isinstance(a, (nodes.Assign, nodes.AnnAssign)) and a.value is not None for a in assigned
     ):
         return None
-    return f"{klass.qname()}.{node.attrname}"
+    return f"{qualname_of(klass)}.{node.attrname}"

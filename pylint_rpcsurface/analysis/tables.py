@@ -24,12 +24,12 @@ it as a configuration error naming the key.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import cast
 
 from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.inference import (
+    QualnameOf,
     enum_member_key,
     infer_unique,
     inferred_values,
@@ -44,8 +44,6 @@ __all__ = ["read_table"]
 _MUTATORS = frozenset(
     {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"}
 )
-
-QualnameOf = Callable[[nodes.ClassDef | nodes.FunctionDef], str]
 
 
 def read_table(
@@ -85,7 +83,7 @@ def read_table(
             return f"unpacks another mapping at line {handler.lineno}: its keys are not written"
         if not isinstance(key, nodes.NodeNG):
             return f"has an entry at line {handler.lineno} whose key is not written"
-        name = _key(key)
+        name = _key(key, qualname_of)
         if name is None:
             return (
                 f"has a key that is neither a str literal, an enum member nor a class at "
@@ -99,19 +97,19 @@ def read_table(
     return Table(qualname, at, tuple(entries.values()))
 
 
-def _key(node: nodes.NodeNG) -> str | None:
+def _key(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:
     """The name a key written *node* stands for: a str literal's value, an enum member's
     key (:func:`enum_member_key`), or a class's qualified name (a key by type); None for
     anything else."""
     if isinstance(node, nodes.Const):
         return node.value if isinstance(node.value, str) else None
-    member = enum_member_key(node)
+    member = enum_member_key(node, qualname_of)
     if member is not None:
         return member
     if isinstance(node, (nodes.Name, nodes.Attribute)):
         klass = infer_unique(node)
         if isinstance(klass, nodes.ClassDef):
-            return klass.qname()
+            return qualname_of(klass)
     return None
 
 
@@ -147,7 +145,7 @@ def _bound_by_calls(
     call in it whose two positional arguments are a key and something else. Each must be
     a statement of the function's own body, so that every one runs; the handler is read
     as a table's value is."""
-    branches = _type_branches(function)
+    branches = _type_branches(function, qualname_of)
     if isinstance(branches, str) or branches:
         at = location_of(function) or Location(owner.root().file or "", 1, 0, None, None)
         return (
@@ -158,7 +156,7 @@ def _bound_by_calls(
     for call in function.nodes_of_class(nodes.Call):
         if len(call.args) != 2 or call.keywords or not isinstance(call.func, nodes.Attribute):
             continue
-        key = _key(call.args[0])
+        key = _key(call.args[0], qualname_of)
         if key is None:
             continue
         line = call.lineno
@@ -184,7 +182,9 @@ def _bound_by_calls(
     return Table(qualname, at, tuple(entries.values()))
 
 
-def _type_branches(function: nodes.FunctionDef) -> dict[str, TableEntry] | str:
+def _type_branches(
+    function: nodes.FunctionDef, qualname_of: QualnameOf
+) -> dict[str, TableEntry] | str:
     """The types a function answers by its branches: each ``if``/``elif
     isinstance(obj, T)`` (``T`` a class, or a tuple of classes) and each ``case T():`` of
     a ``match obj:``, all on one name. A branch is its handler: an entry with no method
@@ -202,7 +202,7 @@ def _type_branches(function: nodes.FunctionDef) -> dict[str, TableEntry] | str:
             continue  # a test inside a branch: part of that branch's handling
         subjects.add(str(_branch_subject(head)))
         for test, at in _chain_tests(head):
-            keys = _tested_classes(test)
+            keys = _tested_classes(test, qualname_of)
             if keys is None:
                 return (
                     f"answers by type at line {at.line}, but {test.as_string()[:60]!r} is not "
@@ -275,13 +275,13 @@ def _chain_tests(head: nodes.NodeNG) -> list[tuple[nodes.NodeNG, Location]]:
     return found
 
 
-def _tested_classes(test: nodes.NodeNG) -> list[str] | None:
+def _tested_classes(test: nodes.NodeNG, qualname_of: QualnameOf) -> list[str] | None:
     """The classes a type test names: a class, a tuple of classes, a class pattern
     ``T()`` or an or-pattern of them; None for anything else."""
     if isinstance(test, nodes.MatchOr):
         found: list[str] = []
         for pattern in test.patterns:
-            classes = _tested_classes(pattern)
+            classes = _tested_classes(pattern, qualname_of)
             if classes is None:
                 return None
             found.extend(classes)
@@ -291,7 +291,9 @@ def _tested_classes(test: nodes.NodeNG) -> list[str] | None:
     if isinstance(test, nodes.Tuple):
         found = []
         for element in test.elts:
-            classes = _tested_classes(element) if isinstance(element, nodes.NodeNG) else None
+            classes = (
+                _tested_classes(element, qualname_of) if isinstance(element, nodes.NodeNG) else None
+            )
             if classes is None:
                 return None
             found.extend(classes)
@@ -299,7 +301,7 @@ def _tested_classes(test: nodes.NodeNG) -> list[str] | None:
     if isinstance(test, (nodes.Name, nodes.Attribute)):
         klass = infer_unique(test)
         if isinstance(klass, nodes.ClassDef):
-            return [klass.qname()]
+            return [qualname_of(klass)]
     return None
 
 

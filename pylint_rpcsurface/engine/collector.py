@@ -299,8 +299,10 @@ class BroadcastCollector:
     def _read(self, code: Code) -> list[Broadcast]:
         fallback = location_of(code) or Location(code.root().file or "", 1, 0, None, None)
         return [
-            read_broadcast(call, form, fallback)
-            for call, form in dispatch_calls(code, self.forms, self._calls_in(code))
+            read_broadcast(call, form, fallback, self.index.qualname)
+            for call, form in dispatch_calls(
+                code, self.forms, self.index.qualname, self._calls_in(code)
+            )
             if not not_a_named_rpc(call, form)
         ]
 
