@@ -759,3 +759,46 @@ def test_a_type_test_that_is_no_class_is_a_configuration_error(tmp_path: Path) -
     }
     (error,) = _analysed(tmp_path, files)[0].config_errors
     assert "answers by type at line 7, but 'KINDS' is not a class" in error.problem
+
+
+def test_an_enum_member_sent_by_type_is_keyed_by_its_enum(tmp_path: Path) -> None:
+    """astroid's enum brain gives each member a class of its own that does not derive
+    from the enum: the member, written E.M or through a name, is of its enum's type."""
+    client = (
+        KINDS
+        + """
+
+class Client:
+    def __init__(self, sock):
+        self.sock = sock
+
+    def direct(self):
+        self.sock.send_pyobj(Kind.A)
+
+    def through(self):
+        kind = Kind.B
+        self.sock.send_pyobj(kind)
+"""
+    )
+    server = (
+        "from pkg.client import Kind\n\n\ndef handle(kind):\n    return kind\n\n\n"
+        "TABLE = {Kind: handle}\n"
+    )
+    files = {
+        "pyproject.toml": TYPE_PYPROJECT.format(table="pkg.server.TABLE"),
+        "pkg/__init__.py": "",
+        "pkg/server.py": server,
+        "pkg/client.py": client,
+    }
+    analysis, root = _analysed(tmp_path, files)
+    assert analysis.config_errors == ()
+    assert _found(analysis, root) == set()
+    # A table keyed by another class answers neither member.
+    files["pkg/server.py"] = files["pkg/server.py"].replace(
+        "TABLE = {Kind:", "class Other:\n    pass\n\n\nTABLE = {Other:"
+    )
+    analysis, root = _analysed(tmp_path / "other", files)
+    assert _found(analysis, root) == {
+        ("pkg/client.py", 18, "rpc-unanswered"),
+        ("pkg/client.py", 22, "rpc-unanswered"),
+    }

@@ -251,15 +251,9 @@ def _sent_type(node: nodes.NodeNG, qualname_of: QualnameOf) -> tuple[str, ...]:
     """With key = "type", the class of the request *node* sends and its ancestors,
     qualified, in MRO order; empty when that is not one class: a construction
     ``Req(...)``, a parameter annotated with one class and never rebound (the annotation
-    states what every caller passes), an enum member (its enum), or a value astroid
-    infers to one instance."""
+    states what every caller passes), or a value astroid infers to one instance (an
+    enum member's type being its enum)."""
     klass = _annotated_class(node) if isinstance(node, nodes.Name) else None
-    if klass is None and enum_member_key(node, qualname_of) is not None:
-        # An enum member's type is its enum (astroid's brain gives the member a class of
-        # its own, which derives from enum.Enum but not from the project's enum).
-        assert isinstance(node, nodes.Attribute)
-        enum = infer_unique(node.expr)
-        klass = enum if isinstance(enum, nodes.ClassDef) else None
     if klass is None and isinstance(node, nodes.Call):
         built = infer_unique(node.func)
         klass = built if isinstance(built, nodes.ClassDef) else None
@@ -268,9 +262,10 @@ def _sent_type(node: nodes.NodeNG, qualname_of: QualnameOf) -> tuple[str, ...]:
         if len(values) == 1 and isinstance(values[0], bases.Instance):
             proxied = values[0]._proxied  # pylint: disable=protected-access
             klass = proxied if isinstance(proxied, nodes.ClassDef) else None
-            # A member of an enum, through a name: astroid's brain makes it an instance
-            # of a class of its own, made in the member's assignment in the enum's body:
-            # its type is the enum.
+            # A member of an enum (written E.M, or through a name): astroid's brain makes
+            # it an instance of a class of its own, made in the member's assignment in
+            # the enum's body, which derives from enum.Enum but not from the enum: its
+            # type is the enum.
             owner = None if klass is None or klass.parent is None else klass.parent.scope()
             if (
                 klass is not None

@@ -19,33 +19,12 @@ from astroid.builder import AstroidBuilder
 
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
 from pylint_rpcsurface.analysis.registry_literal import CONSTRUCTORS, assigned_value, str_literals
+from pylint_rpcsurface.analysis.syntax import changed_in_place
 from pylint_rpcsurface.model import Location, Registry, RegistryElement
 from pylint_rpcsurface.sources import as_identifiers, python_lines
 
 _CONSTRUCTORS = frozenset(f"builtins.{name}" for name in CONSTRUCTORS)
 _MAX_DEPTH = 40
-# Methods that change a list, set or dict in place: astroid's inference does not see them.
-_MUTATORS = frozenset(
-    {
-        "append",
-        "extend",
-        "insert",
-        "add",
-        "update",
-        "remove",
-        "discard",
-        "pop",
-        "popitem",
-        "clear",
-        "setdefault",
-        "sort",
-        "reverse",
-        "__setitem__",
-        "__delitem__",
-        "__iadd__",
-        "__ior__",
-    }
-)
 
 
 class _Refused(Exception):
@@ -71,9 +50,9 @@ def read_registry(module: nodes.Module, attribute: str, qualname: str) -> Regist
     try:
         if value is None:
             raise _Refused("is not assigned a value that can be read")
-        mutated = _mutation_of(module, attribute)
+        mutated = changed_in_place(module, attribute)
         if mutated is not None:
-            raise _Refused(f"it is changed in place on line {mutated}")
+            raise _Refused(f"it is changed in place on line {mutated.lineno}")
         elements = _elements(value, target_at, 0)
     except _Refused as refusal:
         return Registry(qualname, target_at, (), f"can't be evaluated statically: {refusal}")
@@ -202,39 +181,16 @@ def _elements(node: object, fallback: Location, depth: int) -> list[RegistryElem
     return _elements(inferred, location_of(node) or fallback, depth + 1)
 
 
-def _mutation_of(scope: nodes.NodeNG, name: str | None) -> int | None:
-    """The line of the first in-place change in *scope* of the container bound to *name*
-    (of any container when *name* is None): ``x.append(...)``, ``x[k] = ...``, ``del x[k]``,
-    ``x += ...`` and the like, which astroid's inference does not follow."""
-    for node in scope.nodes_of_class(
-        (nodes.Call, nodes.Subscript, nodes.AugAssign), skip_klass=(nodes.ClassDef,)
-    ):
-        if isinstance(node, nodes.Call):
-            func = node.func
-            if not (isinstance(func, nodes.Attribute) and func.attrname in _MUTATORS):
-                continue
-            target: nodes.NodeNG = func.expr
-        elif isinstance(node, nodes.Subscript):
-            if node.ctx is None or node.ctx.name == "Load":
-                continue
-            target = node.value
-        else:
-            target = node.target
-        if name is None or (isinstance(target, nodes.Name) and target.name == name):
-            return node.lineno
-        if isinstance(target, nodes.AssignName) and target.name == name:
-            return node.lineno
-    return None
-
-
 def _refuse_mutating_function(call: nodes.Call) -> None:
     """A registry computed by a function that changes a container in place (a list built
     with ``append``, say) would be read as astroid sees it, before the changes: a guess."""
     func = infer_unique(call.func)
     if isinstance(func, nodes.FunctionDef) and func.root().qname() != "builtins":
-        line = _mutation_of(func, None)
-        if line is not None:
-            raise _Refused(f"'{call.as_string()}' builds it with in-place changes (line {line})")
+        mutated = changed_in_place(func, None)
+        if mutated is not None:
+            raise _Refused(
+                f"'{call.as_string()}' builds it with in-place changes (line {mutated.lineno})"
+            )
 
 
 def _sequence(elts: Sequence[object], fallback: Location, depth: int) -> list[RegistryElement]:

@@ -6,7 +6,7 @@ from typing import TypeGuard
 
 from astroid import nodes
 
-__all__ = ["builtin_call"]
+__all__ = ["MUTATORS", "builtin_call", "changed_in_place"]
 
 
 def builtin_call(node: object, name: str, *arities: int) -> TypeGuard[nodes.Call]:
@@ -19,3 +19,67 @@ def builtin_call(node: object, name: str, *arities: int) -> TypeGuard[nodes.Call
         and len(node.args) in arities
         and not node.keywords
     )
+
+
+# Methods that change a list, set or dict in place: astroid's inference does not see them.
+MUTATORS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "add",
+        "update",
+        "remove",
+        "discard",
+        "pop",
+        "popitem",
+        "clear",
+        "setdefault",
+        "sort",
+        "reverse",
+        "__setitem__",
+        "__delitem__",
+        "__iadd__",
+        "__ior__",
+    }
+)
+
+
+def changed_in_place(
+    scope: nodes.NodeNG, name: str | None, *, attributes: bool = False, in_classes: bool = False
+) -> nodes.NodeNG | None:
+    """The first in-place change in *scope* of the container bound to *name* (of any
+    container when *name* is None): ``x.append(...)``, ``x[k] = ...``, ``del x[k]``,
+    ``x += ...`` and the like, which astroid's inference does not follow. With
+    *attributes*, an attribute of that name counts too (``self.x[k] = ...``); with
+    *in_classes*, the bodies of classes in *scope* are looked in as well."""
+
+    def names_it(target: nodes.NodeNG) -> bool:
+        if name is None:
+            return True
+        if isinstance(target, (nodes.Name, nodes.AssignName)):
+            return target.name == name
+        return (
+            attributes
+            and isinstance(target, (nodes.Attribute, nodes.AssignAttr))
+            and target.attrname == name
+        )
+
+    skipped = None if in_classes else (nodes.ClassDef,)
+    for node in scope.nodes_of_class(
+        (nodes.Call, nodes.Subscript, nodes.AugAssign), skip_klass=skipped
+    ):
+        if isinstance(node, nodes.Call):
+            func = node.func
+            if not (isinstance(func, nodes.Attribute) and func.attrname in MUTATORS):
+                continue
+            target: nodes.NodeNG = func.expr
+        elif isinstance(node, nodes.Subscript):
+            if node.ctx is None or node.ctx.name == "Load":
+                continue
+            target = node.value
+        else:
+            target = node.target
+        if names_it(target):
+            return node
+    return None

@@ -35,15 +35,10 @@ from pylint_rpcsurface.analysis.inference import (
     inferred_values,
     location_of,
 )
-from pylint_rpcsurface.analysis.syntax import builtin_call
+from pylint_rpcsurface.analysis.syntax import builtin_call, changed_in_place
 from pylint_rpcsurface.model import Location, Table, TableEntry
 
 __all__ = ["read_table"]
-
-# Methods that change a dict in place: a table changed by one is not the literal.
-_MUTATORS = frozenset(
-    {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"}
-)
 
 
 def read_table(
@@ -67,7 +62,9 @@ def read_table(
             "nor a call of a list of (key, handler) pairs: its entries can't be read "
             "without running the code"
         )
-    changed = _changed_at(owner.root(), attribute)
+    # Any mapping of that name counts (self.X, Class.X, X): a false alarm is a
+    # configuration error, which asks, where a missed change would be a guess.
+    changed = changed_in_place(owner.root(), attribute, attributes=True, in_classes=True)
     if changed is not None:
         return (
             f"is changed after it is made, at line {changed.lineno} "
@@ -104,8 +101,11 @@ def _key(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:
     if isinstance(node, nodes.Const):
         return node.value if isinstance(node.value, str) else None
     member = enum_member_key(node, qualname_of)
-    if member is not None:
-        return member
+    return member if member is not None else _class_key(node, qualname_of)
+
+
+def _class_key(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:
+    """The qualified name of the class a name or an attribute *node* infers to."""
     if isinstance(node, (nodes.Name, nodes.Attribute)):
         klass = infer_unique(node)
         if isinstance(klass, nodes.ClassDef):
@@ -298,11 +298,8 @@ def _tested_classes(test: nodes.NodeNG, qualname_of: QualnameOf) -> list[str] | 
                 return None
             found.extend(classes)
         return found
-    if isinstance(test, (nodes.Name, nodes.Attribute)):
-        klass = infer_unique(test)
-        if isinstance(klass, nodes.ClassDef):
-            return [qualname_of(klass)]
-    return None
+    key = _class_key(test, qualname_of)
+    return None if key is None else [key]
 
 
 def _binding(
@@ -351,38 +348,6 @@ def _is_self(name: nodes.Name, owner: nodes.ClassDef) -> bool:
         return False
     positional = [*(function.args.posonlyargs or []), *(function.args.args or [])]
     return bool(positional) and positional[0].name == name.name and function.type == "method"
-
-
-def _changed_at(module: nodes.Module, attribute: str) -> nodes.NodeNG | None:
-    """The first place in *module* that changes a mapping named *attribute* in place: an
-    item assigned or deleted, an in-place operator, or a mutating method called. Any
-    mapping of that name counts (``self.X``, ``Class.X``, ``X``): a false alarm is a
-    configuration error, which asks, where a missed change would be a guess."""
-
-    def names_it(node: nodes.NodeNG) -> bool:
-        if isinstance(node, nodes.Name):
-            return node.name == attribute
-        return isinstance(node, nodes.Attribute) and node.attrname == attribute
-
-    for node in module.nodes_of_class((nodes.Subscript, nodes.AugAssign, nodes.Call)):
-        if isinstance(node, nodes.Subscript):
-            if node.ctx is not None and node.ctx.name in ("Store", "Del") and names_it(node.value):
-                return node
-        elif isinstance(node, nodes.AugAssign):
-            target = node.target
-            if (isinstance(target, nodes.AssignName) and target.name == attribute) or (
-                isinstance(target, nodes.AssignAttr) and target.attrname == attribute
-            ):
-                return node
-        else:
-            func = node.func
-            if (
-                isinstance(func, nodes.Attribute)
-                and func.attrname in _MUTATORS
-                and names_it(func.expr)
-            ):
-                return node
-    return None
 
 
 def _entry(

@@ -570,16 +570,19 @@ class _Run:
         )
 
     def _answered(self, table: Table) -> Table:
-        """*table*, each entry saying whether its class binds the method it names."""
-        entries = []
-        for entry in table.entries:
-            answered = entry
-            if entry.owner is not None:
-                answers = self.queries.answers([self.queries.resolve("tables", entry.owner)])
-                if answers.complete:
-                    answered = replace(entry, answered=entry.method in answers.names)
-            entries.append(answered)
-        return replace(table, entries=tuple(entries))
+        """*table*, each entry saying whether its class binds the method it names (the
+        names each class binds read once, whatever the number of its entries)."""
+        owners = {e.owner for e in table.entries if e.owner is not None}
+        answers = {
+            owner: self.queries.answers([self.queries.resolve("tables", owner)]) for owner in owners
+        }
+        entries = tuple(
+            replace(e, answered=e.method in answers[e.owner].names)
+            if e.owner is not None and answers[e.owner].complete
+            else e
+            for e in table.entries
+        )
+        return replace(table, entries=entries)
 
     def _caller_family(self, configured: Mapping[str, Resolved]) -> CallerFamily[Ref]:
         """The configured callers and all their subclasses, by fully qualified name
@@ -671,7 +674,7 @@ class _Run:
             for entry in table.entries:
                 if entry.key not in rpcs or entry.owner is None or not entry.answered:
                     continue
-                owner = self.queries.resolve("tables", entry.owner)
+                owner = self.queries.resolve("tables", entry.owner)  # a piece: read once
                 for method in self.queries.handler_methods([entry.method], [owner]):
                     found.append(replace(method, rpc=entry.key, classes=(table.qualname,)))
         return found
