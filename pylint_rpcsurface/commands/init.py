@@ -273,7 +273,7 @@ def render(
     names: set[str] = set()
     for table in _tables(existing, "surface"):
         names.add(str(table.get("name")))
-        for key in ("handlers", "base-handlers"):
+        for key in ("handlers", "base-handlers", "tables"):
             values = table.get(key, [])
             if isinstance(values, list):
                 configured_classes.update(str(v) for v in values)
@@ -299,7 +299,7 @@ def render(
                 # Shown by --diff: what shares the names, and why none of it is written.
                 blocks.append(_overlap_block(surface))
             continue
-        if {h for h, _ in surface.handlers} & configured_classes:
+        if {h for h, _ in (*surface.handlers, *surface.tables)} & configured_classes:
             continue
         blocks.append(_surface_block(surface, names, notes))
     if existing is None and not proposal.dispatch:
@@ -326,12 +326,19 @@ def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) 
     while name in names:
         name += "-2"
     names.add(name)
-    lines = [
-        "[[tool.rpcsurface.surface]]",
-        _line("name", name, f"named after its handler: {surface.handlers[0][1]}"),
-        *_list_lines("callers", surface.callers),
-        *_list_lines("handlers", surface.handlers),
-    ]
+    if surface.tables:
+        named = _line("name", name, f"named after its table {surface.tables[0][0]}")
+        answers = _list_lines("tables", surface.tables)
+    else:
+        named = _line("name", name, f"named after its handler: {surface.handlers[0][1]}")
+        answers = _list_lines("handlers", surface.handlers)
+    lines = ["[[tool.rpcsurface.surface]]", named]
+    if surface.dispatch:
+        lines.append(
+            f"dispatch = [{', '.join(_toml(m) for m in surface.dispatch)}]  "
+            "# the table answers these calls only"
+        )
+    lines.extend([*_list_lines("callers", surface.callers), *answers])
     if surface.base_handlers:
         lines.extend(_list_lines("base-handlers", surface.base_handlers))
     elif surface.base_overlap:

@@ -41,9 +41,11 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     tainted_names,
     where,
 )
+from pylint_rpcsurface.analysis.discovery.table_reads import TableRead
 from pylint_rpcsurface.analysis.discovery.workers import WorkerSide, top_of
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
 from pylint_rpcsurface.analysis.registry import read_registry
+from pylint_rpcsurface.analysis.tables import read_table
 
 
 @dataclass
@@ -340,12 +342,22 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             }
 
         workers = self.worker_side.workers(helpers)
+        reads = self.worker_side.table_reads(lambda c: self.index.linearize(c)[0])
+        table_tops = {id(top_of(read.function)) for read in reads}
         dispatch: list[DispatchProposal] = []
         confirmed: list[Group] = []
         handlers: list[nodes.ClassDef] = []
         pending = []
+        answered_by_tables: list[tuple[Group, dict[str, str]]] = []
         for group in sorted(groups, key=lambda g: (g.method, g.index)):
             names = {site.name for site in group.sites}
+            # A receive side that answers from a table is proof of what answers: the
+            # classes that happen to define the names are not asked.
+            tables = self.tables_read(group, reads)
+            if tables:
+                answered_by_tables.append((group, tables))
+                confirmed.append(group)
+                continue
             best = self.best_handlers(names, excluded_by([group]))
             if len(names) < MIN_NAMES or best is None:
                 pending.append(group)
@@ -381,10 +393,89 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                     "name at different positions in different definitions: not written"
                 )
                 continue
-            dispatch.append(self.keys.dispatch_proposal(group, workers))
+            # A loop answering from a table looks up the handler it found there, not the
+            # name received: its getattr says nothing of what happens to an unknown name.
+            answering = workers
+            if any(group is g for g, _ in answered_by_tables):
+                answering = [w for w in workers if w.top is None or id(w.top) not in table_tops]
+            dispatch.append(self.keys.dispatch_proposal(group, answering))
         confirmed = [g for g in confirmed if methods.count(g.method) == 1]
-        surfaces = self.surfaces(confirmed, excluded_by(confirmed), workers, helpers)
+        by_table = {id(g) for g, _ in answered_by_tables}
+        surfaces = self.surfaces(
+            [g for g in confirmed if id(g) not in by_table],
+            excluded_by(confirmed),
+            workers,
+            helpers,
+        )
+        surfaces.extend(
+            self.table_surface(group, tables)
+            for group, tables in answered_by_tables
+            if methods.count(group.method) == 1
+        )
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
+
+    # -- handler tables -------------------------------------------------------
+
+    def tables_read(self, group: Group, reads: list[TableRead]) -> dict[str, str]:
+        """table -> evidence, for each table a worker loop linked to the group's senders
+        (the sender's class or function names the loop's) looks a received name up in and
+        calls the result of, that the checker can read and that answers a name sent."""
+        names = {site.name for site in group.sites}
+        tops = [top for top in (top_of(s.function) for s in group.senders) if top is not None]
+        found: dict[str, str] = {}
+        for read in reads:
+            top = top_of(read.function)
+            if top is None or not any(t is top or self.names(t, top) for t in tops):
+                continue
+            owner = read.owner
+            qualname = (
+                f"{self.qualname(owner)}.{read.attribute}"
+                if isinstance(owner, nodes.ClassDef)
+                else f"{owner.name}.{read.attribute}"
+            )
+            at = self.where(read.read)
+            table = read_table(owner, read.attribute, qualname, self.qualname)
+            if isinstance(table, str):
+                self.notes.append(
+                    f"{at}: {read.function.name}() answers {group.method}() from {qualname}, "
+                    f"which {table}: not written"
+                )
+                continue
+            answered = names & {entry.key for entry in table.entries}
+            if not answered:
+                self.notes.append(
+                    f"{at}: {read.function.name}() answers from {qualname}, which has none of "
+                    f"the names {group.method}() sends: not written"
+                )
+                continue
+            found[qualname] = (
+                f"{at}: {read.function.name}() looks the received name up in it and calls "
+                f"the result; answers {len(answered)} of the {len(names)} names sent"
+            )
+        return found
+
+    def table_surface(self, group: Group, tables: dict[str, str]) -> SurfaceProposal:
+        """The surface of a dispatch answered by *tables*: the group's callers, by the
+        roots of their hierarchies, judged only for this dispatch's calls."""
+        callers = self._caller_hierarchies([group])
+        listed = tuple(
+            sorted(
+                (
+                    self.qualname(root),
+                    f"{self.where(callers.first_site[key].call)}: sends "
+                    f"{callers.first_site[key].name!r}",
+                )
+                for key, root in callers.roots.items()
+            )
+        )
+        first = min(tables)
+        return SurfaceProposal(
+            name=first.rsplit(".", 1)[-1].lstrip("_").lower() or group.method,
+            callers=listed,
+            handlers=(),
+            tables=tuple(sorted(tables.items())),
+            dispatch=(group.method,),
+        )
 
     # -- handlers -------------------------------------------------------------
 

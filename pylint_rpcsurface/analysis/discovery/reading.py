@@ -91,6 +91,9 @@ class SurfaceProposal:
     base_overlap: tuple[str, ...] = ()  # the same for base-handlers
     # Names the receiving loop answers itself before its lookup: (name, evidence).
     answered_before_lookup: tuple[tuple[str, str], ...] = ()
+    # What answers, where the receive side looks the name up in a table: (table, evidence).
+    tables: tuple[tuple[str, str], ...] = ()
+    dispatch: tuple[str, ...] = ()  # the dispatch methods it judges; () for every one
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     tainted_names,
     where,
 )
+from pylint_rpcsurface.analysis.discovery.table_reads import Linearize, TableRead, table_reads
 
 
 class WorkerSide:
@@ -62,6 +63,19 @@ class WorkerSide:
                     worker = self._invocation(code, call, names, helpers)
                     if worker is not None:
                         found.append(worker)
+        return found
+
+    def table_reads(self, linearize: Linearize) -> list[TableRead]:
+        """Where a received name is looked up in a table and the result called."""
+        found: list[TableRead] = []
+        project = {id(f) for f in self.functions}
+        for function in self.functions:
+            received = self._received(function) | received_through(
+                function, self._received, project
+            )
+            if received:
+                for code, names in [(function, received), *self._nested(function, received)]:
+                    found.extend(table_reads(code, names, linearize))
         return found
 
     def _through_helpers(self, function: nodes.FunctionDef, project: set[int]) -> list[Worker]:

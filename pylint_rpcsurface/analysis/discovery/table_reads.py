@@ -1,0 +1,131 @@
+"""Handler tables on the worker side: a received name looked up in a table whose result
+is called (``self._handlers[method](*args)``, or ``handler = TABLE.get(name)`` and then
+``handler()`` or ``getattr(self, handler)()``).
+
+Such a read is what lets ``init`` propose a ``tables`` entry: the receive side
+demonstrably answers from that table. Which table it is comes from the code alone: the
+attribute of the reading method's class (or of a base class), or a constant of the
+reading function's module. Whether the table can be read without running the code is
+:func:`pylint_rpcsurface.analysis.tables.read_table`'s to say, the same reader the checker
+uses, so ``init`` never writes a table that ``check`` rejects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from astroid import nodes
+
+from pylint_rpcsurface.analysis.discovery.reading import (
+    assignments_in,
+    is_getattr,
+    names_in,
+    own_nodes,
+)
+
+
+@dataclass(frozen=True)
+class TableRead:
+    """A place a received name is looked up in a table and the result called."""
+
+    function: nodes.FunctionDef  # the reading function
+    read: nodes.NodeNG  # the subscript or the .get() call
+    owner: nodes.ClassDef | nodes.Module  # what binds the table
+    attribute: str  # the table's name in *owner*
+
+
+Linearize = Callable[[nodes.ClassDef], list[nodes.ClassDef]]
+
+
+def table_reads(
+    function: nodes.FunctionDef, received: set[str], linearize: Linearize
+) -> list[TableRead]:
+    """The reads in *function* of a table by one of its *received* names whose result is
+    called there, in source order; *linearize* gives a class and its ancestors in MRO."""
+    called = _called_names(function)
+    found = []
+    reads: list[nodes.NodeNG] = [*own_nodes(function, nodes.Subscript)]
+    reads.extend(own_nodes(function, nodes.Call))
+    for node in sorted(reads, key=lambda n: (n.lineno or 0, n.col_offset or 0)):
+        table, key = _lookup(node)
+        if table is None or key is None or not names_in(key) & received:
+            continue
+        if not (_is_called(node) or _bound_to(node, function) & called):
+            continue
+        owner = _owner(table, function, linearize)
+        if owner is not None:
+            found.append(TableRead(function, node, owner[0], owner[1]))
+    return found
+
+
+def _lookup(node: nodes.NodeNG) -> tuple[nodes.NodeNG | None, nodes.NodeNG | None]:
+    """(the table, the key) of ``table[key]`` or ``table.get(key[, default])``."""
+    if isinstance(node, nodes.Subscript):
+        return node.value, node.slice
+    if (
+        isinstance(node, nodes.Call)
+        and isinstance(node.func, nodes.Attribute)
+        and node.func.attrname == "get"
+        and 1 <= len(node.args) <= 2
+        and not node.keywords
+    ):
+        return node.func.expr, node.args[0]
+    return None, None
+
+
+def _is_called(node: nodes.NodeNG) -> bool:
+    """``table[key](...)``: the read is the callee."""
+    return isinstance(node.parent, nodes.Call) and node.parent.func is node
+
+
+def _bound_to(node: nodes.NodeNG, function: nodes.FunctionDef) -> set[str]:
+    """The locals ``name = <node>`` binds (directly: no expression around the read)."""
+    return {name for names, value in assignments_in(function) if value is node for name in names}
+
+
+def _called_names(function: nodes.FunctionDef) -> set[str]:
+    """The locals *function* calls, or looks up with getattr and calls."""
+    found = set()
+    for call in own_nodes(function, nodes.Call):
+        if isinstance(call.func, nodes.Name):
+            found.add(call.func.name)
+        elif is_getattr(call.func) and isinstance(call.func.args[1], nodes.Name):
+            found.add(call.func.args[1].name)
+    return found
+
+
+def _owner(
+    table: nodes.NodeNG, function: nodes.FunctionDef, linearize: Linearize
+) -> tuple[nodes.ClassDef | nodes.Module, str] | None:
+    """What binds the table *function* reads: ``self.X`` in a method of a class (the
+    class, or the first base in its MRO whose body or ``__init__`` binds X), or a name
+    bound at the module's top level. None for anything else (an imported name, a
+    local, an expression)."""
+    if isinstance(table, nodes.Attribute) and isinstance(table.expr, nodes.Name):
+        klass = _class_of(function)
+        if table.expr.name != "self" or klass is None:
+            return None
+        for candidate in linearize(klass):
+            if table.attrname in candidate.locals or table.attrname in candidate.instance_attrs:
+                return candidate, table.attrname
+        return None
+    if isinstance(table, nodes.Name) and table.name not in function.locals:
+        module = function.root()
+        bound = module.locals.get(table.name, [])
+        if bound and all(isinstance(b, nodes.AssignName) for b in bound):
+            return module, table.name
+    return None
+
+
+def _class_of(function: nodes.FunctionDef) -> nodes.ClassDef | None:
+    """The class of the method *function* is (or is defined in, for a nested function,
+    whose ``self`` is the method's)."""
+    scope: nodes.NodeNG = function
+    while isinstance(scope, nodes.FunctionDef):
+        if isinstance(scope.parent, nodes.ClassDef):
+            return scope.parent
+        if scope.parent is None:
+            return None
+        scope = scope.parent.scope()
+    return None
