@@ -226,3 +226,149 @@ def test_a_table_changed_at_run_time_is_a_note_and_not_written(tmp_path: Path) -
         f"eng/core.py:{line}: loop() answers broadcast_utility_command_sync() from "
         "eng.core.EngineCoreProc._handlers, which is changed after it is made"
     ) in shown.stderr
+
+
+# LMDeploy's requests: sent as enum members; the manager's table is filled at run time by
+# bind_func, called from the engine's binding method; the manager builds the senders.
+REQUEST = """\
+import enum
+
+
+class RequestType(enum.Enum):
+    ADD = enum.auto()
+    STOP = enum.auto()
+    END = enum.auto()
+
+
+class RequestSender:
+    def __init__(self, manager):
+        self.manager = manager
+
+    def _put(self, reqs):
+        self.manager.requests.put_nowait(reqs)
+
+    def send_async(self, req_type, data):
+        return self._put((req_type, data))
+
+    def send(self, req_type, data):
+        self.send_async(req_type, data)
+        return self.manager.replies.get()
+
+
+class RequestManager:
+    def __init__(self):
+        self.callbacks = dict()
+        self.requests = None
+        self.replies = None
+
+    def build_sender(self):
+        return RequestSender(self)
+
+    def bind_func(self, req_type, callback):
+        self.callbacks[req_type] = callback
+
+    def process_request(self, req_type, reqs):
+        func = self.callbacks.get(req_type, None)
+        if func is not None:
+            func(reqs)
+"""
+
+ENGINE = """\
+from eng.request import RequestManager, RequestType
+
+
+class Engine:
+    def __init__(self):
+        self.req_manager = self._bind_request_manager()
+
+    def _bind_request_manager(self):
+        req_manager = RequestManager()
+        req_manager.bind_func(RequestType.ADD, self._on_add)
+        req_manager.bind_func(RequestType.STOP, self._on_stop)
+        return req_manager
+
+    def _on_add(self, reqs):
+        return reqs
+
+    def _on_stop(self, reqs):
+        return reqs
+"""
+
+INSTANCE = """\
+from eng.request import RequestType
+
+
+class EngineInstance:
+    def __init__(self, engine):
+        self.req_sender = engine.req_manager.build_sender()
+
+    def add(self):
+        return self.req_sender.send(RequestType.ADD, None)
+
+    def stop(self):
+        return self.req_sender.send(RequestType.STOP, None)
+"""
+
+
+def _requests(tmp_path: Path, request: str = REQUEST) -> Path:
+    files = {
+        "eng/__init__.py": "",
+        "eng/request.py": request,
+        "eng/engine.py": ENGINE,
+        "eng/instance.py": INSTANCE,
+    }
+    return project(tmp_path, files)
+
+
+def test_a_table_a_binding_method_fills_is_written_for_enum_members_sent(
+    tmp_path: Path,
+) -> None:
+    folder = _requests(tmp_path)
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    config = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))["tool"]["rpcsurface"]
+    assert [d["method"] for d in config["dispatch"]] == ["send"]
+    (surface,) = config["surface"]
+    assert surface["tables"] == ["eng.engine.Engine._bind_request_manager"]
+    assert surface["callers"] == ["eng.instance.EngineInstance"]
+    assert surface["dispatch"] == ["send"]
+    clean = run_check(folder, "--format", "json", "--no-cache")
+    assert clean.returncode == 0, clean.stderr
+    assert not clean.messages
+    # A member the engine binds no callback for is unanswered, at the member sent.
+    instance = (
+        INSTANCE
+        + "\n    def end(self):\n        return self.req_sender.send(RequestType.END, None)\n"
+    )
+    (folder / "eng/instance.py").write_text(instance, "utf-8")
+    planted = run_check(folder, "--format", "json", "--no-cache")
+    line = len(instance.splitlines())
+    assert [(m.symbol, m.path, m.line) for m in planted.messages] == [
+        ("rpc-unanswered", "eng/instance.py", line)
+    ]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # Another method changes the table too: its entries are not all bound by calls.
+        "    def merge(self, more):\n        self.callbacks.update(more)\n",
+        # The table starts with an entry the binding method did not make.
+        None,
+    ],
+    ids=["updated-elsewhere", "not-empty-at-first"],
+)
+def test_a_table_filled_other_than_by_its_binding_method_is_not_written(
+    tmp_path: Path, change: str | None
+) -> None:
+    if change is None:
+        request = REQUEST.replace(
+            "self.callbacks = dict()", "self.callbacks = {RequestType.END: print}"
+        )
+    else:
+        request = REQUEST.replace(
+            "    def build_sender(self):", change + "\n    def build_sender(self):", 1
+        )
+    folder = _requests(tmp_path, request)
+    shown = run_cli(folder, "init", "--diff")
+    assert "tables = [" not in shown.stdout, shown.stdout

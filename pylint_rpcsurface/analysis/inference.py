@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 
 import astroid
-from astroid import nodes, util
+from astroid import bases, nodes, util
 from astroid.typing import InferenceResult
 
 from pylint_rpcsurface.model import Location
@@ -98,6 +98,18 @@ def is_enum(klass: nodes.ClassDef) -> bool:
         return any(ancestor.qname() in _ENUM_BASES for ancestor in klass.ancestors())
     except INFERENCE_ERRORS:
         return False
+
+
+def instance_class(node: nodes.NodeNG) -> nodes.ClassDef | None:
+    """The class of the one instance *node* infers to; None for anything else (a class,
+    several values, a value that does not infer)."""
+    values = inferred_values(node)
+    if len(values) != 1 or not isinstance(values[0], bases.Instance):
+        return None
+    if isinstance(values[0], nodes.NodeNG):  # a literal: an instance of a builtin
+        return None
+    klass = values[0]._proxied  # pylint: disable=protected-access
+    return klass if isinstance(klass, nodes.ClassDef) else None
 
 
 def enum_member_key(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TypeGuard
 
 from astroid import nodes
@@ -53,6 +54,13 @@ def changed_in_place(
     ``x += ...`` and the like, which astroid's inference does not follow. With
     *attributes*, an attribute of that name counts too (``self.x[k] = ...``); with
     *in_classes*, the bodies of classes in *scope* are looked in as well."""
+    return next(changes_in_place(scope, name, attributes=attributes, in_classes=in_classes), None)
+
+
+def changes_in_place(
+    scope: nodes.NodeNG, name: str | None, *, attributes: bool = False, in_classes: bool = False
+) -> Iterator[nodes.NodeNG]:
+    """Every in-place change :func:`changed_in_place` looks for, in source order."""
 
     def names_it(target: nodes.NodeNG) -> bool:
         if name is None:
@@ -81,5 +89,4 @@ def changed_in_place(
         else:
             target = node.target
         if names_it(target):
-            return node
-    return None
+            yield node

@@ -43,9 +43,15 @@ from pylint_rpcsurface.analysis.discovery.reading import (
 )
 from pylint_rpcsurface.analysis.discovery.table_reads import TableRead
 from pylint_rpcsurface.analysis.discovery.workers import WorkerSide, top_of
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
+from pylint_rpcsurface.analysis.inference import (
+    INFERENCE_ERRORS,
+    enum_member_key,
+    inferred_values,
+    instance_class,
+)
 from pylint_rpcsurface.analysis.registry import read_registry
 from pylint_rpcsurface.analysis.tables import read_table
+from pylint_rpcsurface.model import Table
 
 
 @dataclass
@@ -80,6 +86,10 @@ class _Plans:
         self.proven[plan].update(proven)
         self.loop_answers[plan].append(answers)
 
+
+# table -> (what proves the receive side reads it, its keys): the tables a dispatch's
+# receive side answers from (Discovery.tables_read).
+_TablesRead = dict[str, tuple[str, frozenset[str]]]
 
 # A helper that passes the name on to a sender found in one round is found in the next;
 # the rounds stop as soon as one finds nothing new. The cap bounds the rounds (each walks
@@ -259,7 +269,11 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         return groups
 
     def literal_sites(self, group: Group) -> list[Site]:
+        """The group's call sites that pass a str literal where the name goes; where none
+        does, those that pass an enum member (``send(RequestType.ADD, ...)``), named by
+        its key (``<enum>.<member>``): a dispatch keyed by an enum, as handler tables are."""
         sites = []
+        members = []
         for call in self.calls.get(group.method, []):
             if group.called_as == "method" and not isinstance(call.func, nodes.Attribute):
                 continue
@@ -277,7 +291,11 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                         node, keyword = passed.value, True
             if isinstance(node, nodes.Const) and isinstance(node.value, str):
                 sites.append(Site(call, node.value, keyword, self.owner(call)))
-        return sites
+            elif not sites and isinstance(node, nodes.Attribute):
+                member = enum_member_key(node, self.qualname)
+                if member is not None:
+                    members.append(Site(call, member, keyword, self.owner(call)))
+        return sites or members
 
     def owner(self, node: nodes.NodeNG) -> nodes.ClassDef | nodes.FunctionDef | None:
         """The top-level class whose method holds *node*, or the module-level function."""
@@ -343,12 +361,11 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
 
         workers = self.worker_side.workers(helpers)
         reads = self.worker_side.table_reads(lambda c: self.index.linearize(c)[0])
-        table_tops = {id(top_of(read.function)) for read in reads}
         dispatch: list[DispatchProposal] = []
         confirmed: list[Group] = []
         handlers: list[nodes.ClassDef] = []
         pending = []
-        answered_by_tables: list[tuple[Group, dict[str, str]]] = []
+        answered_by_tables: list[tuple[Group, _TablesRead]] = []
         for group in sorted(groups, key=lambda g: (g.method, g.index)):
             names = {site.name for site in group.sites}
             # A receive side that answers from a table is proof of what answers: the
@@ -393,89 +410,147 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                     "name at different positions in different definitions: not written"
                 )
                 continue
-            # A loop answering from a table looks up the handler it found there, not the
-            # name received: its getattr says nothing of what happens to an unknown name.
-            answering = workers
-            if any(group is g for g, _ in answered_by_tables):
-                answering = [w for w in workers if w.top is None or id(w.top) not in table_tops]
-            dispatch.append(self.keys.dispatch_proposal(group, answering))
+            # What a worker loop's getattr says (an unknown name, the reply) is not said
+            # of a table: a loop answering from one looks up the handler it found there.
+            by_table = any(group is g for g, _ in answered_by_tables)
+            dispatch.append(self.keys.dispatch_proposal(group, [] if by_table else workers))
         confirmed = [g for g in confirmed if methods.count(g.method) == 1]
-        by_table = {id(g) for g, _ in answered_by_tables}
+        table_groups = {id(g) for g, _ in answered_by_tables}
         surfaces = self.surfaces(
-            [g for g in confirmed if id(g) not in by_table],
+            [g for g in confirmed if id(g) not in table_groups],
             excluded_by(confirmed),
             workers,
             helpers,
         )
         surfaces.extend(
-            self.table_surface(group, tables)
-            for group, tables in answered_by_tables
-            if methods.count(group.method) == 1
+            self.table_surfaces(
+                [(g, tables) for g, tables in answered_by_tables if methods.count(g.method) == 1]
+            )
         )
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
 
     # -- handler tables -------------------------------------------------------
 
-    def tables_read(self, group: Group, reads: list[TableRead]) -> dict[str, str]:
-        """table -> evidence, for each table a worker loop linked to the group's senders
+    def tables_read(self, group: Group, reads: list[TableRead]) -> _TablesRead:
+        """table -> (evidence, its keys), for each table a worker loop linked to the group's senders
         (the sender's class or function names the loop's) looks a received name up in and
         calls the result of, that the checker can read and that answers a name sent."""
         names = {site.name for site in group.sites}
         tops = [top for top in (top_of(s.function) for s in group.senders) if top is not None]
-        found: dict[str, str] = {}
+        found: _TablesRead = {}
         for read in reads:
             top = top_of(read.function)
-            if top is None or not any(t is top or self.names(t, top) for t in tops):
+            # Linked either way: the senders name the loop's code (the client starts the
+            # engine's class), or the loop's code names theirs (a manager builds the
+            # senders that feed its queue).
+            if top is None or not any(
+                t is top or self.names(t, top) or self.names(top, t) for t in tops
+            ):
                 continue
-            owner = read.owner
+            for qualname, table, at, how in self._tables_of(read):
+                if isinstance(table, str):
+                    self.notes.append(
+                        f"{at}: {read.function.name}() answers {group.method}() from "
+                        f"{qualname}, which {table}: not written"
+                    )
+                    continue
+                answered = names & {entry.key for entry in table.entries}
+                if not answered:
+                    self.notes.append(
+                        f"{at}: {read.function.name}() answers from {qualname}, which has "
+                        f"none of the names {group.method}() sends: not written"
+                    )
+                    continue
+                found[qualname] = (how, frozenset(entry.key for entry in table.entries))
+        return found
+
+    def _tables_of(self, read: TableRead) -> Iterator[tuple[str, Table | str, str, str]]:
+        """(the table's qualified name, the table or why it can't be read, where, what
+        proves it) for the table *read* looks up: the dict the code writes out, or, for
+        one filled at run time by a binding method, each function that calls that
+        method on an instance of the table's class (each such function is a table)."""
+        at = self.where(read.read)
+        owner = read.owner
+        if read.binder is None:
             qualname = (
                 f"{self.qualname(owner)}.{read.attribute}"
                 if isinstance(owner, nodes.ClassDef)
                 else f"{owner.name}.{read.attribute}"
             )
-            at = self.where(read.read)
-            table = read_table(owner, read.attribute, qualname, self.qualname)
-            if isinstance(table, str):
-                self.notes.append(
-                    f"{at}: {read.function.name}() answers {group.method}() from {qualname}, "
-                    f"which {table}: not written"
-                )
-                continue
-            answered = names & {entry.key for entry in table.entries}
-            if not answered:
-                self.notes.append(
-                    f"{at}: {read.function.name}() answers from {qualname}, which has none of "
-                    f"the names {group.method}() sends: not written"
-                )
-                continue
-            found[qualname] = (
+            how = (
                 f"{at}: {read.function.name}() looks the received name up in it and calls "
-                f"the result; answers {len(answered)} of the {len(names)} names sent"
+                "the result"
             )
-        return found
+            yield qualname, read_table(owner, read.attribute, qualname, self.qualname), at, how
+            return
+        seen: set[int] = set()
+        for call in self.calls.get(read.binder, []):
+            function = call.scope()
+            if (
+                not isinstance(call.func, nodes.Attribute)
+                or not isinstance(function, nodes.FunctionDef)
+                or id(function) in seen
+                or instance_class(call.func.expr) is not owner
+            ):
+                continue
+            seen.add(id(function))
+            holder = function.parent
+            if not isinstance(holder, (nodes.ClassDef, nodes.Module)):
+                continue
+            qualname = self.qualname(function)
+            how = (
+                f"{self.where(call)}: {function.name}() binds keys with "
+                f"{read.binder}() on a {owner.name}, whose {read.function.name}() looks "
+                f"{read.attribute} up and calls the result ({at})"
+            )
+            table = read_table(holder, function.name, qualname, self.qualname)
+            yield qualname, table, self.where(function), how
 
-    def table_surface(self, group: Group, tables: dict[str, str]) -> SurfaceProposal:
-        """The surface of a dispatch answered by *tables*: the group's callers, by the
-        roots of their hierarchies, judged only for this dispatch's calls."""
-        callers = self._caller_hierarchies([group])
-        listed = tuple(
-            sorted(
-                (
-                    self.qualname(root),
-                    f"{self.where(callers.first_site[key].call)}: sends "
-                    f"{callers.first_site[key].name!r}",
+    def table_surfaces(self, answered: list[tuple[Group, _TablesRead]]) -> list[SurfaceProposal]:
+        """One surface per set of tables: the callers of every dispatch those tables
+        answer, by the roots of their hierarchies, judged only for those dispatches'
+        calls (``send`` and ``async_send`` answered by one request table)."""
+        by_tables: dict[tuple[str, ...], list[tuple[Group, _TablesRead]]] = defaultdict(list)
+        for group, tables in answered:
+            by_tables[tuple(sorted(tables))].append((group, tables))
+        proposals = []
+        used: set[str] = set()
+        for names, members in sorted(by_tables.items()):
+            groups = [group for group, _ in members]
+            callers = self._caller_hierarchies(groups)
+            listed = tuple(
+                sorted(
+                    (
+                        self.qualname(root),
+                        f"{self.where(callers.first_site[key].call)}: sends "
+                        f"{callers.first_site[key].name!r}",
+                    )
+                    for key, root in callers.roots.items()
                 )
-                for key, root in callers.roots.items()
             )
-        )
-        first = min(tables)
-        return SurfaceProposal(
-            name=first.rsplit(".", 1)[-1].lstrip("_").lower() or group.method,
-            callers=listed,
-            handlers=(),
-            tables=tuple(sorted(tables.items())),
-            dispatch=(group.method,),
-        )
+            evidence = members[0][1]
+            sent = {site.name for group in groups for site in group.sites}
+            name = names[0].rsplit(".", 1)[-1].lstrip("_").lower() or groups[0].method
+            while name in used:
+                name += "-2"
+            used.add(name)
+            proposals.append(
+                SurfaceProposal(
+                    name=name,
+                    callers=listed,
+                    handlers=(),
+                    tables=tuple(
+                        (
+                            table,
+                            f"{evidence[table][0]}; answers "
+                            f"{len(sent & evidence[table][1])} of the {len(sent)} names sent",
+                        )
+                        for table in names
+                    ),
+                    dispatch=tuple(sorted({group.method for group in groups})),
+                )
+            )
+        return proposals
 
     # -- handlers -------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from astroid import nodes
 
@@ -23,6 +24,7 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     names_in,
     own_nodes,
 )
+from pylint_rpcsurface.analysis.syntax import changes_in_place
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,10 @@ class TableRead:
     read: nodes.NodeNG  # the subscript or the .get() call
     owner: nodes.ClassDef | nodes.Module  # what binds the table
     attribute: str  # the table's name in *owner*
+    # The method of *owner* that fills the table one entry a call, for a table made at
+    # run time (``bind_func(key, handler)``: ``self.callbacks[key] = handler``); None for
+    # a table the code writes out.
+    binder: str | None = None
 
 
 Linearize = Callable[[nodes.ClassDef], list[nodes.ClassDef]]
@@ -57,6 +63,70 @@ def table_reads(
         if owner is not None:
             found.append(TableRead(function, node, owner[0], owner[1]))
     return found
+
+
+def bound_table_reads(function: nodes.FunctionDef, linearize: Linearize) -> list[TableRead]:
+    """The reads in the method *function* of a table of its class by one of its own
+    parameters whose result is called (``func = self.callbacks.get(req_type)``, then
+    ``func(reqs)``), where the table is filled only by a binding method of the class,
+    ``bind_func(self, req_type, callback): self.callbacks[req_type] = callback``."""
+    klass = _class_of(function)
+    if klass is None or not isinstance(function.parent, nodes.ClassDef):
+        return []
+    params = {arg.name for arg in (function.args.args or [])[1:]} | {
+        arg.name for arg in function.args.kwonlyargs
+    }
+    found = []
+    for read in table_reads(function, params, linearize):
+        if not isinstance(read.owner, nodes.ClassDef):
+            continue
+        binder = _binder(read.owner, read.attribute)
+        if binder is not None:
+            found.append(TableRead(read.function, read.read, read.owner, read.attribute, binder))
+    return found
+
+
+def _binder(owner: nodes.ClassDef, attribute: str) -> str | None:
+    """The one method of *owner* that writes an entry of ``self.<attribute>``, a key and
+    a value both its parameters (``self.callbacks[req_type] = callback``), when no other
+    code of the module changes it in place and its class binds it only to an empty
+    dict; None otherwise."""
+    module = owner.root()
+    writes = list(changes_in_place(module, attribute, attributes=True, in_classes=True))
+    if len(writes) != 1 or not isinstance(writes[0], nodes.Subscript):
+        return None
+    write = writes[0]
+    method = write.scope()
+    assign = write.parent
+    container, key = write.value, write.slice
+    if not (
+        isinstance(method, nodes.FunctionDef)
+        and method.parent is owner
+        and isinstance(assign, nodes.Assign)
+        and assign.targets == [write]
+        and isinstance(container, nodes.Attribute)
+        and isinstance(container.expr, nodes.Name)
+        and container.expr.name == "self"
+        and isinstance(key, nodes.Name)
+        and isinstance(assign.value, nodes.Name)
+    ):
+        return None
+    params = [arg.name for arg in method.args.args or []][1:]
+    if key.name not in params or assign.value.name not in params:
+        return None
+    bindings = cast("list[nodes.NodeNG]", owner.instance_attrs.get(attribute, []))
+    for bound in bindings:
+        value = getattr(getattr(bound, "parent", None), "value", None)
+        empty = (isinstance(value, nodes.Dict) and not value.items) or (
+            isinstance(value, nodes.Call)
+            and isinstance(value.func, nodes.Name)
+            and value.func.name == "dict"
+            and not value.args
+            and not value.keywords
+        )
+        if not empty:
+            return None
+    return method.name
 
 
 def _lookup(node: nodes.NodeNG) -> tuple[nodes.NodeNG | None, nodes.NodeNG | None]:

@@ -26,7 +26,12 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     tainted_names,
     where,
 )
-from pylint_rpcsurface.analysis.discovery.table_reads import Linearize, TableRead, table_reads
+from pylint_rpcsurface.analysis.discovery.table_reads import (
+    Linearize,
+    TableRead,
+    bound_table_reads,
+    table_reads,
+)
 
 
 class WorkerSide:
@@ -76,6 +81,7 @@ class WorkerSide:
             if received:
                 for code, names in [(function, received), *self._nested(function, received)]:
                     found.extend(table_reads(code, names, linearize))
+            found.extend(bound_table_reads(function, linearize))
         return found
 
     def _through_helpers(self, function: nodes.FunctionDef, project: set[int]) -> list[Worker]:
