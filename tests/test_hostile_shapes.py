@@ -435,3 +435,54 @@ def test_check_from_a_deleted_folder(tmp_path: Path) -> None:
     assert "Traceback" not in absolute.stderr, absolute.stderr
     assert absolute.returncode == control.returncode == 1, absolute
     assert absolute.stdout == control.stdout.replace("app.py:", f"{os.path.realpath(root)}/app.py:")
+
+
+DOCSTRING_ONLY = textwrap.dedent(
+    '''\
+    class Worker:
+        def load(self):
+            return 1
+
+
+    class Core:
+        def call(self, name):
+            """Sends *name* to the workers; a subclass does it."""
+
+        def start(self):
+            """Loads the model."""
+            return self.call("lod")
+
+
+    class Sub(Core):
+        def reset(self):
+            """Only a docstring: astroid keeps no statement in its body."""
+    '''
+)
+DOCSTRING_PYPROJECT = textwrap.dedent(
+    """\
+    [tool.rpcsurface]
+
+    [[tool.rpcsurface.dispatch]]
+    method = "call"
+    waits = true
+
+    [[tool.rpcsurface.surface]]
+    name = "s"
+    callers = ["app.Core"]
+    handlers = ["app.Worker"]
+    """
+)
+
+
+def test_a_method_of_a_docstring_alone_is_read(tmp_path: Path) -> None:
+    """astroid keeps a function's docstring out of its body: a method of a docstring
+    alone (an abstract dispatch method's, LMDeploy 0.18.0's) has no statement, and the
+    callers' code is still read, by check (cold and warm) and by pylint."""
+    root = project(tmp_path, {"pyproject.toml": DOCSTRING_PYPROJECT, "app.py": DOCSTRING_ONLY})
+    expected = {("rpc-unanswered", "app.py", line_of(DOCSTRING_ONLY, '"lod"'))}
+    for args in (("--no-cache",), (), ()):
+        check = run_check(root, "--format", "json", *args)
+        assert {(m.symbol, m.path, m.line) for m in check.messages} == expected, check
+    run = run_pylint(root, "app.py")
+    assert_no_crash(run)
+    assert run.keys() == expected, describe_run(run)

@@ -311,8 +311,12 @@ class BroadcastCollector:
         return [((path, name, index), step) for path, name, index, step in self.facts_of(ref)[1]]
 
     def _calls_in(self, code: Code) -> list[nodes.Call]:
-        # Read from the code's body, wherever it is.
-        self.reads.node(code.body[0] if isinstance(code, nodes.FunctionDef) else code.body)
+        # Read from the code's body, wherever it is. astroid keeps a docstring apart from
+        # the body: a function of a docstring alone (an abstract method's) has none.
+        if isinstance(code, nodes.FunctionDef):
+            self.reads.node(code.body[0] if code.body else code.doc_node or code)
+        else:
+            self.reads.node(code.body)
         return self.reads.cached(self._call_nodes, id(code), lambda: calls_in(code))
 
     @staticmethod
