@@ -27,7 +27,7 @@ table in docs/real-engines.md is always the one this command makes.
     python bench/engines.py --out docs/real-engines.md   # rewrite the page's table
     python bench/engines.py --proxy                  # with the proxy tables (issue 25)
 
-Downloads: vLLM's wheel is about 260 MB, LMDeploy's about 110 MB, the others a few MB
+Downloads: vLLM's wheel is about 260 MB, LMDeploy's about 110 MB (each release), the others a few MB
 (verl 0.4.1 0.75 MB, AReaL 1.0.4 1.1 MB, Trinity-RFT 0.3.0 0.3 MB, OpenRLHF 0.7.0 0.15 MB).
 Exit status 1 if a check crashed, exited with 2, or a finding has no verdict.
 """
@@ -77,6 +77,8 @@ ENGINES = (
     Engine("sglang", "0.4.6", "sglang"),
     # The release before TypeBasedDispatcher: the scheduler answers by an isinstance chain.
     Engine("sglang", "0.4.0", "sglang", label="sglang-0.4.0"),
+    # A string-keyed command table, filled at run time (issue 28's third engine).
+    Engine("lmdeploy", "0.18.0", "lmdeploy", label="lmdeploy-0.18.0"),
     Engine("openrlhf", "0.7.0", "openrlhf"),
     # Ray-based RL frameworks for the proxy surfaces of issue 25
     Engine("verl", "0.4.1", "verl", proxy_only=True),

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from support import project, run_check
+from support import line_of, project, run_check
 
 from pylint_rpcsurface import engine
 from pylint_rpcsurface.config import ConfigError, load_config
@@ -266,6 +266,45 @@ def test_a_table_that_cant_be_read_is_a_configuration_error_naming_the_entry(
     assert error.key == "tool.rpcsurface.surface[0].tables[0]", error
     assert "but 'pkg.handlers.TABLE' " in error.problem, error.problem
     assert phrase in error.problem, error.problem
+
+
+# LMDeploy 0.18.0's AsyncRPCServer.methods: an empty dict that a registering method fills,
+# called in a loop over the worker class's functions (zmq_rpc.py:127, :154;
+# zmq_engine.py:173-178).
+REGISTERED_AT_RUN_TIME = """\
+import inspect
+
+
+class Worker:
+    def a(self):
+        return 1
+
+
+class Server:
+    def __init__(self):
+        self.methods = {}
+
+    def register_method(self, name, func):
+        self.methods[name] = ("default", func)
+
+
+def serve(server, worker):
+    for name, value in inspect.getmembers(Worker):
+        if not name.startswith("_"):
+            server.register_method(name, getattr(worker, name))
+"""
+
+
+def test_a_table_registered_in_a_loop_at_run_time_is_a_configuration_error(
+    tmp_path: Path,
+) -> None:
+    analysis, _ = _analyse(tmp_path, REGISTERED_AT_RUN_TIME, "pkg.handlers.Server.methods")
+    (error,) = analysis.config_errors
+    assert error.key == "tool.rpcsurface.surface[0].tables[0]", error
+    line = line_of(REGISTERED_AT_RUN_TIME, 'self.methods[name] = ("default", func)')
+    assert (
+        f"but 'pkg.handlers.Server.methods' is changed after it is made, at line {line}"
+    ) in error.problem, error.problem
 
 
 HANDLER_CLASS = """\
