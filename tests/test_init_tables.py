@@ -372,3 +372,60 @@ def test_a_table_filled_other_than_by_its_binding_method_is_not_written(
     folder = _requests(tmp_path, request)
     shown = run_cli(folder, "init", "--diff")
     assert "tables = [" not in shown.stdout, shown.stdout
+
+
+def test_beside_a_table_surface_a_handler_surface_names_its_dispatch(tmp_path: Path) -> None:
+    """A project with both: the executor's `call` looked up on its worker, and the
+    requests answered by the manager's table. Without a dispatch list each surface would
+    judge the other's calls (the executor's `self.requests.send(...)` sends no literal)."""
+    executor = """\
+from eng.request import RequestManager
+
+
+class Worker:
+    def load(self):
+        return 1
+
+    def step(self):
+        return 2
+
+
+class WorkerProc:
+    def __init__(self, mq, out):
+        self.worker = Worker()
+        self.mq, self.out = mq, out
+
+    def busy_loop(self):
+        while True:
+            method, args = self.mq.get()
+            self.out.put(getattr(self.worker, method)(*args))
+
+
+class Executor:
+    def __init__(self, mq, out):
+        self.mq, self.out = mq, out
+        self.manager = RequestManager()
+
+    def start(self):
+        return WorkerProc(self.mq, self.out)
+
+    def call(self, method, *args):
+        self.mq.put((method, args))
+        return self.out.get()
+
+    def setup(self, payload):
+        self.call("load")
+        self.call("step")
+        self.manager.requests.send(payload)
+"""
+    folder = _requests(tmp_path)
+    (folder / "eng/executor.py").write_text(executor, "utf-8")
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    config = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))["tool"]["rpcsurface"]
+    surfaces = {s["name"]: s for s in config["surface"]}
+    assert surfaces["Worker"]["dispatch"] == ["call"]
+    assert surfaces["bind_request_manager"]["dispatch"] == ["send"]
+    checked = run_check(folder, "--format", "json", "--no-cache")
+    assert checked.returncode == 0, checked.stderr
+    assert not checked.messages

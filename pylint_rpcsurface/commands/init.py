@@ -334,9 +334,10 @@ def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) 
         answers = _list_lines("handlers", surface.handlers)
     lines = ["[[tool.rpcsurface.surface]]", named]
     if surface.dispatch:
+        who = "the table answers" if surface.tables else "its handlers answer"
         lines.append(
             f"dispatch = [{', '.join(_toml(m) for m in surface.dispatch)}]  "
-            "# the table answers these calls only"
+            f"# {who} these calls only"
         )
     lines.extend([*_list_lines("callers", surface.callers), *answers])
     if surface.base_handlers:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from astroid import nodes
@@ -422,11 +422,18 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             workers,
             helpers,
         )
-        surfaces.extend(
-            self.table_surfaces(
-                [(g, tables) for g, tables in answered_by_tables if methods.count(g.method) == 1]
-            )
+        tabled = self.table_surfaces(
+            [(g, tables) for g, tables in answered_by_tables if methods.count(g.method) == 1]
         )
+        if tabled:
+            # Without its own list, a surface judges every dispatch's calls: the handler
+            # surfaces would judge the tables' sends (`send(RequestType.X)`), and the
+            # tables' surfaces theirs. Each names the dispatches it answers.
+            by_handlers = tuple(sorted({g.method for g in confirmed if id(g) not in table_groups}))
+            surfaces = [
+                replace(s, dispatch=by_handlers) if s.refused is None else s for s in surfaces
+            ]
+        surfaces.extend(tabled)
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
 
     # -- handler tables -------------------------------------------------------
