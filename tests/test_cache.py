@@ -151,15 +151,39 @@ def test_the_stdin_buffer_is_never_confused_with_the_saved_file(tmp_path: Path) 
     assert _planted(run_check(root, "--format", "json").messages) == PLANTED
 
 
+@pytest.fixture(scope="module")
+def checked_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The tiny project with its planted finding, and the cache folder its first check
+    filled: the same first run for every entry the tests below break, made once. The
+    project is never edited."""
+    top = tmp_path_factory.mktemp("entry")
+    root = _tiny(top, APP_PLANTED)
+    home = top / "cache"
+    home.mkdir(mode=0o700)
+    assert run_check(root, env={"RPCSURFACE_CACHE_DIR": str(home)}).returncode == 1
+    return root, home
+
+
+def _copied(checked_once: tuple[Path, Path]) -> tuple[Path, Path]:
+    """The shared project, and its one entry in this test's own copy of the cache."""
+    root, home = checked_once
+    here = cache_home()
+    assert here is not None
+    shutil.copytree(home, here, dirs_exist_ok=True)
+    (entry,) = _entries(root)
+    assert entry.is_relative_to(here), entry
+    return root, entry
+
+
 @pytest.mark.parametrize(
     "content",
     [b"", b"{not json", b"[]", b'{"identity": {"format": 1}}', b"\xff\xfe\x00"],
     ids=["empty", "corrupt", "array", "foreign", "binary"],
 )
-def test_a_corrupt_or_foreign_entry_is_rebuilt(tmp_path: Path, content: bytes) -> None:
-    root = _tiny(tmp_path, APP_PLANTED)
-    assert run_check(root).returncode == 1
-    (entry,) = _entries(root)
+def test_a_corrupt_or_foreign_entry_is_rebuilt(
+    checked_once: tuple[Path, Path], content: bytes
+) -> None:
+    root, entry = _copied(checked_once)
     entry.write_bytes(content)
     run = run_check(root, "--format", "json")
     assert _planted(run.messages) == PLANTED, run.stderr
@@ -167,11 +191,11 @@ def test_a_corrupt_or_foreign_entry_is_rebuilt(tmp_path: Path, content: bytes) -
     assert json.loads(entry.read_bytes())["findings"]  # rewritten whole
 
 
-def test_an_entry_with_wrong_findings_from_another_version_is_ignored(tmp_path: Path) -> None:
+def test_an_entry_with_wrong_findings_from_another_version_is_ignored(
+    checked_once: tuple[Path, Path],
+) -> None:
     """An entry made by another plugin version must not answer, even if well formed."""
-    root = _tiny(tmp_path, APP_PLANTED)
-    assert run_check(root).returncode == 1
-    (entry,) = _entries(root)
+    root, entry = _copied(checked_once)
     data = json.loads(entry.read_bytes())
     environment, modules = json.loads(data["identity"])
     data["identity"] = json.dumps([{**environment, "plugin": "0.0.0-other"}, modules])

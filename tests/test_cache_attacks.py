@@ -372,12 +372,27 @@ MALFORMED: dict[str, Callable[[Path], None]] = {
 }
 
 
+@pytest.fixture(scope="module")
+def checked_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tiny project and the cache folder its first check filled (with one entry): the
+    same first run for every malformed shape, made once. The project is never edited."""
+    top = tmp_path_factory.mktemp("malformed")
+    root = _tiny(top)
+    home = top / "cache"
+    home.mkdir(mode=0o700)
+    assert _keys("check", root, env={"RPCSURFACE_CACHE_DIR": str(home)}) == PLANTED
+    return root, home
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and modes are POSIX")
 @pytest.mark.parametrize("shape", sorted(MALFORMED))
-def test_a_malformed_entry_is_a_miss_never_a_traceback(tmp_path: Path, shape: str) -> None:
-    root = _tiny(tmp_path)
-    assert _keys("check", root) == PLANTED
+def test_a_malformed_entry_is_a_miss_never_a_traceback(
+    checked_once: tuple[Path, Path], cache_home: Path, shape: str
+) -> None:
+    root, home = checked_once
+    shutil.copytree(home, cache_home, dirs_exist_ok=True)  # this test's own copy
     (entry,) = _entries(root)
+    assert entry.is_relative_to(cache_home), entry
     MALFORMED[shape](entry)
     assert _keys("check", root) == PLANTED  # no traceback, no hang, the true findings
     assert _keys("pylint", root) == PLANTED

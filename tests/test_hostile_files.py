@@ -187,22 +187,30 @@ _ONLY_A_SUBCLASS_COULD_WAIT = APP.replace(
 )
 
 
+@pytest.fixture(scope="module")
+def readable_control(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The control of the test below, the same for every kind of unread module, run once:
+    with x.py a readable, unrelated module, the entry only a subclass could wait on is
+    said to be never waited on."""
+    app = _ONLY_A_SUBCLASS_COULD_WAIT
+    assert app.count("sub_rpc") == 2  # listed and answered; nobody readable waits on it
+    top = tmp_path_factory.mktemp("readable")
+    readable = project(top, {"pyproject.toml": PYPROJECT, "app.py": app, "x.py": "VALUE = 1\n"})
+    control = run_check(readable, "--format", "json", "--no-cache", timeout=PROMPT)
+    assert [m.symbol for m in control.messages] == ["rpc-listed-unwaited"], control
+
+
 @pytest.mark.parametrize(
     "make", [_fifo, _dev_zero, _over_cap], ids=["fifo", "dev-zero", "over-cap"]
 )
 def test_a_module_that_is_not_read_may_hold_callers(
-    tmp_path: Path, make: Callable[[Path], None]
+    readable_control: None, tmp_path: Path, make: Callable[[Path], None]
 ) -> None:
     """A module that is not read may hold a subclass of a caller that waits on a registry
     entry, exactly as one that doesn't parse: the entry is never called unwaited, and
-    ``fix`` refuses to drop it. With the module a readable, unrelated one, it is."""
+    ``fix`` refuses to drop it. With the module a readable, unrelated one, it is (the
+    control, readable_control)."""
     app = _ONLY_A_SUBCLASS_COULD_WAIT
-    assert app.count("sub_rpc") == 2  # listed and answered; nobody readable waits on it
-    readable = project(tmp_path / "readable", {"pyproject.toml": PYPROJECT, "app.py": app})
-    (readable / "x.py").write_text("VALUE = 1\n", encoding="utf-8")
-    control = run_check(readable, "--format", "json", "--no-cache", timeout=PROMPT)
-    assert [m.symbol for m in control.messages] == ["rpc-listed-unwaited"], control
-
     root = project(tmp_path / "hostile", {"pyproject.toml": PYPROJECT, "app.py": app})
     make(root / "x.py")
     run = run_check(root, "--format", "json", "--no-cache", timeout=PROMPT)

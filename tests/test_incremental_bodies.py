@@ -664,9 +664,9 @@ def as_a_buffer(scenario: Scenario) -> None:
 # Sequences of edits over several scenarios at once
 
 
-# The default run draws 15 sequences; the campaign below draws 60 (marked slow).
+# The default run draws 5 sequences; the campaign below draws 60 (marked slow).
 _SEQUENCES = settings(
-    max_examples=15,
+    max_examples=5,
     deadline=None,
     database=None,
     derandomize=True,
@@ -758,7 +758,9 @@ def test_check_and_pylint_with_the_cache_after_an_edit_of_a_body(
     scenario: Scenario, tmp_path: Path
 ) -> None:
     """A, then B on disk: each cached run of B starts from the cache (and memo) its
-    own kind of run left for A, never from one the other wrote."""
+    own kind of run left for A, never from one the other wrote, and answers as a run
+    without the cache. A's cached runs start from empty caches: each is held to the
+    scenario's findings (a run without the cache on A would only compute them again)."""
     caches = {kind: tmp_path / f"cache-{kind}" for kind in ("check", "pylint")}
     env = {kind: {"RPCSURFACE_CACHE_DIR": str(folder)} for kind, folder in caches.items()}
     root = project(tmp_path / "proj", scenario.files("a"))
@@ -766,14 +768,17 @@ def test_check_and_pylint_with_the_cache_after_an_edit_of_a_body(
     for version in "ab":
         _write(root, scenario.files(version))
         checked = _check_answer(root, env=env["check"])
-        assert checked == _check_answer(root, "--no-cache", env=env["check"]), version
         linted = _pylint_answer(root, env=env["pylint"])
-        no_cache = _pylint_answer(root, "--rpcsurface-no-cache=y", env=env["pylint"])
-        assert linted == no_cache, version
+        if version == "b":
+            assert checked == _check_answer(root, "--no-cache", env=env["check"]), version
+            no_cache = _pylint_answer(root, "--rpcsurface-no-cache=y", env=env["pylint"])
+            assert linted == no_cache, version
         wanted = {
             (s, str(Path(p).relative_to(root)), n) for s, p, n in scenario.expected(version, root)
         }
         assert {(m[3], m[0], m[1]) for m in linted} == wanted, version
+        found = [json.loads(text) for text in checked]
+        assert {(f["symbol"], f["path"], f["line"]) for f in found} == wanted, version
         answers[version] = (checked, linted)
     assert answers["a"] != answers["b"]
     for kind, folder in caches.items():

@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import hypothesmith
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import assert_no_crash, describe_run, fast_surface, run_check, run_pylint
@@ -323,8 +322,22 @@ def configs(draw: st.DrawFn) -> str:
     return text
 
 
+def _programs() -> st.SearchStrategy[str]:
+    """hypothesmith's random valid programs, its grammar built when the first example is
+    drawn: importing hypothesmith and building the grammar take a second or two, which
+    every pytest worker would otherwise spend collecting this module, even in runs that
+    never reach the test."""
+
+    def build() -> st.SearchStrategy[str]:
+        import hypothesmith  # noqa: PLC0415  # slow to import; see above
+
+        return hypothesmith.from_grammar()
+
+    return st.deferred(build)
+
+
 @ENGINE
-@given(projects(), configs(), hypothesmith.from_grammar())
+@given(projects(), configs(), _programs())
 def test_a_random_program_with_a_random_config_never_crashes(
     project: Project, config: str, program: str
 ) -> None:
