@@ -41,17 +41,14 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     tainted_names,
     where,
 )
-from pylint_rpcsurface.analysis.discovery.table_reads import TableRead
+from pylint_rpcsurface.analysis.discovery.table_surfaces import TablesRead, TableSurfaces
 from pylint_rpcsurface.analysis.discovery.workers import WorkerSide, top_of
 from pylint_rpcsurface.analysis.inference import (
     INFERENCE_ERRORS,
     enum_member_key,
     inferred_values,
-    instance_class,
 )
 from pylint_rpcsurface.analysis.registry import read_registry
-from pylint_rpcsurface.analysis.tables import read_table
-from pylint_rpcsurface.model import Table
 
 
 @dataclass
@@ -86,10 +83,6 @@ class _Plans:
         self.proven[plan].update(proven)
         self.loop_answers[plan].append(answers)
 
-
-# table -> (what proves the receive side reads it, its keys): the tables a dispatch's
-# receive side answers from (Discovery.tables_read).
-_TablesRead = dict[str, tuple[str, frozenset[str]]]
 
 # A helper that passes the name on to a sender found in one round is found in the next;
 # the rounds stop as soon as one finds nothing new. The cap bounds the rounds (each walks
@@ -144,6 +137,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self.worker_side = WorkerSide(project, self.functions)
         self.keys = DispatchKeys(project, self.worker_side)
         self.caller_split = CallerSplit(self)
+        self.tables = TableSurfaces(self)
 
     @contextmanager
     def reading_as(self, exact: nodes.ClassDef, family: set[int]) -> Iterator[None]:
@@ -365,12 +359,12 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         confirmed: list[Group] = []
         handlers: list[nodes.ClassDef] = []
         pending = []
-        answered_by_tables: list[tuple[Group, _TablesRead]] = []
+        answered_by_tables: list[tuple[Group, TablesRead]] = []
         for group in sorted(groups, key=lambda g: (g.method, g.index)):
             names = {site.name for site in group.sites}
             # A receive side that answers from a table is proof of what answers: the
             # classes that happen to define the names are not asked.
-            tables = self.tables_read(group, reads)
+            tables = self.tables.read(group, reads)
             if tables:
                 answered_by_tables.append((group, tables))
                 confirmed.append(group)
@@ -422,7 +416,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             workers,
             helpers,
         )
-        tabled = self.table_surfaces(
+        tabled = self.tables.surfaces(
             [(g, tables) for g, tables in answered_by_tables if methods.count(g.method) == 1]
         )
         if tabled:
@@ -435,129 +429,6 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             ]
         surfaces.extend(tabled)
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
-
-    # -- handler tables -------------------------------------------------------
-
-    def tables_read(self, group: Group, reads: list[TableRead]) -> _TablesRead:
-        """table -> (evidence, its keys), for each table a worker loop linked to the group's senders
-        (the sender's class or function names the loop's) looks a received name up in and
-        calls the result of, that the checker can read and that answers a name sent."""
-        names = {site.name for site in group.sites}
-        tops = [top for top in (top_of(s.function) for s in group.senders) if top is not None]
-        found: _TablesRead = {}
-        for read in reads:
-            top = top_of(read.function)
-            # Linked either way: the senders name the loop's code (the client starts the
-            # engine's class), or the loop's code names theirs (a manager builds the
-            # senders that feed its queue).
-            if top is None or not any(
-                t is top or self.names(t, top) or self.names(top, t) for t in tops
-            ):
-                continue
-            for qualname, table, at, how in self._tables_of(read):
-                if isinstance(table, str):
-                    self.notes.append(
-                        f"{at}: {read.function.name}() answers {group.method}() from "
-                        f"{qualname}, which {table}: not written"
-                    )
-                    continue
-                answered = names & {entry.key for entry in table.entries}
-                if not answered:
-                    self.notes.append(
-                        f"{at}: {read.function.name}() answers from {qualname}, which has "
-                        f"none of the names {group.method}() sends: not written"
-                    )
-                    continue
-                found[qualname] = (how, frozenset(entry.key for entry in table.entries))
-        return found
-
-    def _tables_of(self, read: TableRead) -> Iterator[tuple[str, Table | str, str, str]]:
-        """(the table's qualified name, the table or why it can't be read, where, what
-        proves it) for the table *read* looks up: the dict the code writes out, or, for
-        one filled at run time by a binding method, each function that calls that
-        method on an instance of the table's class (each such function is a table)."""
-        at = self.where(read.read)
-        owner = read.owner
-        if read.binder is None:
-            qualname = (
-                f"{self.qualname(owner)}.{read.attribute}"
-                if isinstance(owner, nodes.ClassDef)
-                else f"{owner.name}.{read.attribute}"
-            )
-            how = (
-                f"{at}: {read.function.name}() looks the received name up in it and calls "
-                "the result"
-            )
-            yield qualname, read_table(owner, read.attribute, qualname, self.qualname), at, how
-            return
-        seen: set[int] = set()
-        for call in self.calls.get(read.binder, []):
-            function = call.scope()
-            if (
-                not isinstance(call.func, nodes.Attribute)
-                or not isinstance(function, nodes.FunctionDef)
-                or id(function) in seen
-                or instance_class(call.func.expr) is not owner
-            ):
-                continue
-            seen.add(id(function))
-            holder = function.parent
-            if not isinstance(holder, (nodes.ClassDef, nodes.Module)):
-                continue
-            qualname = self.qualname(function)
-            how = (
-                f"{self.where(call)}: {function.name}() binds keys with "
-                f"{read.binder}() on a {owner.name}, whose {read.function.name}() looks "
-                f"{read.attribute} up and calls the result ({at})"
-            )
-            table = read_table(holder, function.name, qualname, self.qualname)
-            yield qualname, table, self.where(function), how
-
-    def table_surfaces(self, answered: list[tuple[Group, _TablesRead]]) -> list[SurfaceProposal]:
-        """One surface per set of tables: the callers of every dispatch those tables
-        answer, by the roots of their hierarchies, judged only for those dispatches'
-        calls (``send`` and ``async_send`` answered by one request table)."""
-        by_tables: dict[tuple[str, ...], list[tuple[Group, _TablesRead]]] = defaultdict(list)
-        for group, tables in answered:
-            by_tables[tuple(sorted(tables))].append((group, tables))
-        proposals = []
-        used: set[str] = set()
-        for names, members in sorted(by_tables.items()):
-            groups = [group for group, _ in members]
-            callers = self._caller_hierarchies(groups)
-            listed = tuple(
-                sorted(
-                    (
-                        self.qualname(root),
-                        f"{self.where(callers.first_site[key].call)}: sends "
-                        f"{callers.first_site[key].name!r}",
-                    )
-                    for key, root in callers.roots.items()
-                )
-            )
-            evidence = members[0][1]
-            sent = {site.name for group in groups for site in group.sites}
-            name = names[0].rsplit(".", 1)[-1].lstrip("_").lower() or groups[0].method
-            while name in used:
-                name += "-2"
-            used.add(name)
-            proposals.append(
-                SurfaceProposal(
-                    name=name,
-                    callers=listed,
-                    handlers=(),
-                    tables=tuple(
-                        (
-                            table,
-                            f"{evidence[table][0]}; answers "
-                            f"{len(sent & evidence[table][1])} of the {len(sent)} names sent",
-                        )
-                        for table in names
-                    ),
-                    dispatch=tuple(sorted({group.method for group in groups})),
-                )
-            )
-        return proposals
 
     # -- handlers -------------------------------------------------------------
 
@@ -742,7 +613,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     ) -> list[SurfaceProposal]:
         """A proposal per set of handlers the callers' sites reach, and the callers
         refused, each with its reason."""
-        callers = self._caller_hierarchies(groups)
+        callers = self.caller_hierarchies(groups)
         plans = _Plans()
         refused: list[SurfaceProposal] = []
         overall = self.best_handlers(
@@ -786,7 +657,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 plans.add(key, chosen, proven, self._loop_answers(root, sides, chosen, workers))
         return refused + self._proposals(callers, plans)
 
-    def _caller_hierarchies(self, groups: list[Group]) -> _Callers:
+    def caller_hierarchies(self, groups: list[Group]) -> _Callers:
         """The sites' owners by the root of their hierarchy among them: a class none of
         whose ancestors owns a site, or a module-level function."""
         sites = [
