@@ -375,6 +375,35 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 continue
             confirmed.append(group)
             handlers.extend(best[0])
+        confirmed.extend(self._confirmed_later(pending, handlers, workers, helpers))
+        methods = [g.method for g in confirmed]
+        for group in sorted(confirmed, key=lambda g: g.method):
+            if methods.count(group.method) > 1:
+                self.notes.append(
+                    f"{self.where(group.senders[0].function)}: {group.method}() takes the "
+                    "name at different positions in different definitions: not written"
+                )
+                continue
+            # What a worker loop's getattr says (an unknown name, the reply) is not said
+            # of a table: a loop answering from one looks up the handler it found there.
+            by_table = any(group is g for g, _ in answered_by_tables)
+            dispatch.append(self.keys.dispatch_proposal(group, [] if by_table else workers))
+        confirmed = [g for g in confirmed if methods.count(g.method) == 1]
+        surfaces = self._all_surfaces(
+            confirmed, answered_by_tables, excluded_by(confirmed), workers, helpers
+        )
+        return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
+
+    def _confirmed_later(
+        self,
+        pending: list[Group],
+        handlers: list[nodes.ClassDef],
+        workers: list[Worker],
+        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+    ) -> list[Group]:
+        """The *pending* groups (too few names, or no class answers most) that are a
+        dispatch all the same; each other one is a note."""
+        confirmed = []
         for group in pending:
             # One literal name is no evidence alone, but a name the confirmed handlers
             # answer is: call_func_with_aggregation("receive_kv_cache") beside call_func.
@@ -396,28 +425,24 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 "methods of one class, nor answered by a class its receive side reaches: not a "
                 "dispatch"
             )
-        methods = [g.method for g in confirmed]
-        for group in sorted(confirmed, key=lambda g: g.method):
-            if methods.count(group.method) > 1:
-                self.notes.append(
-                    f"{self.where(group.senders[0].function)}: {group.method}() takes the "
-                    "name at different positions in different definitions: not written"
-                )
-                continue
-            # What a worker loop's getattr says (an unknown name, the reply) is not said
-            # of a table: a loop answering from one looks up the handler it found there.
-            by_table = any(group is g for g, _ in answered_by_tables)
-            dispatch.append(self.keys.dispatch_proposal(group, [] if by_table else workers))
-        confirmed = [g for g in confirmed if methods.count(g.method) == 1]
+        return confirmed
+
+    def _all_surfaces(
+        self,
+        confirmed: list[Group],
+        answered_by_tables: list[tuple[Group, TablesRead]],
+        excluded: set[int],
+        workers: list[Worker],
+        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+    ) -> list[SurfaceProposal]:
+        """The surfaces of the *confirmed* groups: those their handlers answer, then those
+        tables answer (the groups in *answered_by_tables*)."""
         table_groups = {id(g) for g, _ in answered_by_tables}
         surfaces = self.surfaces(
-            [g for g in confirmed if id(g) not in table_groups],
-            excluded_by(confirmed),
-            workers,
-            helpers,
+            [g for g in confirmed if id(g) not in table_groups], excluded, workers, helpers
         )
         tabled = self.tables.surfaces(
-            [(g, tables) for g, tables in answered_by_tables if methods.count(g.method) == 1]
+            [(g, tables) for g, tables in answered_by_tables if any(g is c for c in confirmed)]
         )
         if tabled:
             # Without its own list, a surface judges every dispatch's calls: the handler
@@ -427,8 +452,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             surfaces = [
                 replace(s, dispatch=by_handlers) if s.refused is None else s for s in surfaces
             ]
-        surfaces.extend(tabled)
-        return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
+        return surfaces + tabled
 
     # -- handlers -------------------------------------------------------------
 
