@@ -22,6 +22,7 @@ from pylint_rpcsurface.analysis.inference import (
     enum_member_key,
     infer_unique,
     inferred_values,
+    instance_class,
     is_enum,
     location_of,
     name_bindings,
@@ -184,11 +185,8 @@ def _instance_form(
     wanted = [f for f in forms if str(f.instance_of).rpartition(".")[2] in module.locals]
     if not wanted:
         return None
-    values = inferred_values(func)
-    if len(values) != 1 or not isinstance(values[0], bases.Instance):
-        return None
-    klass = values[0]._proxied  # pylint: disable=protected-access
-    if not isinstance(klass, nodes.ClassDef) or isinstance(values[0], nodes.NodeNG):
+    klass = instance_class(func)
+    if klass is None:
         return None
     try:
         classes = {qualname_of(c) for c in (klass, *klass.ancestors())}

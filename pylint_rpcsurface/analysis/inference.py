@@ -104,11 +104,15 @@ def instance_class(node: nodes.NodeNG) -> nodes.ClassDef | None:
     """The class of the one instance *node* infers to; None for anything else (a class,
     several values, a value that does not infer)."""
     values = inferred_values(node)
-    if len(values) != 1 or not isinstance(values[0], bases.Instance):
+    return class_of_instance(values[0]) if len(values) == 1 else None
+
+
+def class_of_instance(value: object) -> nodes.ClassDef | None:
+    """The class *value*, an inferred value, is an instance of; None for anything else
+    (a class, a literal: astroid's literals are instances of builtins)."""
+    if not isinstance(value, bases.Instance) or isinstance(value, nodes.NodeNG):
         return None
-    if isinstance(values[0], nodes.NodeNG):  # a literal: an instance of a builtin
-        return None
-    klass = values[0]._proxied  # pylint: disable=protected-access
+    klass = value._proxied  # pylint: disable=protected-access
     return klass if isinstance(klass, nodes.ClassDef) else None
 
 

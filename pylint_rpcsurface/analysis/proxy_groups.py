@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.inference import (
+    class_of_instance,
     infer_unique,
     inferred_values,
     name_bindings,
@@ -235,10 +236,9 @@ def _groups_among(
     """The group classes of which some of *values* are instances."""
     found: list[nodes.ClassDef] = []
     for value in values:
-        if isinstance(value, bases.Instance) and not isinstance(value, nodes.NodeNG):
-            klass = value._proxied  # pylint: disable=protected-access
-            if isinstance(klass, nodes.ClassDef) and group_of(klass) and klass not in found:
-                found.append(klass)
+        klass = class_of_instance(value)
+        if klass is not None and group_of(klass) and klass not in found:
+            found.append(klass)
     return found
 
 

@@ -24,7 +24,7 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     names_in,
     own_nodes,
 )
-from pylint_rpcsurface.analysis.syntax import changes_in_place
+from pylint_rpcsurface.analysis.syntax import builtin_call, changes_in_place
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,7 @@ def bound_table_reads(function: nodes.FunctionDef, linearize: Linearize) -> list
     parameters whose result is called (``func = self.callbacks.get(req_type)``, then
     ``func(reqs)``), where the table is filled only by a binding method of the class,
     ``bind_func(self, req_type, callback): self.callbacks[req_type] = callback``."""
-    klass = _class_of(function)
-    if klass is None or not isinstance(function.parent, nodes.ClassDef):
+    if not isinstance(function.parent, nodes.ClassDef):
         return []
     params = {arg.name for arg in (function.args.args or [])[1:]} | {
         arg.name for arg in function.args.kwonlyargs
@@ -117,12 +116,8 @@ def _binder(owner: nodes.ClassDef, attribute: str) -> str | None:
     bindings = cast("list[nodes.NodeNG]", owner.instance_attrs.get(attribute, []))
     for bound in bindings:
         value = getattr(getattr(bound, "parent", None), "value", None)
-        empty = (isinstance(value, nodes.Dict) and not value.items) or (
-            isinstance(value, nodes.Call)
-            and isinstance(value.func, nodes.Name)
-            and value.func.name == "dict"
-            and not value.args
-            and not value.keywords
+        empty = (isinstance(value, nodes.Dict) and not value.items) or builtin_call(
+            value, "dict", 0
         )
         if not empty:
             return None

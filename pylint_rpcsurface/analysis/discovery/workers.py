@@ -41,6 +41,8 @@ class WorkerSide:
     def __init__(self, project: Path, functions: list[nodes.FunctionDef]) -> None:
         self.project = project
         self.functions = functions
+        self._ids = {id(f) for f in functions}
+        self._received_by: dict[int, set[str]] = {}
 
     def where(self, node: nodes.NodeNG) -> str:
         return where(node, self.project)
@@ -51,13 +53,9 @@ class WorkerSide:
         self, helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]]
     ) -> list[Worker]:
         found: list[Worker] = []
-        project = {id(f) for f in self.functions}
         for function in self.functions:
-            # The name may arrive through a helper: `func_name, args = self.get_func()`.
-            received = self._received(function) | received_through(
-                function, self._received, project
-            )
-            found.extend(self._through_helpers(function, project))
+            received = self.received_names(function)
+            found.extend(self._through_helpers(function, self._ids))
             if not received:
                 continue
             codes = [(function, received), *self._nested(function, received)]
@@ -70,14 +68,22 @@ class WorkerSide:
                         found.append(worker)
         return found
 
+    def received_names(self, function: nodes.FunctionDef) -> set[str]:
+        """The names *function* binds from what it receives, read once per function: the
+        worker loops and the table reads both ask. The name may arrive through a helper:
+        ``func_name, args = self.get_func()``."""
+        key = id(function)
+        if key not in self._received_by:
+            self._received_by[key] = self._received(function) | received_through(
+                function, self._received, self._ids
+            )
+        return self._received_by[key]
+
     def table_reads(self, linearize: Linearize) -> list[TableRead]:
         """Where a received name is looked up in a table and the result called."""
         found: list[TableRead] = []
-        project = {id(f) for f in self.functions}
         for function in self.functions:
-            received = self._received(function) | received_through(
-                function, self._received, project
-            )
+            received = self.received_names(function)
             if received:
                 for code, names in [(function, received), *self._nested(function, received)]:
                     found.extend(table_reads(code, names, linearize))
