@@ -66,7 +66,7 @@ def test_an_edit_reads_only_the_edited_module(
     by_cache = _reads(monkeypatch, snapshot)
     incremental = store.analyse_with_cache(config, {})
     assert (set(by_cache), by_analysis) == ({str(edited)}, [])
-    assert incremental == engine.analyse(config)
+    assert incremental == engine.surface_facts(config).analysis()
 
 
 def test_a_cold_run_reads_each_file_once(
@@ -78,7 +78,7 @@ def test_a_cold_run_reads_each_file_once(
     reads = _reads(monkeypatch)
     cold = store.analyse_with_cache(config, {})
     assert reads == []
-    assert cold == engine.analyse(config)
+    assert cold == engine.surface_facts(config).analysis()
 
 
 def test_a_run_walks_the_roots_once(editor_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,7 +102,7 @@ def test_a_run_walks_the_roots_once(editor_project: Path, monkeypatch: pytest.Mo
     walks.clear()
     edited = store.analyse_with_cache(config, {})
     assert len(walks) == roots
-    assert cold == edited == engine.analyse(config)
+    assert cold == edited == engine.surface_facts(config).analysis()
 
 
 def test_a_file_whose_known_hash_is_stale_is_not_kept(tmp_path: Path) -> None:
@@ -151,11 +151,11 @@ def test_the_garbage_collector_is_left_as_it_was(
     was = gc.isenabled()
     try:
         (gc.enable if enabled else gc.disable)()
-        engine.analyse(config)
+        engine.surface_facts(config).analysis()
         assert gc.isenabled() is enabled
         monkeypatch.setattr(engine, "_surface_facts", _fails)
         with pytest.raises(RuntimeError):
-            engine.analyse(config)
+            engine.surface_facts(config).analysis()
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
@@ -171,13 +171,13 @@ def test_objects_someone_else_froze_stay_frozen(editor_project: Path) -> None:
     unfreeze) only when nothing is frozen: unfreeze() would release another's."""
     config = load_config(editor_project / "pyproject.toml")
     assert gc.get_freeze_count() == 0
-    engine.analyse(config)
+    engine.surface_facts(config).analysis()
     assert gc.get_freeze_count() == 0
     probe: list[object] = [object()]  # tracked by the collector
     gc.freeze()
     try:
         assert not any(found is probe for found in gc.get_objects())  # frozen
-        engine.analyse(config)
+        engine.surface_facts(config).analysis()
         assert not any(found is probe for found in gc.get_objects())  # still frozen
     finally:
         gc.unfreeze()
@@ -206,13 +206,13 @@ def test_a_buffers_pieces_are_not_written_and_the_saved_files_stay(
     config = load_config(editor_project / "pyproject.toml")
     core = editor_project / "core.py"
     time.sleep(3 * snapshot.TICK_NS / 1e9)  # settled: the first run's findings are kept
-    expected = engine.analyse(config)
+    expected = engine.surface_facts(config).analysis()
     assert store.analyse_with_cache(config, {}) == expected
     (memo_file,) = (editor_project.parent / "cache").glob("*/store-*.json")
     saved = memo_file.read_bytes()
     buffer = core.read_text(encoding="utf-8") + "\nEDITED = 1\n"
     edited = store.analyse_with_cache(config, {str(core): buffer})
-    assert edited == engine.analyse(config, {str(core): buffer})
+    assert edited == engine.surface_facts(config, {str(core): buffer}).analysis()
     assert memo_file.read_bytes() == saved
     with pytest.MonkeyPatch.context() as patch:
         misses = _misses_of_each_save(patch)
@@ -233,7 +233,10 @@ def test_a_buffer_that_holds_the_saved_text_shares_the_files_pieces(
     store.analyse_with_cache(config, {})
     runners.write_text(runners.read_text(encoding="utf-8") + "\nEDITED = 1\n", "utf-8")
     same = {str(core): core.read_text(encoding="utf-8")}
-    expected = engine.analyse(config, same), engine.analyse(config)
+    expected = (
+        engine.surface_facts(config, same).analysis(),
+        engine.surface_facts(config).analysis(),
+    )
     misses = _misses_of_each_save(monkeypatch)
     assert (store.analyse_with_cache(config, same), store.analyse_with_cache(config, {})) == (
         expected

@@ -60,7 +60,7 @@ def test_a_base_module_imported_while_its_subclass_was_built_is_built_once(
     _settled()
     config = load_config(root / "pyproject.toml")
     builds = _builds(monkeypatch)
-    analysis = engine.analyse(config)
+    analysis = engine.surface_facts(config).analysis()
     base = os.path.realpath(root / "base.py")
     assert builds[base] == 1
     assert builds[os.path.realpath(root / "fast.py")] == 1
@@ -82,7 +82,7 @@ def test_a_file_written_as_the_analysis_began_is_built_again(
     monkeypatch.setattr(modules.time, "time_ns", lambda: written + 1)
     config = load_config(root / "pyproject.toml")
     builds = _builds(monkeypatch)
-    analysis = engine.analyse(config)
+    analysis = engine.surface_facts(config).analysis()
     assert builds[os.path.realpath(base)] == 2
     assert [f.args[0] for f in analysis.all_findings() if f.symbol == "rpc-unanswered"] == [
         "missing"

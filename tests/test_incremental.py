@@ -34,7 +34,7 @@ from test_properties import ENGINE, PYLINT, Project, projects, render
 
 from pylint_rpcsurface import engine
 from pylint_rpcsurface.config import load_config
-from pylint_rpcsurface.engine import Memo, analyse
+from pylint_rpcsurface.engine import Memo, surface_facts
 from pylint_rpcsurface.engine.queries import Queries
 from pylint_rpcsurface.model import Analysis
 
@@ -136,8 +136,8 @@ def _edit_in_sequence(root: Path, versions: list[tuple[Project, frozenset[str]]]
         _write(root, _render(version, nones), step)
         config = load_config(root / "pyproject.toml")
         memo = _memo(root)
-        incremental = analyse(config, memo=memo)
-        scratch = analyse(config)
+        incremental = surface_facts(config, memo=memo).analysis()
+        scratch = surface_facts(config).analysis()
         assert _answer(incremental) == _answer(scratch), f"step {step}: {version}"
 
 
@@ -155,12 +155,12 @@ def test_an_unsaved_buffer_gives_the_answer_of_an_analysis_from_nothing(
 def _edit_a_buffer(root: Path, saved: Project, edited: Project) -> None:
     _write(root, render(saved), 0)
     config = load_config(root / "pyproject.toml")
-    analyse(config, memo=_memo(root))
+    surface_facts(config, memo=_memo(root)).analysis()
     buffer = render(edited).get("core.py", "")
     overrides = {os.path.realpath(root / "core.py"): buffer}
     memo = _memo(root)
-    incremental = analyse(config, overrides, memo=memo)
-    assert _answer(incremental) == _answer(analyse(config, overrides))
+    incremental = surface_facts(config, overrides, memo=memo).analysis()
+    assert _answer(incremental) == _answer(surface_facts(config, overrides).analysis())
 
 
 def test_an_edit_no_surface_reads_reuses_every_piece(tmp_path: Path) -> None:
@@ -176,10 +176,12 @@ def test_an_edit_no_surface_reads_reuses_every_piece(tmp_path: Path) -> None:
     _write(root, render(version), 0)
     config = load_config(root / "pyproject.toml")
     first = _memo(root)
-    analyse(config, memo=first)
+    surface_facts(config, memo=first).analysis()
     _write(root, render(version), 1)  # only the unrelated module changes
     second = _memo(root)
-    assert _answer(analyse(config, memo=second)) == _answer(analyse(config))
+    assert _answer(surface_facts(config, memo=second).analysis()) == _answer(
+        surface_facts(config).analysis()
+    )
     # The one piece recomputed is what the word search knows of the edited module's new
     # text: every piece of facts is reused.
     assert second.misses == 1, second.misses
@@ -197,11 +199,11 @@ def test_an_edit_of_the_caller_recomputes_only_what_reads_it(tmp_path: Path) -> 
     root = Path(os.path.realpath(tmp_path))
     _write(root, render(version), 0)
     config = load_config(root / "pyproject.toml")
-    analyse(config, memo=_memo(root))
+    surface_facts(config, memo=_memo(root)).analysis()
     _write(root, render(replace(version, core_calls=(("alpha", True), ("gamma", True)))), 0)
     memo = _memo(root)
-    found = analyse(config, memo=memo)
-    assert _answer(found) == _answer(analyse(config))
+    found = surface_facts(config, memo=memo).analysis()
+    assert _answer(found) == _answer(surface_facts(config).analysis())
     assert {f.symbol for f in found.all_findings()} >= {"rpc-unanswered"}  # 'gamma'
     assert memo.hits  # the handlers' pieces reused
     assert memo.misses  # the caller's not
@@ -214,8 +216,8 @@ def test_a_memo_that_is_not_one_is_an_empty_memo(tmp_path: Path) -> None:
     root = Path(os.path.realpath(tmp_path))
     _write(root, render(version), 0)
     config = load_config(root / "pyproject.toml")
-    expected = _answer(analyse(config))
-    analyse(config, memo=_memo(root))
+    expected = _answer(surface_facts(config).analysis())
+    surface_facts(config, memo=_memo(root)).analysis()
     good = (root / ".memo.json").read_text(encoding="utf-8")
     broken = [
         good[: len(good) // 2],
@@ -234,9 +236,9 @@ def test_a_memo_that_is_not_one_is_an_empty_memo(tmp_path: Path) -> None:
     ]
     for text in broken:
         (root / ".memo.json").write_text(text, encoding="utf-8")
-        assert _answer(analyse(config, memo=_memo(root))) == expected, text[:80]
+        assert _answer(surface_facts(config, memo=_memo(root)).analysis()) == expected, text[:80]
     (root / ".memo.json").write_bytes(os.urandom(4096))
-    assert _answer(analyse(config, memo=_memo(root))) == expected
+    assert _answer(surface_facts(config, memo=_memo(root)).analysis()) == expected
 
 
 # ---------------------------------------------------------------------------
@@ -341,7 +343,7 @@ def test_a_module_written_during_the_analysis_keeps_its_pieces_out_of_the_memo(
         return judged(surfaces, proxies)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine.rules, "findings", findings_then_an_edit)
-    analyse(config, memo=_memo(root))
+    surface_facts(config, memo=_memo(root)).analysis()
     monkeypatch.undo()
     assert not (root / ".memo.json").exists()
 
@@ -356,8 +358,8 @@ def test_a_stored_piece_whose_class_moved_starts_the_run_afresh(
     root = Path(os.path.realpath(tmp_path))
     _write(root, render(version), 0)
     config = load_config(root / "pyproject.toml")
-    expected = _answer(analyse(config))
-    analyse(config, memo=_memo(root))
+    expected = _answer(surface_facts(config).analysis())
+    surface_facts(config, memo=_memo(root)).analysis()
     stored = json.loads((root / ".memo.json").read_text(encoding="utf-8"))
     # The callers' broadcasts are computed again (their members and code too, which
     # would give them without a module), from the place the memo gives.
@@ -376,5 +378,5 @@ def test_a_stored_piece_whose_class_moved_starts_the_run_afresh(
         return found(run, ref)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Queries, "node", not_there_the_first_time)
-    assert _answer(analyse(config, memo=_memo(root))) == expected
+    assert _answer(surface_facts(config, memo=_memo(root)).analysis()) == expected
     assert missing  # the place was asked for, and was not there

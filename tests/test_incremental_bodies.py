@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from support import describe_run, fast_surface, line_of, project, run_check, run_pylint
 
 from pylint_rpcsurface.config import Config, load_config
-from pylint_rpcsurface.engine import Memo, analyse
+from pylint_rpcsurface.engine import Memo, surface_facts
 from pylint_rpcsurface.model import Analysis
 
 # The handlers every scenario shares (scenario 10 has its own): 'alpha' and 'beta' are
@@ -572,7 +572,7 @@ def _analyse(
     module cache keeps the modules earlier analyses imported (names.py, helpers.py,
     replies.py: only imported, never built by the engine's store), and the engine must
     read them anew (see the last test of this file)."""
-    return analyse(config, overrides, memo=memo)
+    return surface_facts(config, overrides, memo=memo).analysis()
 
 
 def _memo(root: Path) -> Memo:
@@ -793,6 +793,6 @@ def test_a_second_analysis_in_one_process_reads_an_imported_module_anew(tmp_path
     root = Path(os.path.realpath(tmp_path))
     _write(root, scenario.files("a"))
     config = load_config(root / "pyproject.toml")
-    assert _keys(analyse(config)) == scenario.expected("a", root)
+    assert _keys(surface_facts(config).analysis()) == scenario.expected("a", root)
     _write(root, scenario.files("b"))
-    assert _keys(analyse(config)) == scenario.expected("b", root)
+    assert _keys(surface_facts(config).analysis()) == scenario.expected("b", root)

@@ -20,7 +20,7 @@ import pytest
 from support import EDITOR_FILES, project, run_check
 
 from pylint_rpcsurface.config import load_config
-from pylint_rpcsurface.engine import Memo, analyse
+from pylint_rpcsurface.engine import Memo, surface_facts
 from pylint_rpcsurface.engine.memo import checker
 from pylint_rpcsurface.model import Analysis, Answers, Location, Registry, RegistryElement
 
@@ -212,14 +212,14 @@ def _forged_run(tmp_path: Path, kind: str, text: str) -> tuple[Memo, dict[str, A
     the first run stored them."""
     root = _editor_project(tmp_path / "proj")
     config = load_config(root / "pyproject.toml")
-    expected = _answer(analyse(config))
+    expected = _answer(surface_facts(config).analysis())
     file = tmp_path / "memo.json"
-    analyse(config, memo=Memo(file, IDENTITY))
+    surface_facts(config, memo=Memo(file, IDENTITY)).analysis()
     stored = _values(file)
     forged = next(key for key in stored if _kind(key) == kind)
     _forge(file, {forged: text})
     memo = Memo(file, IDENTITY)
-    assert _answer(analyse(config, memo=memo)) == expected
+    assert _answer(surface_facts(config, memo=memo).analysis()) == expected
     return memo, stored
 
 
@@ -242,7 +242,7 @@ def test_every_stored_piece_is_written_as_the_memo_encodes_it(tmp_path: Path) ->
     root = _editor_project(tmp_path / "proj")
     config = load_config(root / "pyproject.toml")
     file = tmp_path / "memo.json"
-    analyse(config, memo=Memo(file, IDENTITY))
+    surface_facts(config, memo=Memo(file, IDENTITY)).analysis()
     before = file.read_bytes()
     text = before.decode()
     for name in ("Broadcast", "Location", "HandlerMethod", "Answers", "Registry"):

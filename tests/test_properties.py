@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from support import assert_no_crash, describe_run, fast_surface, run_check, run_pylint
 
 from pylint_rpcsurface.config import ConfigError, load_config
-from pylint_rpcsurface.engine import analyse
+from pylint_rpcsurface.engine import surface_facts
 from pylint_rpcsurface.model import Finding
 
 _ENV = "RPCSURFACE_PROPERTY_EXAMPLES"
@@ -146,7 +146,7 @@ def written(files: dict[str, str]) -> Iterator[Path]:
 
 def findings_of(root: Path) -> list[Finding]:
     """Every finding of the analysis of the project in *root*, in the order of files."""
-    analysis = analyse(load_config(root / "pyproject.toml"))
+    analysis = surface_facts(load_config(root / "pyproject.toml")).analysis()
     assert analysis.config_errors == (), analysis.config_errors
     found: list[Finding] = []
     for path in sorted(root.glob("*.py")):
@@ -353,7 +353,7 @@ def test_a_random_program_with_a_random_config_never_crashes(
             parsed = load_config(root / "pyproject.toml")
         except ConfigError as error:  # a valid table never fails to load
             raise AssertionError(f"{config}\n{error}") from error
-        analysis = analyse(parsed)
+        analysis = surface_facts(parsed).analysis()
         for path in sorted(root.glob("*.py")):
             for finding in analysis.findings_in(str(path)):
                 assert finding.args, finding
@@ -420,7 +420,7 @@ _DISPATCH = (
 
 def _analysed(root: Path, tables: tuple[str, ...]) -> list[Finding]:
     (root / "pyproject.toml").write_text(_DISPATCH + "".join(tables), encoding="utf-8")
-    analysis = analyse(load_config(root / "pyproject.toml"))
+    analysis = surface_facts(load_config(root / "pyproject.toml")).analysis()
     assert analysis.config_errors == (), analysis.config_errors
     return list(analysis.all_findings())
 

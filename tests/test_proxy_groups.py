@@ -91,7 +91,7 @@ def _analyse(tmp_path: Path, pkg: str, main: str, **extra: str) -> tuple[Analysi
     }
     root = Path(os.path.realpath(project(tmp_path / "proj", files)))
     config = load_config(root / "pyproject.toml")
-    return engine.analyse(config), root
+    return engine.surface_facts(config).analysis(), root
 
 
 def _found(analysis: Analysis, root: Path) -> set[tuple[str, int, str]]:
@@ -407,7 +407,7 @@ def test_a_caller_without_the_parameter_is_a_configuration_error(
         "grp_f/roles.py": ROLES,
     }
     root = Path(os.path.realpath(project(tmp_path / "proj", files)))
-    analysis = engine.analyse(load_config(root / "pyproject.toml"))
+    analysis = engine.surface_facts(load_config(root / "pyproject.toml")).analysis()
     assert [str(error).split(": ", 1)[1] for error in analysis.config_errors] == [expected]
     assert analysis.all_findings() == ()
 
@@ -436,7 +436,7 @@ def train():
         main.replace("PKG", "grp_g").replace("Group(2, Trainer)", "Group(2, Critic)"), "utf-8"
     )
     edited = store.analyse_with_cache(config, {})
-    assert edited == engine.analyse(config)
+    assert edited == engine.surface_facts(config).analysis()
     assert _found(edited, root) == {("grp_g/main.py", 7, "rpc-proxy-unanswered")}
     # The handler's module changes instead: Critic gains save.
     roles = root / "grp_g" / "roles.py"
@@ -448,7 +448,7 @@ def train():
         "utf-8",
     )
     again = store.analyse_with_cache(config, {})
-    assert again == engine.analyse(config)
+    assert again == engine.surface_facts(config).analysis()
     assert _found(again, root) == set()
     # A group method's body changes what it calls on self, and nothing else: Group.fit,
     # reached now, sends Critic.fit() an argument it does not take.
@@ -463,7 +463,7 @@ def train():
         group.read_text("utf-8").replace("return self.save()", "return self.fit(1)"), "utf-8"
     )
     last = store.analyse_with_cache(config, {})
-    assert last == engine.analyse(config)
+    assert last == engine.surface_facts(config).analysis()
     assert _found(last, root) == {("grp_g/group.py", 13, "rpc-handler-signature")}
 
 
@@ -495,7 +495,7 @@ run(Group(1, Critic))
     path = root / "grp_h" / "main.py"
     path.write_text(path.read_text("utf-8").replace("run(Group(1, Critic))", "run(None)"), "utf-8")
     edited = store.analyse_with_cache(config, {})
-    assert edited == engine.analyse(config)
+    assert edited == engine.surface_facts(config).analysis()
     assert _found(edited, root) == set()
     path.write_text(path.read_text("utf-8").replace("run(None)", "run(Group(1, Critic))"), "utf-8")
     grp = root / "grp_h" / "group.py"
@@ -504,7 +504,7 @@ run(Group(1, Critic))
         "utf-8",
     )
     last = store.analyse_with_cache(config, {})
-    assert last == engine.analyse(config)
+    assert last == engine.surface_facts(config).analysis()
     assert _found(last, root) == {named, ("grp_h/main.py", 7, "rpc-proxy-handler-unknown")}
 
 
@@ -536,5 +536,5 @@ run(make())
     path = root / "grp_x" / "helpers.py"
     path.write_text(path.read_text("utf-8").replace("return Group(1, Critic)", "return None"))
     edited = store.analyse_with_cache(config, {})
-    assert edited == engine.analyse(config)
+    assert edited == engine.surface_facts(config).analysis()
     assert _found(edited, root) == set()

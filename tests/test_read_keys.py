@@ -21,7 +21,7 @@ from astroid.builder import AstroidBuilder
 from support import fast_surface
 
 from pylint_rpcsurface.config import load_config
-from pylint_rpcsurface.engine import Memo, analyse
+from pylint_rpcsurface.engine import Memo, surface_facts
 from pylint_rpcsurface.model import Analysis
 
 SURFACE = fast_surface(
@@ -233,14 +233,14 @@ def test_an_edit_inference_sees_through_another_module_is_never_stale(
     root = _project(tmp_path, files)
     config = load_config(root / "pyproject.toml")
     memo_file = root / ".memo.json"
-    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
-    assert before == _answer(analyse(config))
+    before = _answer(surface_facts(config, memo=Memo(memo_file, "identity")).analysis())
+    assert before == _answer(surface_facts(config).analysis())
     text = (root / edited).read_text(encoding="utf-8")
     assert old in text
     (root / edited).write_text(text.replace(old, new), encoding="utf-8")
-    expected = _answer(analyse(config))
+    expected = _answer(surface_facts(config).analysis())
     assert expected != before, "the edit must change the answer, or the test proves nothing"
-    assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+    assert _answer(surface_facts(config, memo=Memo(memo_file, "identity")).analysis()) == expected
 
 
 def test_a_comment_in_the_caller_builds_nothing(
@@ -251,11 +251,13 @@ def test_a_comment_in_the_caller_builds_nothing(
     root = _project(tmp_path, files)
     config = load_config(root / "pyproject.toml")
     memo_file = root / ".memo.json"
-    expected = _answer(analyse(config, memo=Memo(memo_file, "identity")))
+    expected = _answer(surface_facts(config, memo=Memo(memo_file, "identity")).analysis())
     app = root / "app.py"
     app.write_text(app.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
     with _counting_builds(monkeypatch) as built:
-        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+        assert (
+            _answer(surface_facts(config, memo=Memo(memo_file, "identity")).analysis()) == expected
+        )
     assert built == []
 
 
@@ -275,14 +277,16 @@ def test_a_body_edit_that_keeps_the_interface_builds_only_what_read_the_body(
     root = _project(tmp_path, files)
     config = load_config(root / "pyproject.toml")
     memo_file = root / ".memo.json"
-    analyse(config, memo=Memo(memo_file, "identity"))
+    surface_facts(config, memo=Memo(memo_file, "identity")).analysis()
     names = root / "names.py"
     names.write_text(
         names.read_text(encoding="utf-8").replace("return 1", "return 2"), encoding="utf-8"
     )
-    expected = _answer(analyse(config))
+    expected = _answer(surface_facts(config).analysis())
     with _counting_builds(monkeypatch) as built:
-        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+        assert (
+            _answer(surface_facts(config, memo=Memo(memo_file, "identity")).analysis()) == expected
+        )
     # rpc_name's body was entered by the caller's broadcasts: names.py's body digest
     # changed, so that piece is computed again, building names.py and app.py. The
     # handlers' pieces read neither module: runners.py and replies.py are not built.
@@ -303,15 +307,17 @@ def _edit_and_count_builds(
     root = _project(tmp_path, files)
     config = load_config(root / "pyproject.toml")
     memo_file = root / ".memo.json"
-    before = _answer(analyse(config, memo=Memo(memo_file, "identity")))
+    before = _answer(surface_facts(config, memo=Memo(memo_file, "identity")).analysis())
     module, old, new = edit
     text = (root / module).read_text(encoding="utf-8")
     assert old in text
     (root / module).write_text(text.replace(old, new, 1), encoding="utf-8")
-    expected = _answer(analyse(config))
+    expected = _answer(surface_facts(config).analysis())
     assert expected != before, "the edit must change the answer, or the test proves nothing"
     with _counting_builds(monkeypatch) as built:
-        assert _answer(analyse(config, memo=Memo(memo_file, "identity"))) == expected
+        assert (
+            _answer(surface_facts(config, memo=Memo(memo_file, "identity")).analysis()) == expected
+        )
     return expected, built
 
 

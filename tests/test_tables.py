@@ -50,7 +50,7 @@ class Engine:
 def _analysed(tmp_path: Path, files: dict[str, str]) -> tuple[Analysis, Path]:
     """The in-process analysis of the project *files* make under *tmp_path*, and its root."""
     root = Path(os.path.realpath(project(tmp_path / "proj", files)))
-    return engine.analyse(load_config(root / "pyproject.toml")), root
+    return engine.surface_facts(load_config(root / "pyproject.toml")).analysis(), root
 
 
 def _analyse(tmp_path: Path, handlers: str, table: str, extra: str = "") -> tuple[Analysis, Path]:
@@ -334,14 +334,16 @@ def test_a_surface_judges_only_the_dispatch_methods_it_names(tmp_path: Path) -> 
         "pkg/handlers.py": HANDLER_CLASS,
     }
     root = Path(os.path.realpath(project(tmp_path / "every", files)))
-    analysis = engine.analyse(load_config(root / "pyproject.toml"))
+    analysis = engine.surface_facts(load_config(root / "pyproject.toml")).analysis()
     # Without dispatch, the call_func call is this surface's too: the table lacks it.
     assert _found(analysis, root) == {("pkg/engine.py", 8, "rpc-unanswered")}
     files["pyproject.toml"] = PYPROJECT.format(
         table="pkg.handlers.Handler.TABLE", extra='dispatch = ["send"]'
     )
     root = Path(os.path.realpath(project(tmp_path / "send", files)))
-    assert _found(engine.analyse(load_config(root / "pyproject.toml")), root) == set()
+    assert (
+        _found(engine.surface_facts(load_config(root / "pyproject.toml")).analysis(), root) == set()
+    )
 
 
 def test_a_dispatch_method_no_dispatch_table_declares_is_a_configuration_error(

@@ -36,7 +36,7 @@ from pylint_rpcsurface.analysis.inference import (
     name_bindings,
 )
 from pylint_rpcsurface.analysis.proxies import proxy_calls
-from pylint_rpcsurface.analysis.syntax import builtin_call
+from pylint_rpcsurface.analysis.syntax import appended, builtin_call
 from pylint_rpcsurface.model import ProxyCall
 
 __all__ = [
@@ -354,16 +354,7 @@ def _elements(node: nodes.NodeNG) -> list[nodes.NodeNG]:
         parent = binding.parent
         if isinstance(parent, nodes.Assign) and isinstance(parent.value, (nodes.List, nodes.Tuple)):
             found.extend(elt for elt in parent.value.elts if isinstance(elt, nodes.NodeNG))
-    for call in scope.nodes_of_class(nodes.Call):
-        func = call.func
-        if (
-            isinstance(func, nodes.Attribute)
-            and func.attrname == "append"
-            and isinstance(func.expr, nodes.Name)
-            and func.expr.name == node.name
-            and len(call.args) == 1
-        ):
-            found.append(call.args[0])
+    found.extend(appended(scope, node.name))
     return found
 
 

@@ -7,7 +7,7 @@ from typing import TypeGuard
 
 from astroid import nodes
 
-__all__ = ["MUTATORS", "builtin_call", "changed_in_place"]
+__all__ = ["MUTATORS", "appended", "builtin_call", "changed_in_place", "changes_in_place"]
 
 
 def builtin_call(node: object, name: str, *arities: int) -> TypeGuard[nodes.Call]:
@@ -20,6 +20,22 @@ def builtin_call(node: object, name: str, *arities: int) -> TypeGuard[nodes.Call
         and len(node.args) in arities
         and not node.keywords
     )
+
+
+def appended(scope: nodes.NodeNG, name: str) -> Iterator[nodes.NodeNG]:
+    """The argument of each ``name.append(x)`` call in *scope*, in source order: the
+    elements of a list filled in place, which astroid's inference does not follow."""
+    for call in scope.nodes_of_class(nodes.Call):
+        func = call.func
+        if (
+            isinstance(func, nodes.Attribute)
+            and func.attrname == "append"
+            and isinstance(func.expr, nodes.Name)
+            and func.expr.name == name
+            and len(call.args) == 1
+            and not call.keywords
+        ):
+            yield call.args[0]
 
 
 # Methods that change a list, set or dict in place: astroid's inference does not see them.

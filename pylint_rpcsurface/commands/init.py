@@ -41,7 +41,13 @@ from typing import TYPE_CHECKING, TextIO
 from pylint_rpcsurface.commands.fix.edit import Refused
 from pylint_rpcsurface.commands.fix.write import SourceFile, create, update
 from pylint_rpcsurface.commands.progress import Progress
-from pylint_rpcsurface.commands.projects import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
+from pylint_rpcsurface.commands.projects import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    UsageError,
+    write_options,
+)
 from pylint_rpcsurface.config import PYPROJECT, ConfigError, existing_table, parse_table
 from pylint_rpcsurface.sources import SourceTree, UnreadableSource, read_source
 
@@ -75,14 +81,7 @@ def add_parser(
     init.add_argument(
         "path", nargs="?", default=".", metavar="PATH", help="the project's folder (.)"
     )
-    init.add_argument(
-        "--diff", action="store_true", help="print the change as a unified diff; write nothing"
-    )
-    init.add_argument(
-        "--force",
-        action="store_true",
-        help="write pyproject.toml even if it is read-only (it stays read-only)",
-    )
+    write_options(init, PYPROJECT)
     return init
 
 

@@ -82,6 +82,19 @@ def project_options(command: argparse.ArgumentParser, paths_help: str) -> None:
     cache_option(command)
 
 
+def write_options(command: argparse.ArgumentParser, written: str) -> None:
+    """What every command that writes a user's file takes: ``--diff`` to only show the
+    change, ``--force`` to write *written* (the file, as help names it) when read-only."""
+    command.add_argument(
+        "--diff", action="store_true", help="print the change as a unified diff and write nothing"
+    )
+    command.add_argument(
+        "--force",
+        action="store_true",
+        help=f"write {written} even if it is read-only (it stays read-only)",
+    )
+
+
 def config_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--config",

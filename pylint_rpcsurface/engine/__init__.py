@@ -54,8 +54,6 @@ from pylint_rpcsurface.sources import SourceTree, real
 __all__ = [
     "Facts",
     "Memo",
-    "analyse",
-    "analyse_recording_failed_imports",
     "failed_imports_recorded",
     "modules_astroid_has_read",
     "surface_facts",
@@ -64,34 +62,18 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Facts:
-    """Each usable surface's facts, before the rules judge them (``report`` and ``fix``
-    show and edit them; :func:`analyse` hands them to :func:`rules.findings`)."""
+    """Each usable surface's facts (``report`` and ``fix`` show and edit them), and the
+    findings :func:`rules.findings` judged from them (:meth:`analysis` groups them)."""
 
     config_errors: tuple[ConfigError, ...]
     surfaces: tuple[SurfaceFacts, ...]
     findings: tuple[Finding, ...] = ()  # the rules' findings, with their pragma states
     proxies: tuple[ProxyFacts, ...] = ()  # each usable [[tool.rpcsurface.proxy]] table's
 
-
-def analyse(
-    config: Config,
-    overrides: Mapping[str, str] | None = None,
-    memo: Memo | None = None,
-    prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
-    tree: SourceTree | None = None,
-) -> Analysis:
-    """Analyse the project *config* describes; *overrides* maps real paths to unsaved text.
-
-    Each finding carries what its file's pylint pragmas say of it (``Finding.pragma``).
-    With a *memo*, the pieces of facts whose modules are unchanged since an earlier run
-    are taken from it (:mod:`.memo`); the findings are the same either way. *prebuilt*
-    maps an override's path to the module pylint built from that text, or a saved file's
-    to the module pylint built from it (``BuiltFromFile``), to reuse. *tree* is the
-    configuration's source tree as the caller already listed it (the cache's, which
-    fingerprinted the same files), so that one run walks the roots once.
-    """
-    facts = surface_facts(config, overrides, memo, prebuilt, tree)
-    return Analysis.of(facts.config_errors, facts.findings)
+    def analysis(self) -> Analysis:
+        """The findings by file, with the configuration errors: what pylint and ``check``
+        report."""
+        return Analysis.of(self.config_errors, self.findings)
 
 
 def surface_facts(
@@ -101,12 +83,20 @@ def surface_facts(
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
     tree: SourceTree | None = None,
 ) -> Facts:
-    """The facts :func:`analyse` derives its findings from, one per usable surface, and
-    those findings (:func:`rules.findings`, with their pragma states).
+    """The facts of the project *config* describes, one per usable surface, and the
+    findings :func:`rules.findings` judges from them, each with what its file's pylint
+    pragmas say of it (``Finding.pragma``); *overrides* maps real paths to unsaved text.
 
-    ``report`` and ``fix`` read the facts directly (and uncached). A piece from the memo
-    whose definition is no longer where it was (a module written while this run read
-    it) makes the run start again from nothing, once: it never ends in a traceback.
+    The one entry point of the engine: pylint and ``check`` take ``Facts.analysis()``,
+    ``report`` and ``fix`` the facts. With a *memo*, the pieces whose modules are
+    unchanged since an earlier run are taken from it (:mod:`.memo`); the facts are the
+    same either way. *prebuilt* maps an override's path to the module pylint built from
+    that text, or a saved file's to the module pylint built from it (``BuiltFromFile``),
+    to reuse. *tree* is the configuration's source tree as the caller already listed it
+    (the store's, which fingerprinted the same files), so that one run walks the roots
+    once. A piece from the memo whose definition is no longer where it was (a module
+    written while this run read it) makes the run start again from nothing, once: it
+    never ends in a traceback.
     """
     if tree is None or tree.roots != tuple(real(root) for root in config.source_roots):
         tree = SourceTree(config.source_roots)  # none given, or another configuration's
@@ -705,21 +695,6 @@ def modules_astroid_has_read() -> dict[str, str]:
         for name, module in astroid.MANAGER.astroid_cache.items()
     }
     return {name: real(file) for name, file in files.items() if isinstance(file, str)}
-
-
-def analyse_recording_failed_imports(
-    config: Config,
-    overrides: Mapping[str, str] | None = None,
-    memo: Memo | None = None,
-    prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
-    tree: SourceTree | None = None,
-) -> tuple[Analysis, frozenset[str]]:
-    """:func:`analyse`, and the names of the modules that astroid could not find on the
-    search path meanwhile: a library installed later must change what the cache says
-    (and what the memo keeps, which records them too)."""
-    with failed_imports_recorded(memo.failed_imports if memo is not None else None) as failed:
-        analysis = analyse(config, overrides, memo, prebuilt, tree)
-    return analysis, frozenset(failed)
 
 
 def _keyed(site: Broadcast, table_keys: set[str] | None) -> Broadcast:

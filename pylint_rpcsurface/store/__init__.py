@@ -455,7 +455,7 @@ def analyse_with_cache(
     """The analysis of *config*'s project, from the store when nothing changed.
 
     The engine (and with it astroid) is imported only on a miss. *prebuilt* maps a path
-    to the astroid module pylint built from its text (see ``engine.analyse``); it is
+    to the astroid module pylint built from its text (see ``engine.surface_facts``); it is
     typed loosely here, as this module never imports astroid. *failed_imports* are the
     module names astroid failed to find while pylint built those modules, before the
     analysis: what they did not find is part of what the store depends on.
@@ -465,7 +465,7 @@ def analyse_with_cache(
     if not use_cache:
         from pylint_rpcsurface import engine  # noqa: PLC0415
 
-        return engine.analyse(config, overrides, prebuilt=prebuilt)
+        return engine.surface_facts(config, overrides, prebuilt=prebuilt).analysis()
     store = Store(config)
     run = store.begin(overrides)
     cached = run.findings()
@@ -475,9 +475,11 @@ def analyse_with_cache(
 
     memo = run.memo()
     memo.failed_imports.update(failed_imports)
-    analysis: Analysis = engine.analyse_recording_failed_imports(
-        config, overrides, memo, prebuilt, store.tree
-    )[0]
+    # What astroid fails to find is kept with the pieces: a library installed later must
+    # change what the store says.
+    with engine.failed_imports_recorded(memo.failed_imports):
+        facts = engine.surface_facts(config, overrides, memo, prebuilt, store.tree)
+    analysis: Analysis = facts.analysis()
     run.finish(memo, analysis)
     return analysis
 

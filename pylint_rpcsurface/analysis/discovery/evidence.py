@@ -19,6 +19,7 @@ from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.discovery.reading import is_method, positional_params
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
+from pylint_rpcsurface.analysis.syntax import appended
 
 # How many steps a chain may take (a name to its binding, a parameter to its call site, a
 # list to its element are one each): deep enough for an actor made in a list comprehension
@@ -220,16 +221,8 @@ class Receivers:
                 found.update(self._read(parent.iter, depth, classes=False))
         if not classes:
             # A list filled in place: `workers.append(worker)`.
-            for call in name.scope().nodes_of_class(nodes.Call):
-                func = call.func
-                if (
-                    isinstance(func, nodes.Attribute)
-                    and func.attrname == "append"
-                    and isinstance(func.expr, nodes.Name)
-                    and func.expr.name == name.name
-                    and call.args
-                ):
-                    found.update(self._read(call.args[0], depth, classes=False))
+            for element in appended(name.scope(), name.name):
+                found.update(self._read(element, depth, classes=False))
         return found
 
     def _imported(self, binding: nodes.ImportFrom, name: str) -> list[nodes.ClassDef]:

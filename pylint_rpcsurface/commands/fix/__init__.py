@@ -29,6 +29,7 @@ from pylint_rpcsurface.commands.projects import (
     messages_control,
     project_options,
     shown,
+    write_options,
 )
 
 
@@ -51,14 +52,7 @@ def add_parser(
         "configuration error, or a refused registry.",
     )
     project_options(fix_command, "files or folders of projects")
-    fix_command.add_argument(
-        "--diff", action="store_true", help="print a unified diff and write nothing"
-    )
-    fix_command.add_argument(
-        "--force",
-        action="store_true",
-        help="write a registry file even if it is read-only (it stays read-only)",
-    )
+    write_options(fix_command, "a registry file")
     return fix_command
 
 
