@@ -308,3 +308,34 @@ def test_a_method_added_to_a_class_builds_no_module_that_reads_another_member() 
         _write(root, {"tools.py": added.replace("rpc = RPC", "rpc = RPC or 'ghost'")})
         assert {"sub", "tools", "names"} <= _built_by(lambda: _analyse(config, memo=_memo(root)))
         assert _answer(_analyse(config, memo=_memo(root))) == _answer(_analyse(config))
+
+
+def test_a_method_added_to_the_caller_class_builds_no_module_another_method_reads() -> None:
+    """The engine builds sub.py itself here (no module of pylint's), and astroid's steps
+    after parsing walk every class it holds: that walk is no read of Sub's by any piece.
+    So after a new method in Sub, run()'s piece holds (it read Sub's members run, mgr and
+    name, not the whole class), and names.py, which only name() reads, is not built."""
+    table = fast_surface("core.Core", "handlers.FastRunner", "handlers.Runner", "handlers.RPCS")
+    sub = """\
+from core import Core
+from names import RPC
+
+
+class Sub(Core):
+    mgr = None
+
+    def run(self):
+        return self.mgr.call_func(self.name(), wait_out=True)
+
+    def name(self):
+        return RPC
+"""
+    files = {"core.py": CORE, "names.py": 'RPC = "alpha"\n', "sub.py": sub}
+    with _folder() as root:
+        _write(root, {**files, "handlers.py": HANDLERS, "pyproject.toml": table})
+        config = load_config(root / "pyproject.toml")
+        warm = _analyse(config, memo=_memo(root))
+        _write(root, {"sub.py": sub + "\n    def third(self):\n        return 2\n"})
+        assert "names" not in _built_by(lambda: _analyse(config, memo=_memo(root)))
+        assert _answer(_analyse(config, memo=_memo(root))) == _answer(warm)
+        assert _answer(warm) == _answer(_analyse(config))

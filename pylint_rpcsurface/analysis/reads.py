@@ -152,6 +152,27 @@ class ReadRecorder:
         finally:
             self._stack.pop()
 
+    @contextlib.contextmanager
+    def building(self, file: str | None) -> Iterator[None]:
+        """A module of *file* being built: what astroid's steps after parsing read of that
+        module's own nodes (its transforms' walk of every node, the attributes assigned
+        through ``self``) counts for no span, as for a module pylint built before the
+        analysis; what they read of other modules counts. The pieces that use the module
+        read what they need of it themselves, and what inferring a node read is kept
+        for whoever infers it later (:meth:`inferring`)."""
+        path = self.project_path(file)
+        if not self._stack or path is None:
+            yield
+            return
+        reads = Reads()
+        self._stack.append(reads)
+        try:
+            yield
+        finally:
+            self._stack.pop()
+            reads.levels.pop(path, None)
+            self._stack[-1].merge(reads)
+
     def replay(self, reads: Reads) -> None:
         """Count *reads* (of a result reused from a cache) for the open spans."""
         if self._stack:
