@@ -800,21 +800,9 @@ def _hooks(recorder: ReadRecorder, splitter: ClassSplitter) -> list[tuple[type[A
     def inferred(self: nodes.NodeNG, *args: Any, **kwargs: Any) -> Any:
         return recorder.inferring(self, infer(self, *args, **kwargs))
 
-    post_build = AstroidBuilder._post_build  # pylint: disable=protected-access
-
-    def built(self: AstroidBuilder, module: nodes.Module, *args: Any) -> nodes.Module:
-        """A module's classes split before astroid's steps after parsing (the attributes
-        assigned through ``self``, its transforms' walk) touch them, and those steps'
-        reads of the module itself counted for no piece (ReadRecorder.building): else
-        they read each class whole, for the piece that built the module and for every
-        piece that reuses what they inferred."""
-        splitter.module(module)
-        with recorder.building(module.file):
-            return post_build(self, module, *args)
-
     hooks: list[tuple[type[Any], str, Any]] = [
         (AstroidManager, "ast_from_module_name", ast_from_module_name),
-        (AstroidBuilder, "_post_build", built),
+        (AstroidBuilder, "_post_build", _splitting_first(recorder, splitter)),
         (nodes.NodeNG, "infer", inferred),
         (_base_nodes.LookupMixIn, "lookup", _like(lookup, looked_up)),
         (
@@ -845,6 +833,22 @@ def _hooks(recorder: ReadRecorder, splitter: ClassSplitter) -> list[tuple[type[A
             compute = partial(extra_decorators, recorder, compute)
         hooks.append((owner, name, _kept_by(recorder, name, compute)))
     return hooks
+
+
+def _splitting_first(recorder: ReadRecorder, splitter: ClassSplitter) -> Any:
+    """astroid's steps after parsing a module (the attributes assigned through ``self``,
+    its transforms' walk of every node), with the module's classes split before they
+    touch them and what they read of the module itself counted for no piece
+    (``ReadRecorder.building``): else they read each class whole, for the piece that
+    built the module and for every piece that reuses what they inferred."""
+    post_build = AstroidBuilder._post_build  # pylint: disable=protected-access
+
+    def built(self: AstroidBuilder, module: nodes.Module, *args: Any) -> nodes.Module:
+        splitter.module(module)
+        with recorder.building(module.file):
+            return post_build(self, module, *args)
+
+    return built
 
 
 def _noting(recorder: ReadRecorder, function: Any, *, whole: bool = False) -> Any:
