@@ -568,7 +568,7 @@ def _check(scenario: Scenario, version: str, root: Path, scratch: Analysis) -> N
 def _analyse(
     config: Config, overrides: Mapping[str, str] | None = None, memo: Memo | None = None
 ) -> Analysis:
-    """:func:`analyse` in this process, as an IDE's language server runs it: astroid's
+    """:func:`surface_facts` in this process, as an IDE's language server runs it: astroid's
     module cache keeps the modules earlier analyses imported (names.py, helpers.py,
     replies.py: only imported, never built by the engine's store), and the engine must
     read them anew (see the last test of this file)."""

@@ -1,6 +1,6 @@
 """Property tests: random projects, properties that must always hold.
 
-Most properties call the engine (``engine.analyse``) directly: a pylint run per example
+Most properties call the engine (``engine.surface_facts``) directly: a pylint run per example
 would make the budget tiny. Two need real pylint (file order on the command line and
 ``-j 2``) and run few examples.
 
