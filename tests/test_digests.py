@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pylint_rpcsurface.engine.digests import module_digests
+from pylint_rpcsurface.engine.digests import local_digest, module_digests, parsed
 
 MODULE = """\
 import os
@@ -156,3 +156,66 @@ def test_a_function_digest_is_of_its_own_lines_after_a_character_splitlines_brea
     assert levels["def run"] == plain["def run"]
     edited, _ = module_digests(text.replace('"beta"', '"gamma"'))
     assert edited["def run"] != levels["def run"]
+
+
+def _local(text: str, function: str = "Runner.__init__", name: str = "rank") -> str:
+    return local_digest(parsed(text), function, name)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("        print(local)\n", "        print(local)\n        print(local)\n"),
+        ("        local = rank + 1\n", "        local = rank + 2\n"),
+        ("class Runner:\n", "# a comment\n\nclass Runner:\n"),
+    ],
+    ids=["a-call-added", "another-name-s-value", "lines-inserted-above"],
+)
+def test_a_local_digest_ignores_statements_that_neither_bind_its_name_nor_set_an_attribute(
+    old: str, new: str
+) -> None:
+    assert new != old
+    assert old in MODULE
+    assert _local(MODULE.replace(old, new)) == _local(MODULE)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("        local = rank + 1\n", "        rank = 1\n        local = rank + 1\n"),
+        ("        local = rank + 1\n", "        for rank in (1,):\n            pass\n"),
+        ("        self.rank = rank\n", "        self.rank = rank + 1\n"),
+        ("        print(local)\n", "        print(local)\n        self.other = 2\n"),
+        ("        print(local)\n", "        global LIMIT\n        print(local)\n"),
+    ],
+    ids=[
+        "a-binding-added",
+        "a-loop-that-binds-it",
+        "the-attribute-s-statement",
+        "another-attribute-set",
+        "declared-global",
+    ],
+)
+def test_a_local_digest_changes_with_a_binding_of_its_name_or_an_attribute_s_statement(
+    old: str, new: str
+) -> None:
+    assert new != old
+    assert old in MODULE
+    assert _local(MODULE.replace(old, new)) != _local(MODULE)
+
+
+def test_a_local_digest_of_a_function_the_module_does_not_define_is_absent() -> None:
+    assert _local(MODULE, "Runner.missing") == "absent"
+    assert _local(MODULE.replace("def __init__", "def __init_")) == "absent"
+    assert local_digest(parsed("def broken(:\n"), "broken", "x") == "unparsed"
+
+
+def test_a_local_digest_tells_where_the_attribute_s_statement_lies_among_the_bindings() -> None:
+    after = MODULE.replace(
+        "        self.rank = rank\n", "        self.rank = rank\n        rank = 2\n"
+    )
+    before = MODULE.replace(
+        "        self.rank = rank\n", "        rank = 2\n        self.rank = rank\n"
+    )
+    assert after != before != MODULE
+    assert _local(after) != _local(before)

@@ -242,6 +242,79 @@ class Base(Core):
         expect_a=(),
         expect_b=((UNANSWERED, "sub.py", "# the call"),),
     ),
+    # 3b and 3c: the attribute's statement is the same text in A and B, and the module's
+    # interface too; only which binding its name's look-up finds has changed.
+    Scenario(
+        "3b-a-local-shadows-the-module-name-an-attribute-is-set-to",
+        a={
+            "core.py": CORE,
+            "base.py": """\
+from core import Core
+
+RPC = "alpha"
+
+
+class Base(Core):
+    def __init__(self, mgr):
+        self.mgr = mgr
+        self.rpc = RPC
+""",
+            "sub.py": SUB_SENDS_ITS_RPC,
+        },
+        b={
+            "base.py": """\
+from core import Core
+
+RPC = "alpha"
+
+
+class Base(Core):
+    def __init__(self, mgr):
+        self.mgr = mgr
+        RPC = "ghost"
+        self.rpc = RPC
+"""
+        },
+        expect_a=(),
+        expect_b=((UNANSWERED, "sub.py", "# the call"),),
+    ),
+    Scenario(
+        "3c-a-local-binding-moved-above-the-attribute-set-to-its-name",
+        a={
+            "core.py": CORE,
+            "base.py": """\
+from core import Core
+
+RPC = "alpha"
+
+
+class Base(Core):
+    def __init__(self, mgr):
+        self.mgr = mgr
+        self.rpc = RPC
+        for RPC in ("ghost",):
+            pass
+""",
+            "sub.py": SUB_SENDS_ITS_RPC,
+        },
+        b={
+            "base.py": """\
+from core import Core
+
+RPC = "alpha"
+
+
+class Base(Core):
+    def __init__(self, mgr):
+        self.mgr = mgr
+        for RPC in ("ghost",):
+            pass
+        self.rpc = RPC
+"""
+        },
+        expect_a=(),
+        expect_b=((UNANSWERED, "sub.py", "# the call"),),
+    ),
     Scenario(
         "4-property-returns-the-name",
         a={

@@ -13,7 +13,7 @@ property runs random sequences of these edits, saved or as buffers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 import astroid
 import pytest
@@ -281,12 +281,12 @@ class Sub(Core):
 MODULES = frozenset(name.removesuffix(".py") for name in PRECISION)
 
 
-def _built_by(run: Callable[[], object]) -> set[str]:
-    """The project's modules astroid holds after *run*, started from an empty cache of
+def _built_by(run: Callable[[], object], modules: Container[str] = MODULES) -> set[str]:
+    """The project's *modules* astroid holds after *run*, started from an empty cache of
     astroid's: what the run built."""
     astroid.MANAGER.clear_cache()
     run()
-    return {name for name in astroid.MANAGER.astroid_cache if name in MODULES}
+    return {name for name in astroid.MANAGER.astroid_cache if name in modules}
 
 
 def test_a_method_added_to_a_class_builds_no_module_that_reads_another_member() -> None:
@@ -339,3 +339,62 @@ class Sub(Core):
         assert "names" not in _built_by(lambda: _analyse(config, memo=_memo(root)))
         assert _answer(_analyse(config, memo=_memo(root))) == _answer(warm)
         assert _answer(warm) == _answer(_analyse(config))
+
+
+def test_a_statement_added_beside_an_attribute_s_assignment_builds_no_module_its_value_reads() -> (
+    None
+):
+    """A handler's reply is read through an attribute another method sets
+    (``self.agent = make_agent()``, LMDeploy's worker): the handler's piece reads that
+    statement (the module's interface holds it) and what ``make_agent`` names in that
+    method, not the method's other statements. So after a statement added to the method
+    that sets it, the piece holds and agent.py, which only the attribute's value reads,
+    is not built; the answer is the one from nothing. Set to something else, it is built
+    again."""
+    table = fast_surface("core.Core", "handlers.FastRunner", "handlers.Runner", "handlers.RPCS")
+    handlers = """\
+from agent import make_agent
+
+RPCS = ()
+
+
+class Runner:
+    def build(self):
+        self.agent = make_agent()
+
+    def free(self):
+        return self.agent.free()
+
+
+class FastRunner(Runner):
+    pass
+"""
+    agent = """\
+class Agent:
+    def free(self):
+        return 1
+
+
+def make_agent():
+    return Agent()
+"""
+    core = """\
+class Core:
+    def step(self):
+        return self.mgr.call_func("free", wait_out=True)
+"""
+    edited = handlers.replace(
+        "    def build(self):\n", "    def build(self):\n        edited = 1\n"
+    )
+    with _folder() as root:
+        _write(root, {"core.py": core, "agent.py": agent, "handlers.py": handlers})
+        _write(root, {"pyproject.toml": table})
+        config = load_config(root / "pyproject.toml")
+        warm = _analyse(config, memo=_memo(root))
+        _write(root, {"handlers.py": edited})
+        assert "agent" not in _built_by(lambda: _analyse(config, memo=_memo(root)), {"agent"})
+        assert _answer(_analyse(config, memo=_memo(root))) == _answer(_analyse(config))
+        assert _answer(warm) == _answer(_analyse(config))
+        _write(root, {"handlers.py": edited.replace("make_agent()", "make_agent() or None")})
+        assert "agent" in _built_by(lambda: _analyse(config, memo=_memo(root)), {"agent"})
+        assert _answer(_analyse(config, memo=_memo(root))) == _answer(_analyse(config))

@@ -29,7 +29,16 @@ import contextlib
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, Final, TypeVar, cast
 
-__all__ = ["BODY", "CLASS", "INTERFACE", "MEMBER", "ReadRecorder", "Reads", "bound_names"]
+__all__ = [
+    "BODY",
+    "CLASS",
+    "INTERFACE",
+    "LOCAL",
+    "MEMBER",
+    "ReadRecorder",
+    "Reads",
+    "bound_names",
+]
 
 INTERFACE: Final = "interface"
 BODY: Final = "body"
@@ -37,6 +46,10 @@ BODY: Final = "body"
 # bound to one name ("member C.N"), see pylint_rpcsurface.engine.digests.
 CLASS: Final = "class "
 MEMBER: Final = "member "
+# The level prefix of what a function binds to one name, with where the statements that
+# assign attributes lie among those bindings ("local Q N", see
+# pylint_rpcsurface.engine.digests.local_digest).
+LOCAL: Final = "local "
 
 _V = TypeVar("_V")
 
@@ -110,6 +123,10 @@ class ReadRecorder:
         # Each node's place, by id (the modules outlive the recorder): its module's path,
         # or None, and whether it lies inside a function or lambda.
         self._places: dict[int, tuple[str | None, tuple[str, ...]]] = {}
+        # The places of the nodes inferred or looked up from, by id: a node of a statement
+        # that assigns an attribute in a function's own body is read with the module's
+        # interface, which holds that statement; the function's name, for its look-ups.
+        self._inferred_places: dict[int, tuple[str | None, tuple[str, ...], str | None]] = {}
         # The levels of a read of a class's body statement, by its id (as the places).
         self._statement_levels: dict[int, tuple[str, ...]] = {}
         self._paths: dict[str, str | None] = {}
@@ -204,6 +221,38 @@ class ReadRecorder:
         if path is not None:
             self._stack[-1].add_all(path, levels)
 
+    def inferred_node(self, node: Any) -> str | None:
+        """A read of *node* by inference or a look-up from it: as :meth:`node`, except
+        for a node of a statement that assigns an attribute (``self.x = f(y)``) in the
+        own body of a function Q, which reads the module's interface (it holds that
+        statement, see :mod:`pylint_rpcsurface.engine.digests`), not Q's code. Gives Q
+        then, whose bindings of each name looked up from the node are read too
+        (:meth:`class_lookup`): what else Q's code holds is not read.
+
+        A walk of the nodes (``get_children``) still reads Q's code: what it finds (a
+        ``return`` added) is no statement of that kind."""
+        if not self._stack:
+            return None
+        place = self._inferred_places.get(id(node))
+        if place is None:
+            place = self._inferred_places[id(node)] = self._inferred_place(node)
+        path, levels, function = place
+        if path is not None:
+            self._stack[-1].add_all(path, levels)
+        return function
+
+    def _inferred_place(self, node: Any) -> tuple[str | None, tuple[str, ...], str | None]:
+        place = self._places.get(id(node))
+        if place is None:
+            place = self._places[id(node)] = self._place(node)
+        path, levels = place
+        if path is None or len(levels) != 1 or not levels[0].startswith("def "):
+            return (path, levels, None)
+        frame = _attribute_statement_frame(node)
+        if frame is None or _code_level(frame) != levels[0]:
+            return (path, levels, None)  # no such statement, or one of a nested function
+        return (path, (INTERFACE,), levels[0][len("def ") :])
+
     def member(self, path: str, owner: str, name: object) -> None:
         """A read of what the top-level class *owner* of *path* binds to *name* (one of
         its members, or its instances' attributes): whether it binds it, and to what."""
@@ -244,9 +293,12 @@ class ReadRecorder:
         the answer of a look-up, so no later one reads the class's names again)."""
         if not self._stack:
             return
-        self.node(node)
+        function = self.inferred_node(node)
         path, levels = self._places[id(node)]
         if path is None:
+            return
+        if function is not None:
+            self._stack[-1].add(path, f"{LOCAL}{function} {name}")
             return
         for level in levels:
             if level.startswith(MEMBER) or level.startswith(CLASS):
@@ -319,7 +371,7 @@ class ReadRecorder:
         its cache later reads all that again."""
         if not self._stack:
             return results
-        self.node(node)
+        self.inferred_node(node)
         before = self._inferred.get(id(node))
         if before is not None:
             self._stack[-1].merge(before)
@@ -399,6 +451,61 @@ def _code_level(code: Any) -> str:
 _CODE_NODES: Final = frozenset({"FunctionDef", "AsyncFunctionDef", "Lambda"})
 # A function's parameters, defaults, annotations and decorators are its interface.
 _SIGNATURE_NODES: Final = frozenset({"Arguments", "Decorators"})
+# The statements that assign an attribute when a target is one: the module's interface
+# holds them whole (pylint_rpcsurface.engine.digests keeps them, as inference reads them
+# from outside the function).
+_ASSIGNMENTS: Final = frozenset({"Assign", "AnnAssign", "AugAssign", "Delete"})
+# Nodes whose names are looked up in a scope of their own first.
+_SCOPES: Final = frozenset(
+    {
+        "FunctionDef",
+        "AsyncFunctionDef",
+        "Lambda",
+        "ClassDef",
+        "ListComp",
+        "SetComp",
+        "DictComp",
+        "GeneratorExp",
+        "Module",
+    }
+)
+
+
+def _attribute_statement_frame(node: Any) -> Any:
+    """The function whose own body holds the statement that assigns an attribute and
+    holds *node* (no scope between them); None when no such statement holds it."""
+    current = node
+    while type(current).__name__ not in _ASSIGNMENTS:
+        if current is None or type(current).__name__ in _SCOPES:
+            return None
+        current = getattr(current, "parent", None)
+    targets = current.targets if hasattr(current, "targets") else [current.target]
+    if not any(_assigns_attribute(target) for target in targets):
+        return None
+    frame = current.parent
+    while type(frame).__name__ not in _SCOPES:
+        frame = getattr(frame, "parent", None)
+        if frame is None:
+            return None
+    return frame if type(frame).__name__ in ("FunctionDef", "AsyncFunctionDef") else None
+
+
+def _assigns_attribute(target: Any) -> bool:
+    """Whether assigning to (or deleting) *target* sets an attribute: ``self.x``,
+    ``self.x[k]``, or one of them in a tuple or list of targets."""
+    kind = type(target).__name__
+    if kind in ("AssignAttr", "DelAttr"):
+        return True
+    if kind in ("Tuple", "List"):
+        return any(_assigns_attribute(element) for element in target.elts)
+    if kind == "Starred":
+        return _assigns_attribute(target.value)
+    if kind == "Subscript":
+        value = target.value
+        while type(value).__name__ == "Subscript":
+            value = value.value
+        return type(value).__name__ == "Attribute"
+    return False
 
 
 def bound_names(statement: Any) -> tuple[str, ...] | None:

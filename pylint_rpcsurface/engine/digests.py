@@ -25,7 +25,7 @@ import pickle
 
 from pylint_rpcsurface.sources import python_lines
 
-__all__ = ["DIGEST_FILENAME", "ModuleDigests", "module_digests"]
+__all__ = ["DIGEST_FILENAME", "ModuleDigests", "local_digest", "module_digests", "parsed"]
 
 # The file name the parse for digests gives: it is no build of the module, and says so.
 DIGEST_FILENAME = "<rpcsurface digests>"
@@ -53,6 +53,89 @@ def module_digests(text: str) -> ModuleDigests:
         unparsed = "unparsed " + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         return ({"body": unparsed, "interface": unparsed}, {})
     return (levels, spans)
+
+
+def parsed(text: str) -> ast.Module | None:
+    """The syntax tree of *text* for :func:`local_digest`; None when it does not parse."""
+    try:
+        return ast.parse(text, DIGEST_FILENAME)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def local_digest(tree: ast.Module | None, function: str, name: str) -> str:
+    """The digest of what the function *function* (a "def Q" name) binds to *name*, and
+    of where in its body the statements that assign an attribute lie among those
+    bindings: the statements of its body that bind *name* or assign an attribute, at any
+    depth, each whole, in order (a compound statement stands for all it holds).
+
+    A look-up of *name* from a statement that assigns an attribute (whose text the
+    interface holds) gives the bindings of *name* before it in the function, or those of
+    the scopes around it when there are none: what this digest holds, and where the
+    statement lies among them. A statement that neither binds *name* nor assigns an
+    attribute changes nothing here. A function that declares a name ``global`` or
+    ``nonlocal`` moves bindings to other scopes: its digest is then of its whole code."""
+    if tree is None:
+        return "unparsed"
+    definitions = _functions_named(tree.body, function)
+    if not definitions:
+        return "absent"
+    parts: list[str] = []
+    for definition in definitions:
+        if any(isinstance(node, (ast.Global, ast.Nonlocal)) for node in ast.walk(definition)):
+            return "declares " + _hash("\0".join(ast.dump(d) for d in definitions))
+        kept = [
+            ast.dump(statement)
+            for statement in definition.body
+            if _binds(statement, name) or _assigns_attribute(statement)
+        ]
+        parts.append("\0".join(kept))
+    return _hash("\1".join(parts))
+
+
+def _functions_named(
+    statements: list[ast.stmt], function: str
+) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The definitions of the function or method *function* ("def Q" names, as
+    :func:`_definitions` gives them) among *statements*, in order."""
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    pending = [(statement, "") for statement in statements]
+    while pending:
+        statement, within = pending.pop(0)
+        if isinstance(statement, ast.ClassDef):
+            pending.extend((inner, within + statement.name + ".") for inner in statement.body)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if within + statement.name == function:
+                found.append(statement)
+        else:
+            for block in _blocks(statement):
+                pending.extend((inner, within) for inner in block)
+    return found
+
+
+def _binds(statement: ast.stmt, name: str) -> bool:
+    """Whether *statement* may bind *name* anywhere in it: a name stored or deleted, a
+    parameter, an import, a definition, an ``except ... as``, a pattern's capture."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name):
+            if node.id == name and not isinstance(node.ctx, ast.Load):
+                return True
+        elif isinstance(node, ast.alias):
+            if (node.asname or node.name.partition(".")[0]) == name:
+                return True
+        else:
+            for field in ("name", "arg", "rest"):
+                if getattr(node, field, None) == name:
+                    return True
+    return False
+
+
+def _assigns_attribute(statement: ast.stmt) -> bool:
+    """Whether *statement* sets or deletes an attribute anywhere in it."""
+    return any(
+        isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del))
+        for node in ast.walk(statement)
+    )
 
 
 def _split_classes(tree: ast.Module, levels: dict[str, str]) -> None:

@@ -14,10 +14,18 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, cast
 
 from pylint_rpcsurface.analysis.modules import ModuleStore
-from pylint_rpcsurface.analysis.reads import BODY, CLASS, INTERFACE, MEMBER, ReadRecorder, Reads
+from pylint_rpcsurface.analysis.reads import (
+    BODY,
+    CLASS,
+    INTERFACE,
+    LOCAL,
+    MEMBER,
+    ReadRecorder,
+    Reads,
+)
 from pylint_rpcsurface.engine.anchors import ANCHOR, anchor_of, positions, read_spans, reanchored
 from pylint_rpcsurface.engine.collector import CodeFacts, CodeRef
-from pylint_rpcsurface.engine.digests import ModuleDigests, module_digests
+from pylint_rpcsurface.engine.digests import ModuleDigests, local_digest, module_digests, parsed
 from pylint_rpcsurface.engine.memo import USES, Dependency, Memo
 
 __all__ = ["Pieces", "piece_key"]
@@ -43,6 +51,10 @@ class Pieces:
         # them is never written to the memo (see Memo.ephemeral).
         self.buffers = frozenset(path for path in store.overrides if store.unsaved(path))
         self._digests: dict[str, ModuleDigests] = {}  # by content hash
+        # The "local Q N" digests (computed when asked for), by content hash and level,
+        # and the syntax trees they are read from, by content hash.
+        self._locals: dict[tuple[str, str], str] = {}
+        self._trees: dict[str, Any] = {}
         # The keys of the pieces each piece being computed asks for, innermost last.
         self._nested: list[dict[str, None]] = []
         # Each code's piece as this run first had it, with what it read, and its key.
@@ -137,6 +149,8 @@ class Pieces:
         astroid's brains make some (a dataclass's ``__init__``) from the rest of the
         class, so such a name's digest is the whole class's. So is the member of a class
         the module no longer defines at its top level: the module's body's."""
+        if level.startswith(LOCAL):
+            return self._local(path, level)
         levels = self.summary(path)[0]
         found = levels.get(level)
         if found is not None:
@@ -152,6 +166,20 @@ class Pieces:
         if level.startswith(CLASS):
             return "no class " + levels["body"]
         return "absent"
+
+    def _local(self, path: str, level: str) -> str:
+        """*path*'s "local Q N" digest (:func:`..engine.digests.local_digest`), computed
+        once per version of the module."""
+        content = self.store.digest(path)
+        found = self._locals.get((content, level))
+        if found is None:
+            if content not in self._trees:
+                self._trees[content] = parsed(self.store.text(path))
+            function, _, name = level[len(LOCAL) :].rpartition(" ")
+            found = self._locals[(content, level)] = local_digest(
+                self._trees[content], function, name
+            )
+        return found
 
     def summary(self, path: str) -> ModuleDigests:
         """*path*'s digests and function spans, computed once per version of the module."""
