@@ -176,6 +176,14 @@ def _sub_running(expression: str) -> str:
     return f"{head}        return {expression}\n"
 
 
+def _base_init(*lines: str) -> str:
+    """base.py: Base, whose ``__init__`` sets ``self.mgr`` and then runs *lines*, with a
+    module constant ``RPC = "alpha"``."""
+    body = "".join(f"        {line}\n" for line in lines)
+    head = 'from core import Core\n\nRPC = "alpha"\n\n\nclass Base(Core):\n'
+    return f"{head}    def __init__(self, mgr):\n        self.mgr = mgr\n{body}"
+
+
 SCENARIOS = (
     Scenario(
         "1-helper-returns-the-name",
@@ -246,35 +254,8 @@ class Base(Core):
     # interface too; only which binding its name's look-up finds has changed.
     Scenario(
         "3b-a-local-shadows-the-module-name-an-attribute-is-set-to",
-        a={
-            "core.py": CORE,
-            "base.py": """\
-from core import Core
-
-RPC = "alpha"
-
-
-class Base(Core):
-    def __init__(self, mgr):
-        self.mgr = mgr
-        self.rpc = RPC
-""",
-            "sub.py": SUB_SENDS_ITS_RPC,
-        },
-        b={
-            "base.py": """\
-from core import Core
-
-RPC = "alpha"
-
-
-class Base(Core):
-    def __init__(self, mgr):
-        self.mgr = mgr
-        RPC = "ghost"
-        self.rpc = RPC
-"""
-        },
+        a={"core.py": CORE, "base.py": _base_init("self.rpc = RPC"), "sub.py": SUB_SENDS_ITS_RPC},
+        b={"base.py": _base_init('RPC = "ghost"', "self.rpc = RPC")},
         expect_a=(),
         expect_b=((UNANSWERED, "sub.py", "# the call"),),
     ),
@@ -282,36 +263,10 @@ class Base(Core):
         "3c-a-local-binding-moved-above-the-attribute-set-to-its-name",
         a={
             "core.py": CORE,
-            "base.py": """\
-from core import Core
-
-RPC = "alpha"
-
-
-class Base(Core):
-    def __init__(self, mgr):
-        self.mgr = mgr
-        self.rpc = RPC
-        for RPC in ("ghost",):
-            pass
-""",
+            "base.py": _base_init("self.rpc = RPC", 'for RPC in ("ghost",):', "    pass"),
             "sub.py": SUB_SENDS_ITS_RPC,
         },
-        b={
-            "base.py": """\
-from core import Core
-
-RPC = "alpha"
-
-
-class Base(Core):
-    def __init__(self, mgr):
-        self.mgr = mgr
-        for RPC in ("ghost",):
-            pass
-        self.rpc = RPC
-"""
-        },
+        b={"base.py": _base_init('for RPC in ("ghost",):', "    pass", "self.rpc = RPC")},
         expect_a=(),
         expect_b=((UNANSWERED, "sub.py", "# the call"),),
     ),
