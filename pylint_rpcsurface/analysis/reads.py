@@ -290,7 +290,9 @@ class ReadRecorder:
     def class_lookup(self, node: Any, name: str) -> None:
         """A look-up of *name* from *node*: when *node* lies in a top-level class's body
         outside its methods' code, the class's member *name* is read (astroid keeps
-        the answer of a look-up, so no later one reads the class's names again)."""
+        the answer of a look-up, so no later one reads the class's names again); when
+        it lies in a statement that assigns an attribute in a function Q's own body
+        (:meth:`inferred_node`), what Q binds to *name* is read ("local Q N")."""
         if not self._stack:
             return
         function = self.inferred_node(node)
