@@ -214,12 +214,16 @@ class ReadRecorder:
         """A read of *node*: of its module's body if it lies in a function or lambda."""
         if not self._stack:
             return
+        path, levels = self._place_of(node)
+        if path is not None:
+            self._stack[-1].add_all(path, levels)
+
+    def _place_of(self, node: Any) -> tuple[str | None, tuple[str, ...]]:
+        """*node*'s place (:meth:`_place`), computed once."""
         place = self._places.get(id(node))
         if place is None:
             place = self._places[id(node)] = self._place(node)
-        path, levels = place
-        if path is not None:
-            self._stack[-1].add_all(path, levels)
+        return place
 
     def inferred_node(self, node: Any) -> str | None:
         """A read of *node* by inference or a look-up from it: as :meth:`node`, except
@@ -242,10 +246,7 @@ class ReadRecorder:
         return function
 
     def _inferred_place(self, node: Any) -> tuple[str | None, tuple[str, ...], str | None]:
-        place = self._places.get(id(node))
-        if place is None:
-            place = self._places[id(node)] = self._place(node)
-        path, levels = place
+        path, levels = self._place_of(node)
         if path is None or len(levels) != 1 or not levels[0].startswith("def "):
             return (path, levels, None)
         frame = _attribute_statement_frame(node)
@@ -296,7 +297,7 @@ class ReadRecorder:
         if not self._stack:
             return
         function = self.inferred_node(node)
-        path, levels = self._places[id(node)]
+        path, levels = self._place_of(node)
         if path is None:
             return
         if function is not None:

@@ -87,7 +87,7 @@ def local_digest(tree: ast.Module | None, function: str, name: str) -> str:
         kept = [
             ast.dump(statement)
             for statement in definition.body
-            if _binds(statement, name) or _assigns_attribute(statement)
+            if _binds(statement, name) or _attributes_assigned(statement)
         ]
         parts.append("\0".join(kept))
     return _hash("\1".join(parts))
@@ -128,14 +128,6 @@ def _binds(statement: ast.stmt, name: str) -> bool:
                 if getattr(node, field, None) == name:
                     return True
     return False
-
-
-def _assigns_attribute(statement: ast.stmt) -> bool:
-    """Whether *statement* sets or deletes an attribute anywhere in it."""
-    return any(
-        isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del))
-        for node in ast.walk(statement)
-    )
 
 
 def _split_classes(tree: ast.Module, levels: dict[str, str]) -> None:
