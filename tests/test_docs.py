@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from support import run_cli
 
 from pylint_rpcsurface import config as config_module
 from pylint_rpcsurface.config.schema import keys_of
@@ -206,3 +207,51 @@ def test_the_key_tables_and_entries_are_what_the_declarations_say() -> None:
         assert listed is not None, table
         rows = [line for line in listed.group(1).splitlines() if line.startswith("| [`")]
         assert [row.split("`")[1] for row in rows] == [s.name for s in keys_of(cls)]
+
+
+# ---------------------------------------------------------------------------
+# Each command's usage line in the command-line reference says what its parser takes.
+
+COMMAND_LINE = DOCS / "command-line.md"
+# A bracketed item of a usage line: ``[--format {text,json}]``, ``[--config FILE]``, ``[PATH ...]``.
+USAGE_ITEM = re.compile(r"\[([^\[\]]+)\]")
+
+
+def _usage_items(usage: str) -> dict[str, frozenset[str]]:
+    """The items of a usage line: each option with its choices (none for one that takes
+    a free value or no value), each positional with nothing; ``-h`` left out. Both
+    argparse's ``{a,b}`` and the reference's ``a|b`` are read as choices."""
+    items: dict[str, frozenset[str]] = {}
+    for item in USAGE_ITEM.findall(" ".join(usage.split())):
+        name, _, value = item.partition(" ")
+        if name == "-h":
+            continue
+        choices = value.strip("{}").replace(",", "|").split("|") if name.startswith("--") else []
+        items[name] = frozenset(choices) if len(choices) > 1 else frozenset()
+    return items
+
+
+def _documented_usage(command: str) -> str:
+    blocks = re.findall(r"^```sh\n(.*?)^```", COMMAND_LINE.read_text("utf-8"), re.M | re.S)
+    usages = [block for block in blocks if re.match(rf"rpcsurface {command}( \[|\n)", block)]
+    assert len(usages) == 1, f"docs/command-line.md has {len(usages)} usage blocks of {command}"
+    return usages[0]
+
+
+@pytest.mark.parametrize("command", ["check", "report", "fix", "explain", "init"])
+def test_each_command_s_usage_in_the_reference_is_what_its_parser_takes(command: str) -> None:
+    """The reference's usage line names every option, choice and positional that the
+    installed command's ``--help`` shows, and nothing else."""
+    shown = run_cli(ROOT, command, "--help")
+    assert shown.returncode == 0, shown.stderr
+    usage = shown.stdout.split("\n\n", 1)[0]
+    assert _usage_items(_documented_usage(command)) == _usage_items(usage)
+
+
+def test_the_reference_documents_every_command_the_program_has() -> None:
+    """The commands ``rpcsurface --help`` lists are the reference's ``## rpcsurface`` sections."""
+    shown = run_cli(ROOT, "--help").stdout
+    listed = set(re.findall(r"^    ([a-z]+) ", shown, re.M))
+    documented = set(re.findall(r"^## rpcsurface ([a-z]+)$", COMMAND_LINE.read_text("utf-8"), re.M))
+    assert listed
+    assert listed == documented

@@ -17,6 +17,7 @@ from pylint_rpcsurface.commands.projects import (
     Scope,
     UsageError,
     exit_status,
+    format_option,
     messages_control,
     project_options,
     scopes,
@@ -29,28 +30,24 @@ from pylint_rpcsurface.model import Finding
 from pylint_rpcsurface.rules.text import safe_args, safe_name
 from pylint_rpcsurface.store import analyse_with_cache, disabled_by_environment
 
+HELP = "report the findings of the project's [tool.rpcsurface] surfaces"
+DESCRIPTION = (
+    "Report what `pylint --enable=rpcsurface` would, without running pylint. "
+    f"With no paths, check the project whose {PYPROJECT} (with a [tool.rpcsurface] "
+    "table) is found upward from the current folder; with paths, report the findings "
+    "in those files and folders. Exit status: 0 clean, 1 findings, 2 usage or "
+    "configuration error (a registry that can't be read included)."
+)
 
-def add_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse.ArgumentParser:
-    check = commands.add_parser(
-        "check",
-        help="report the findings of the project's [tool.rpcsurface] surfaces",
-        description="Report what `pylint --enable=rpcsurface` would, without running pylint. "
-        f"With no paths, check the project whose {PYPROJECT} (with a [tool.rpcsurface] "
-        "table) is found upward from the current folder; with paths, report the findings "
-        "in those files and folders. Exit status: 0 clean, 1 findings, 2 usage or "
-        "configuration error (a registry that can't be read included).",
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments ``rpcsurface check`` takes."""
+    project_options(parser, "files or folders to report on")
+    format_option(
+        parser,
+        ("json", "sarif"),
+        "sarif is SARIF 2.1.0 for code scanning, with 1-based columns counted in UTF-16 code units",
     )
-    project_options(check, "files or folders to report on")
-    check.add_argument(
-        "--format",
-        choices=("text", "json", "sarif"),
-        default="text",
-        help="output format (text); sarif is SARIF 2.1.0 for code scanning, with 1-based "
-        "columns counted in UTF-16 code units",
-    )
-    return check
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -22,22 +22,21 @@ from pylint_rpcsurface.messages import MESSAGES, MessageSpec
 _SENTENCE_END = re.compile(r"(?<=\.)\s")
 
 
-def add_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse.ArgumentParser:
-    explain = commands.add_parser(
-        "explain",
-        help="print a message's page: what it does, why it is bad, an example, the fix",
-        description="Print the page of a message, by symbol (rpc-unlisted) or id (W7701, "
-        "in any case). Without one, list every message: id, symbol and what it reports.",
-    )
-    explain.add_argument(
+HELP = "print a message's page: what it does, why it is bad, an example, the fix"
+DESCRIPTION = (
+    "Print the page of a message, by symbol (rpc-unlisted) or id (W7701, "
+    "in any case). Without one, list every message: id, symbol and what it reports."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments ``rpcsurface explain`` takes."""
+    parser.add_argument(
         "message",
         nargs="?",
         metavar="SYMBOL|ID",
         help="a message symbol or id; omit it to list every message",
     )
-    return explain
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -62,27 +62,26 @@ if TYPE_CHECKING:
 _HEADER = "# Proposed by `rpcsurface init`: each comment names the evidence for its key."
 
 
-def add_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse.ArgumentParser:
-    init = commands.add_parser(
-        "init",
-        help="find the project's dispatch surface and write its [tool.rpcsurface] table",
-        description="Read the project with astroid (never importing it), find where RPCs "
-        f"are sent and answered by name, and append the [tool.rpcsurface] table to its "
-        f"{PYPROJECT}, keeping every other byte. Each key has a comment naming its "
-        "evidence; an ambiguous key is left out with its candidates listed. With a table "
-        "already there, only new dispatch methods and surfaces are added. It writes as fix "
-        "does: only if the file still holds what it planned from (else it plans again), "
-        "keeping its owner, group, mode and hard links; a read-only file is refused unless "
-        "--force. Exit status: 0 written or nothing to change, 1 with --diff when there is "
-        "a change, 2 refused.",
-    )
-    init.add_argument(
+HELP = "find the project's dispatch surface and write its [tool.rpcsurface] table"
+DESCRIPTION = (
+    "Read the project with astroid (never importing it), find where RPCs "
+    f"are sent and answered by name, and append the [tool.rpcsurface] table to its "
+    f"{PYPROJECT}, keeping every other byte. Each key has a comment naming its "
+    "evidence; an ambiguous key is left out with its candidates listed. With a table "
+    "already there, only new dispatch methods and surfaces are added. It writes as fix "
+    "does: only if the file still holds what it planned from (else it plans again), "
+    "keeping its owner, group, mode and hard links; a read-only file is refused unless "
+    "--force. Exit status: 0 written or nothing to change, 1 with --diff when there is "
+    "a change, 2 refused."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments ``rpcsurface init`` takes."""
+    parser.add_argument(
         "path", nargs="?", default=".", metavar="PATH", help="the project's folder (.)"
     )
-    write_options(init, PYPROJECT)
-    return init
+    write_options(parser, PYPROJECT)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import io
 import os
 import sys
 from collections.abc import Sequence
+from typing import Protocol, TextIO
 
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.commands import check, explain, fix, init, report
@@ -17,6 +18,28 @@ from pylint_rpcsurface.commands.projects import EXIT_ERROR, UsageError
 # `cat`, `grep` or `git log` give when the reader of their output closes the pipe early.
 # Not 1: that is check's "findings", and `rpcsurface check | head -1` must not say so.
 EXIT_PIPE_CLOSED = 128 + 13
+
+
+class _Command(Protocol):
+    """What a subcommand's module declares: its one-line help, its description, its
+    arguments and what it runs."""
+
+    HELP: str
+    DESCRIPTION: str
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int: ...
+
+
+# Each subcommand's name and module, in the order --help lists them.
+_COMMANDS: tuple[tuple[str, _Command], ...] = (
+    ("check", check),
+    ("report", report),
+    ("fix", fix),
+    ("explain", explain),
+    ("init", init),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,6 +83,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="command")
-    for command in (check, report, fix, explain, init):
-        command.add_parser(commands).set_defaults(run=command.run)
+    for name, command in _COMMANDS:
+        parser_of_command = commands.add_parser(
+            name, help=command.HELP, description=command.DESCRIPTION
+        )
+        command.add_arguments(parser_of_command)
+        parser_of_command.set_defaults(run=command.run)
     return parser

@@ -82,6 +82,13 @@ def project_options(command: argparse.ArgumentParser, paths_help: str) -> None:
     cache_option(command)
 
 
+def format_option(command: argparse.ArgumentParser, formats: tuple[str, ...], more: str) -> None:
+    """``--format``, one of *formats*, text by default; *more* says what the others are."""
+    command.add_argument(
+        "--format", choices=("text", *formats), default="text", help=f"output format (text); {more}"
+    )
+
+
 def write_options(command: argparse.ArgumentParser, written: str) -> None:
     """What every command that writes a user's file takes: ``--diff`` to only show the
     change, ``--force`` to write *written* (the file, as help names it) when read-only."""

@@ -29,6 +29,7 @@ from pylint_rpcsurface.commands.projects import (
     EXIT_ERROR,
     configs,
     facts,
+    format_option,
     messages_control,
     project_options,
 )
@@ -100,29 +101,27 @@ def _site_text(site: Site) -> str:
     return f"{callers} ({site.where}{suffix})"
 
 
-def add_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse.ArgumentParser:
-    report_command = commands.add_parser(
-        "report",
-        help="print each surface's RPC names: who waits, who answers, listed, verdict",
-        description="Print a table per surface: each RPC name, the callers that wait on it "
-        "(file:line), the handlers that answer it, whether the registry lists it, and the "
-        "verdict (ok, or the symbols of its findings). With paths, report the projects "
-        "those paths belong to. Rich tables on a terminal when rich is installed, plain "
-        "text otherwise. The facts come from the cache's memo where the code is unchanged "
-        "since pylint or check computed them (--no-cache: afresh). Exit status: 0, or 2 "
-        "for a usage or configuration error (a registry that can't be read included: the "
-        "tables are still printed).",
+HELP = "print each surface's RPC names: who waits, who answers, listed, verdict"
+DESCRIPTION = (
+    "Print a table per surface: each RPC name, the callers that wait on it "
+    "(file:line), the handlers that answer it, whether the registry lists it, and the "
+    "verdict (ok, or the symbols of its findings). With paths, report the projects "
+    "those paths belong to. Rich tables on a terminal when rich is installed, plain "
+    "text otherwise. The facts come from the cache's memo where the code is unchanged "
+    "since pylint or check computed them (--no-cache: afresh). Exit status: 0, or 2 "
+    "for a usage or configuration error (a registry that can't be read included: the "
+    "tables are still printed)."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments ``rpcsurface report`` takes."""
+    project_options(parser, "files or folders of projects")
+    format_option(
+        parser,
+        ("json", "markdown"),
+        "markdown is for pull request comments",
     )
-    project_options(report_command, "files or folders of projects")
-    report_command.add_argument(
-        "--format",
-        choices=("text", "json", "markdown"),
-        default="text",
-        help="output format (text); markdown is for pull request comments",
-    )
-    return report_command
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:

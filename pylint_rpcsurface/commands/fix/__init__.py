@@ -32,28 +32,26 @@ from pylint_rpcsurface.commands.projects import (
     write_options,
 )
 
+HELP = "rewrite each registry to the names the code implies"
+DESCRIPTION = (
+    "Rewrite each registry constant to the names the callers wait on, that "
+    "the handlers answer and the base handlers don't: add the missing names, remove "
+    "the stale ones, keep the literal's form, order, quotes, comments and layout. A "
+    "registry that can't be edited safely, or whose names can't all be known, is "
+    "refused with the reason. It writes a file only if it still holds what it "
+    "planned from (else it plans again, or refuses), keeps lines another program "
+    "appends meanwhile, and keeps the file's owner, group, mode and hard links; a "
+    "read-only file is refused unless --force. The facts come from the cache's memo "
+    "where the code is unchanged (--no-cache: afresh). Exit status: 0 nothing to "
+    "change or all written; 1 with --diff when changes are pending; 2 for a usage or "
+    "configuration error, or a refused registry."
+)
 
-def add_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse.ArgumentParser:
-    fix_command = commands.add_parser(
-        "fix",
-        help="rewrite each registry to the names the code implies",
-        description="Rewrite each registry constant to the names the callers wait on, that "
-        "the handlers answer and the base handlers don't: add the missing names, remove "
-        "the stale ones, keep the literal's form, order, quotes, comments and layout. A "
-        "registry that can't be edited safely, or whose names can't all be known, is "
-        "refused with the reason. It writes a file only if it still holds what it "
-        "planned from (else it plans again, or refuses), keeps lines another program "
-        "appends meanwhile, and keeps the file's owner, group, mode and hard links; a "
-        "read-only file is refused unless --force. The facts come from the cache's memo "
-        "where the code is unchanged (--no-cache: afresh). Exit status: 0 nothing to "
-        "change or all written; 1 with --diff when changes are pending; 2 for a usage or "
-        "configuration error, or a refused registry.",
-    )
-    project_options(fix_command, "files or folders of projects")
-    write_options(fix_command, "a registry file")
-    return fix_command
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments ``rpcsurface fix`` takes."""
+    project_options(parser, "files or folders of projects")
+    write_options(parser, "a registry file")
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
