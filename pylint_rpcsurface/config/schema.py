@@ -152,6 +152,30 @@ _CLASSES = "list of str (fully qualified class names)"
 _CALLERS = "list of str (fully qualified names of classes or module-level functions)"
 
 
+def _flag(name: str, help: str) -> Any:  # pylint: disable=redefined-builtin
+    """A ``bool`` key, false unless set."""
+    return toml_key(name, "bool", type="bool", default=False, help=help)
+
+
+def _keyword_key(name: str, help: str, shown: str | None = None) -> Any:  # pylint: disable=redefined-builtin
+    """An optional key whose value is the name of a keyword argument of the dispatch call."""
+    return toml_key(
+        name, "identifier", type=_IDENTIFIER, default=None, call_keyword=True, shown=shown,
+        help=help,
+    )  # fmt: skip
+
+
+def _choice_key(name: str, choices: tuple[str, ...], help: str) -> Any:  # pylint: disable=redefined-builtin
+    """A key whose value is one of *choices*, the first by default."""
+    shown = " or ".join(f'`"{choice}"`' for choice in choices)
+    return toml_key(name, "choice", type=shown, default=choices[0], choices=choices, help=help)
+
+
+def _classes_key(name: str, help: str) -> Any:  # pylint: disable=redefined-builtin
+    """An optional list of fully qualified class names."""
+    return toml_key(name, "dotted-list", type=_CLASSES, default=(), help=help)
+
+
 @dataclass(frozen=True)
 class DispatchForm:
     """One ``[[tool.rpcsurface.dispatch]]`` entry: a call that sends an RPC by name."""
@@ -170,57 +194,54 @@ class DispatchForm:
         "name-arg", "index", type="int (>= 0)", default=0,
         help="the positional index of the argument carrying the RPC name",
     )  # fmt: skip
-    name_keyword: str | None = toml_key(
-        "name-keyword", "identifier", type=_IDENTIFIER, default=None, call_keyword=True,
-        help="the keyword argument carrying the RPC name when the positional one is absent",
-    )  # fmt: skip
+    name_keyword: str | None = _keyword_key(
+        "name-keyword",
+        "the keyword argument carrying the RPC name when the positional one is absent",
+    )
     key: str = ""  # e.g. "tool.rpcsurface.dispatch[0]"
-    drops_none: bool = toml_key(
-        "drops-none", "bool", type="bool", default=False,
-        help="a None reply is never delivered: a waited call to a handler that returns None hangs",
-    )  # fmt: skip
-    shared_reply_queue: bool = toml_key(
-        "shared-reply-queue", "bool", type="bool", default=False,
-        help="the replies share one queue without request ids",
-    )  # fmt: skip
-    args_from: str | None = toml_key(
-        "args-from", "identifier", type=_IDENTIFIER, default=None, call_keyword=True,
+    drops_none: bool = _flag(
+        "drops-none",
+        "a None reply is never delivered: a waited call to a handler that returns None hangs",
+    )
+    shared_reply_queue: bool = _flag(
+        "shared-reply-queue",
+        "the replies share one queue without request ids",
+    )
+    args_from: str | None = _keyword_key(
+        "args-from",
+        "the keyword holding the tuple of the handler's positional arguments",
         shown="none: the positional arguments after the name are forwarded",
-        help="the keyword holding the tuple of the handler's positional arguments",
-    )  # fmt: skip
-    kwargs_from: str | None = toml_key(
-        "kwargs-from", "identifier", type=_IDENTIFIER, default=None, call_keyword=True,
+    )
+    kwargs_from: str | None = _keyword_key(
+        "kwargs-from",
+        "the keyword holding the dict of the handler's keyword arguments",
         shown="none: no keyword is forwarded",
-        help="the keyword holding the dict of the handler's keyword arguments",
-    )  # fmt: skip
-    unknown_name: str = toml_key(
-        "unknown-name", "choice", type='str: `"skipped"` or `"raises"`', default="skipped",
-        choices=UNKNOWN_NAME_VALUES,
-        help="what a worker does with a name its handler lacks",
-    )  # fmt: skip
+    )
+    unknown_name: str = _choice_key(
+        "unknown-name", UNKNOWN_NAME_VALUES, "what a worker does with a name its handler lacks"
+    )
     waits_unless: str | None = toml_key(
         "waits-unless", "identifier", type=_KEYWORD, default=None, call_keyword=True,
         help="instead of waits: the call waits unless that keyword is true",
     )  # fmt: skip
-    waits_when_absent: bool = toml_key(
-        "waits-when-absent", "bool", type="bool", default=False,
-        help="with waits set to a keyword: whether a call without it waits",
-    )  # fmt: skip
+    waits_when_absent: bool = _flag(
+        "waits-when-absent",
+        "with waits set to a keyword: whether a call without it waits",
+    )
     waited_by: tuple[str, ...] = toml_key(
         "waited-by", "dotted-list", type="list of str (fully qualified function names)",
         default=(), shown="none", nonempty=True,
         help="instead of waits: the call waits when its result reaches one of these functions",
     )  # fmt: skip
-    key_by: str = toml_key(
-        "key", "choice", type='`"name"` or `"type"`', default="name", choices=("name", "type"),
-        help="what the name argument's value is: the RPC's name (a str or an enum member), "
+    key_by: str = _choice_key(
+        "key",
+        ("name", "type"),
+        "what the name argument's value is: the RPC's name (a str or an enum member), "
         "or a request whose class is the key",
-    )  # fmt: skip
-    called_as: str = toml_key(
-        "called-as", "choice", type='`"method"` or `"function"`', default="method",
-        choices=CALLED_AS_VALUES,
-        help="whether a plain call `<method>(...)` is a dispatch too",
-    )  # fmt: skip
+    )
+    called_as: str = _choice_key(
+        "called-as", CALLED_AS_VALUES, "whether a plain call `<method>(...)` is a dispatch too"
+    )
 
     instance_of: str | None = toml_key(
         "instance-of", "dotted", type="str (fully qualified class name)", default=None,
@@ -262,21 +283,27 @@ def _callers_key(what: str) -> Any:
     )  # fmt: skip
 
 
+def _handlers_key(unless: str, help: str) -> Any:  # pylint: disable=redefined-builtin
+    """The ``handlers`` key of a table where it is required unless *unless* is set."""
+    return toml_key(
+        "handlers", "dotted-list", type=_CLASSES, default=(), nonempty=True,
+        shown=f"none; not empty; required unless {unless} is set", help=help,
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class SurfaceSpec:
     """One ``[[tool.rpcsurface.surface]]`` entry: who calls, who answers, who lists."""
 
     name: str = _name_key("the surfaces")
     callers: tuple[str, ...] = _callers_key("sends")
-    handlers: tuple[str, ...] = toml_key(
-        "handlers", "dotted-list", type=_CLASSES, default=(), nonempty=True,
-        shown="none; not empty; required unless [`tables`](#key-surface-tables) is set",
-        help="the classes whose methods answer the names sent",
-    )  # fmt: skip
-    base_handlers: tuple[str, ...] = toml_key(
-        "base-handlers", "dotted-list", type=_CLASSES, default=(),
-        help="classes whose names every handler answers, left out of the registry",
-    )  # fmt: skip
+    handlers: tuple[str, ...] = _handlers_key(
+        "[`tables`](#key-surface-tables)", "the classes whose methods answer the names sent"
+    )
+    base_handlers: tuple[str, ...] = _classes_key(
+        "base-handlers",
+        "classes whose names every handler answers, left out of the registry",
+    )
     registry: str | None = toml_key(
         "registry", "dotted", type="str (fully qualified name of a module-level constant)",
         default=None,
@@ -318,25 +345,24 @@ class ProxySpec:
         shown="none; required, not empty",
         help="the expressions in the callers' code that hold proxies",
     )  # fmt: skip
-    handlers: tuple[str, ...] = toml_key(
-        "handlers", "dotted-list", type=_CLASSES, default=(), nonempty=True,
-        shown="none; not empty; required unless [`handler-param`](#key-proxy-handler-param) is set",
-        help="the classes that may be behind the proxy: each must answer every name called",
-    )  # fmt: skip
+    handlers: tuple[str, ...] = _handlers_key(
+        "[`handler-param`](#key-proxy-handler-param)",
+        "the classes that may be behind the proxy: each must answer every name called",
+    )
     handler_param: str | None = toml_key(
         "handler-param", "identifier", type="str (a parameter of the callers' `__init__`)",
         default=None, shown="none; instead of [`handlers`](#key-proxy-handlers)",
         help="each caller instance's handler is the class its constructor got as this "
         "parameter; group methods are judged where they are called on an instance",
     )  # fmt: skip
-    remote: bool = toml_key(
-        "remote", "bool", type="bool", default=False,
-        help="calls are `<proxy>.<name>.remote(...)` (Ray), not `<proxy>.<name>(...)`",
-    )  # fmt: skip
-    own_members: tuple[str, ...] = toml_key(
-        "own-members", "dotted-list", type=_CLASSES, default=(),
-        help="classes whose names are the proxy's own attributes, not RPCs",
-    )  # fmt: skip
+    remote: bool = _flag(
+        "remote",
+        "calls are `<proxy>.<name>.remote(...)` (Ray), not `<proxy>.<name>(...)`",
+    )
+    own_members: tuple[str, ...] = _classes_key(
+        "own-members",
+        "classes whose names are the proxy's own attributes, not RPCs",
+    )
     exposed_by: str | None = toml_key(
         "exposed-by", "dotted", type="str (fully qualified name of a decorator)", default=None,
         shown="none (every name a handler binds answers)",
@@ -519,6 +545,13 @@ class _Checker:
 
     # -- generic shapes ---------------------------------------------------
 
+    def one_of(self, table: dict[str, object], key: str, first: str, second: str) -> None:
+        """Table *key* must set exactly one of the keys *first* and *second*."""
+        if first in table and second in table:
+            self.fail(f"{key}.{second}", f"expected either {first} or {second}, got both")
+        if first not in table and second not in table:
+            self.fail(key, f"missing required key '{first}' (or '{second}')")
+
     def table(self, value: object, key: str, allowed: tuple[str, ...]) -> dict[str, object]:
         """A table whose keys are all in ``allowed``; unknown keys are refused, not ignored,
         because a misspelt optional key would otherwise silently fall back to its default."""
@@ -628,11 +661,8 @@ class _Checker:
     def dispatch_form(self, value: object, key: str) -> DispatchForm:
         """One dispatch table: each key read as declared, then the rules between keys."""
         table = self.table(value, key, DISPATCH_KEYS)
-        if "method" in table and "instance-of" in table:
-            # Which calls send, a method's or an instance's: both would be a guess.
-            self.fail(f"{key}.instance-of", "expected either method or instance-of, got both")
-        if "method" not in table and "instance-of" not in table:
-            self.fail(key, "missing required key 'method' (or 'instance-of')")
+        # Which calls send, a method's or an instance's: both would be a guess.
+        self.one_of(table, key, "method", "instance-of")
         read = self.read_all(table, DispatchForm, key)
         name_keyword = read["name_keyword"]
         if isinstance(read["waits"], str) and read["waits"] == name_keyword:
@@ -686,9 +716,7 @@ class _Checker:
         the dataclass field each fills."""
         return {spec.field: self.read(table, spec, key) for spec in keys_of(cls)}
 
-    def read(  # pylint: disable=too-many-return-statements
-        self, table: dict[str, object], spec: KeySpec, key: str
-    ) -> object:
+    def read(self, table: dict[str, object], spec: KeySpec, key: str) -> object:
         """The value of the key *spec* declares in *table* (whose key path is *key*),
         checked as its ``kind`` says; its default when it is absent."""
         if spec.name not in table:
@@ -696,32 +724,31 @@ class _Checker:
                 self.fail(key, f"missing required key '{spec.name}'")
             return spec.value
         value, at = table[spec.name], f"{key}.{spec.name}"
-        if spec.kind == "identifier":
-            return self.identifier(value, at)
-        if spec.kind == "bool":
-            return self.boolean(value, at)
-        if spec.kind == "index":
-            return self.index(value, at)
-        if spec.kind == "waits":
-            return self.waits(value, at)
-        if spec.kind == "dotted":
-            return self.dotted(value, at)
         if spec.kind == "dotted-list":
             return self.dotted_list(value, at, required=spec.nonempty)
         if spec.kind == "choice":
-            if value not in spec.choices:
-                expected = " or ".join(repr(choice) for choice in spec.choices)
-                self.fail(at, f"expected {expected}, got {_describe(value)}")
-            return value
-        if spec.kind == "rpc-names":
-            return self.rpc_names(value, at)
-        if spec.kind == "methods":
-            return self.methods(value, at)
-        if spec.kind == "receivers":
-            return self.receivers(value, at)
-        if spec.kind == "name":
-            return self.surface_name(value, at)
-        raise AssertionError(f"{spec.name}: no reader for kind {spec.kind!r}")
+            return self.choice(value, at, spec.choices)
+        readers: dict[str, Callable[[object, str], object]] = {
+            "identifier": self.identifier,
+            "bool": self.boolean,
+            "index": self.index,
+            "waits": self.waits,
+            "dotted": self.dotted,
+            "rpc-names": self.rpc_names,
+            "methods": self.methods,
+            "receivers": self.receivers,
+            "name": self.surface_name,
+        }
+        if spec.kind not in readers:
+            raise AssertionError(f"{spec.name}: no reader for kind {spec.kind!r}")
+        return readers[spec.kind](value, at)
+
+    def choice(self, value: object, key: str, choices: tuple[str, ...]) -> str:
+        if value not in choices:
+            expected = " or ".join(repr(choice) for choice in choices)
+            self.fail(key, f"expected {expected}, got {_describe(value)}")
+        assert isinstance(value, str)
+        return value
 
     def boolean(self, value: object, key: str) -> bool:
         if not isinstance(value, bool):
@@ -760,27 +787,41 @@ class _Checker:
 
     def proxy(self, value: object, key: str) -> ProxySpec:
         table = self.table(value, key, PROXY_KEYS)
-        if "handlers" in table and "handler-param" in table:
-            # Two answers to "which class is behind the proxy": which one counts would be a
-            # guess.
-            self.fail(f"{key}.handler-param", "expected either handlers or handler-param, got both")
-        if "handlers" not in table and "handler-param" not in table:
-            self.fail(key, "missing required key 'handlers' (or 'handler-param')")
+        # Two answers to "which class is behind the proxy": which one counts would be a guess.
+        self.one_of(table, key, "handlers", "handler-param")
         return ProxySpec(key=key, **self.read_all(table, ProxySpec, key))
 
     def receivers(self, value: object, key: str) -> tuple[str, ...]:
         """Receiver expressions: a name or a chain of attributes (``self._actors``)."""
-        items = self.array(value, key, of="expressions such as 'self._actors'")
-        if not items:
-            self.fail(key, "expected a non-empty array of expressions, got an empty array")
+        return self.names(
+            value,
+            key,
+            of="expressions such as 'self._actors'",
+            nonempty="expressions",
+            valid=lambda item: (
+                isinstance(item, str) and all(_is_identifier(part) for part in item.split("."))
+            ),
+            expected="a name or attribute chain such as 'self._actors'",
+        )
+
+    def names(  # pylint: disable=too-many-arguments
+        self,
+        value: object,
+        key: str,
+        *,
+        of: str,
+        valid: Callable[[object], bool],
+        expected: str,
+        nonempty: str = "",
+    ) -> tuple[str, ...]:
+        """An array of *of*, each item *valid* (else: expected *expected*), with no
+        duplicates; with *nonempty*, not empty (else: a non-empty array of *nonempty*)."""
+        items = self.array(value, key, of=of)
+        if nonempty and not items:
+            self.fail(key, f"expected a non-empty array of {nonempty}, got an empty array")
         for index, item in enumerate(items):
-            parts = item.split(".") if isinstance(item, str) else []
-            if not parts or not all(_is_identifier(part) for part in parts):
-                self.fail(
-                    f"{key}[{index}]",
-                    "expected a name or attribute chain such as 'self._actors', got "
-                    f"{_describe(item)}",
-                )
+            if not valid(item):
+                self.fail(f"{key}[{index}]", f"expected {expected}, got {_describe(item)}")
         names = tuple(str(item) for item in items)
         self.no_duplicates(names, key)
         return names
@@ -788,18 +829,14 @@ class _Checker:
     def methods(self, value: object, key: str) -> tuple[str, ...]:
         """Dispatch methods, by name: a non-empty array of identifiers, no duplicates
         (which dispatch tables they name is checked once every table is read)."""
-        items = self.array(value, key, of="method names")
-        if not items:
-            self.fail(key, "expected a non-empty array of method names, got an empty array")
-        for index, item in enumerate(items):
-            if not (_is_identifier(item) or (isinstance(item, str) and _is_dotted(item))):
-                self.fail(
-                    f"{key}[{index}]",
-                    f"expected a method name or a dotted class name, got {_describe(item)}",
-                )
-        names = tuple(str(item) for item in items)
-        self.no_duplicates(names, key)
-        return names
+        return self.names(
+            value,
+            key,
+            of="method names",
+            nonempty="method names",
+            valid=lambda item: _is_identifier(item) or (isinstance(item, str) and _is_dotted(item)),
+            expected="a method name or a dotted class name",
+        )
 
     def sent_by_known_methods(
         self, surfaces: tuple[SurfaceSpec, ...], forms: tuple[DispatchForm, ...]
@@ -820,16 +857,13 @@ class _Checker:
     def rpc_names(self, value: object, key: str) -> tuple[str, ...]:
         """RPC names: any one-line str, since a loop that answers a name itself compares
         it with a literal and never needs it to be an attribute name."""
-        items = self.array(value, key, of="RPC names (strings)")
-        for index, item in enumerate(items):
-            if not isinstance(item, str) or not item or not item.isprintable():
-                self.fail(
-                    f"{key}[{index}]",
-                    f"expected a non-empty one-line string, got {_describe(item)}",
-                )
-        names = tuple(str(item) for item in items)
-        self.no_duplicates(names, key)
-        return names
+        return self.names(
+            value,
+            key,
+            of="RPC names (strings)",
+            valid=lambda item: isinstance(item, str) and bool(item) and item.isprintable(),
+            expected="a non-empty one-line string",
+        )
 
     def surface_name(self, value: object, key: str) -> str:
         # The name is shown in pylint messages, so it must be visible and one line.
