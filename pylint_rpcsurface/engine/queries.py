@@ -63,6 +63,7 @@ from pylint_rpcsurface.analysis.proxy_groups import (
 )
 from pylint_rpcsurface.analysis.reads import BODY, INTERFACE
 from pylint_rpcsurface.analysis.registry import read_registry, read_registry_alone
+from pylint_rpcsurface.analysis.subclass_search import CallerFamily
 from pylint_rpcsurface.analysis.subclasses import (
     CallerClassFacts,
     ModuleCallers,
@@ -676,3 +677,19 @@ def _as_module_callers(raw: Any) -> ModuleCallers:
         ),
         failure,
     )
+
+
+def family_members(callers: dict[str, Resolved], family: CallerFamily[Ref]) -> dict[str, Ref]:
+    """The classes of *family* that descend from one of the configured *callers*, and the
+    configured module-level functions, by qualified name."""
+    members = {
+        name: ref
+        for name, (ref, descends) in family.classes.items()
+        if descends.intersection(callers.keys())
+    }
+    members.update(
+        (name, caller.ref)
+        for name, caller in callers.items()
+        if not caller.is_class and caller.ref is not None
+    )
+    return members
