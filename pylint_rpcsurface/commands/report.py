@@ -193,9 +193,7 @@ def build(
         places += listed.get(key, [])
         places += entries.get(key, [])
         found = {(place, symbol) for place in places for symbol in by_location.get(place, ())}
-        symbols = {symbol for _, symbol in found}
-        # Silenced when pylint drops every one of the row's findings of that symbol.
-        quiet = {s for s in symbols if all(k in silenced for k in found if k[1] == s)}
+        verdict, quiet = _verdict(found, silenced, UNKNOWN_LISTING if problem is not None else "ok")
         rows.append(
             Row(
                 rpc=rpc,
@@ -208,12 +206,8 @@ def build(
                 listed=UNKNOWN_LISTING
                 if problem is not None
                 else _listed(registry is not None, len(listed.get(key, []))),
-                verdict=tuple(
-                    f"{symbol} (silenced)" if symbol in quiet else symbol
-                    for symbol in sorted(symbols)
-                )
-                or (UNKNOWN_LISTING if problem is not None else "ok",),
-                silenced=tuple(sorted(quiet)),
+                verdict=verdict,
+                silenced=quiet,
             )
         )
     return SurfaceReport(
@@ -228,6 +222,58 @@ def build_proxy(
     ``file:line``, and whether it is waited: "not waited" when its ref never reaches
     ray.get, "wait unknown" when it leaves the function), the handlers that answer it and
     the verdict."""
+    by_location = _proxy_symbols_at(proxy)
+    calls: dict[tuple[bool, str], list[ProxyCall]] = defaultdict(list)
+    for call in proxy.calls:
+        calls[(call.rpc is not None, call.rpc if call.rpc is not None else call.source)].append(
+            call
+        )
+    rows = []
+    for key in sorted(calls, key=lambda k: (not k[0], k[1])):
+        inferred, rpc = key
+        found = {(c.at, symbol) for c in calls[key] for symbol in by_location.get(c.at, ())}
+        verdict, quiet = _verdict(found, silenced, "ok")
+        judged = {h: None for c in calls[key] for h in proxy.handlers_of(c)}
+        answering = [h.qualname for h in judged if rpc in h.names] if inferred else []
+        lacking = [h.qualname for h in judged if inferred and h.complete and rpc not in h.names]
+        if not inferred:
+            answered_by = "?"
+        elif rpc in proxy.own_members:
+            answered_by = "the proxy itself (own-members)"
+        else:
+            answered_by = names_list(answering) if answering else "none"
+        rows.append(
+            Row(
+                rpc=rpc,
+                inferred=inferred,
+                sites=tuple(
+                    Site((c.code,), where(c.at, root), c.waited, verbatim=True)
+                    for c in sorted(calls[key], key=lambda c: c.at)
+                ),
+                answered_by=answered_by,
+                listed="n/a",
+                verdict=verdict,
+                silenced=quiet,
+                lacking=tuple(lacking),
+            )
+        )
+    return SurfaceReport(proxy.name, None, tuple(rows), (), None, proxy=True)
+
+
+def _verdict(
+    found: set[tuple[Location, str]], silenced: Collection[tuple[Location, str]], clean: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A row's verdict from its findings *found* (place, symbol): their symbols, each
+    marked silenced when pylint drops every one of the row's findings of that symbol, or
+    *clean* when there is none; and the symbols silenced."""
+    symbols = {symbol for _, symbol in found}
+    quiet = {s for s in symbols if all(k in silenced for k in found if k[1] == s)}
+    verdict = tuple(f"{s} (silenced)" if s in quiet else s for s in sorted(symbols))
+    return verdict or (clean,), tuple(sorted(quiet))
+
+
+def _proxy_symbols_at(proxy: ProxyFacts) -> dict[Location, set[str]]:
+    """The symbols of *proxy*'s findings by the proxy call whose row shows them."""
     by_location: dict[Location, set[str]] = defaultdict(set)
     found_at: dict[tuple[Location, str], set[str]] = defaultdict(set)
     for finding in rules.proxy_findings(proxy):
@@ -250,46 +296,7 @@ def build_proxy(
         }
         for call in untied.calls:
             by_location[call.at] |= named
-    calls: dict[tuple[bool, str], list[ProxyCall]] = defaultdict(list)
-    for call in proxy.calls:
-        calls[(call.rpc is not None, call.rpc if call.rpc is not None else call.source)].append(
-            call
-        )
-    rows = []
-    for key in sorted(calls, key=lambda k: (not k[0], k[1])):
-        inferred, rpc = key
-        found = {(c.at, symbol) for c in calls[key] for symbol in by_location.get(c.at, ())}
-        symbols = {symbol for _, symbol in found}
-        quiet = {s for s in symbols if all(k in silenced for k in found if k[1] == s)}
-        judged = {h: None for c in calls[key] for h in proxy.handlers_of(c)}
-        answering = [h.qualname for h in judged if rpc in h.names] if inferred else []
-        lacking = [h.qualname for h in judged if inferred and h.complete and rpc not in h.names]
-        if not inferred:
-            answered_by = "?"
-        elif rpc in proxy.own_members:
-            answered_by = "the proxy itself (own-members)"
-        else:
-            answered_by = names_list(answering) if answering else "none"
-        rows.append(
-            Row(
-                rpc=rpc,
-                inferred=inferred,
-                sites=tuple(
-                    Site((c.code,), where(c.at, root), c.waited, verbatim=True)
-                    for c in sorted(calls[key], key=lambda c: c.at)
-                ),
-                answered_by=answered_by,
-                listed="n/a",
-                verdict=tuple(
-                    f"{symbol} (silenced)" if symbol in quiet else symbol
-                    for symbol in sorted(symbols)
-                )
-                or ("ok",),
-                silenced=tuple(sorted(quiet)),
-                lacking=tuple(lacking),
-            )
-        )
-    return SurfaceReport(proxy.name, None, tuple(rows), (), None, proxy=True)
+    return by_location
 
 
 def _answered_by(surface: SurfaceFacts, rpc: str | None) -> str:
