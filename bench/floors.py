@@ -1,0 +1,135 @@
+"""What any run that builds with astroid costs on a tree, against the rows' baselines.
+
+    python bench/floors.py TREE --caller REL/PATH.py [--repeat 5]
+
+TREE holds a ``pyproject.toml`` with a ``[tool.rpcsurface]`` table (bench/trees.py writes
+one beside each released engine it unpacks). Each command below is its own process, run
+``--repeat`` times, interleaved; the table gives each median and its ratio to the two
+baselines of bench/run.py's rows: ``ast.parse`` of every file (the ``check`` rows) and
+pylint alone on the caller module from stdin (the editor rows).
+
+- ``python -c pass``, ``import astroid``, ``import pylint_rpcsurface.commands.main``: the
+  start-up of any run, and of ``rpcsurface check``;
+- astroid's bootstrap (a one-line module built, which builds ``builtins``);
+- the caller module built with astroid: what a run costs that must read that module
+  again after it was saved, before the analysis reads anything;
+- the modules of every class and function the configuration names (callers, handlers,
+  base handlers, tables, registries, proxies) built with astroid in one process: what a
+  truly cold run costs at the least, before it follows a subclass, an import or a call.
+
+Nothing is imported from the tree: astroid builds its modules from their text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PARSE_ALL = (
+    "import ast, pathlib\n"
+    'for p in sorted(pathlib.Path(".").rglob("*.py")):\n'
+    "    ast.parse(p.read_bytes(), str(p))"
+)
+NAMED_KEYS = ("callers", "handlers", "base-handlers", "tables", "registry", "own-members")
+
+
+def configured_modules(tree: Path) -> list[str]:
+    """The files of the modules the tree's ``[tool.rpcsurface]`` table names, relative."""
+    table = tomllib.loads((tree / "pyproject.toml").read_text("utf-8"))["tool"]["rpcsurface"]
+    roots = [tree / root for root in table.get("source-roots", ["."])]
+    names: set[str] = set()
+    for entry in [*table.get("surface", []), *table.get("proxy", [])]:
+        for key in NAMED_KEYS:
+            value = entry.get(key, [])
+            names.update([value] if isinstance(value, str) else value)
+    found = {_module_file(name, roots, tree) for name in names}
+    return sorted(path for path in found if path is not None)
+
+
+def _module_file(name: str, roots: list[Path], tree: Path) -> str | None:
+    """The file of the longest prefix of dotted *name* that is a module (the rest are
+    attributes), relative to *tree*."""
+    parts = name.split(".")
+    while parts:
+        for root in roots:
+            for candidate in (root.joinpath(*parts).with_suffix(".py"),
+                              root.joinpath(*parts, "__init__.py")):  # fmt: skip
+                if candidate.is_file():
+                    return str(candidate.relative_to(tree))
+        parts.pop()
+    return None
+
+
+def commands(tree: Path, caller: str) -> dict[str, list[str]]:
+    python = sys.executable
+    build = "import sys, astroid\nsys.setrecursionlimit(10000)\nfor f in {!r}:\n"
+    build += "    astroid.MANAGER.ast_from_file(f)\n"
+    return {
+        "parse": [python, "-c", PARSE_ALL],
+        "pylint alone": [
+            *(python, "-m", "pylint", "--persistent=n", "--score=n", "--disable=all"),
+            *("--enable=unused-import", "--from-stdin", str(tree / caller)),
+        ],
+        "python -c pass": [python, "-c", "pass"],
+        "import astroid": [python, "-c", "import astroid"],
+        "import pylint_rpcsurface.commands.main": [
+            python,
+            "-c",
+            "import pylint_rpcsurface.commands.main",
+        ],
+        "astroid's bootstrap (a one-line module built)": [
+            python,
+            "-c",
+            "import astroid; astroid.parse('x = 1')",
+        ],
+        "the caller module built with astroid": [python, "-c", build.format([caller])],
+        "the configured modules built with astroid": [
+            python,
+            "-c",
+            build.format(configured_modules(tree)),
+        ],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("tree", type=Path)
+    parser.add_argument("--caller", required=True, help="the caller module, relative")
+    parser.add_argument("--repeat", type=int, default=5)
+    arguments = parser.parse_args(argv)
+    tree = arguments.tree.resolve()
+    runs = commands(tree, arguments.caller)
+    times: dict[str, list[float]] = {label: [] for label in runs}
+    for _ in range(arguments.repeat):
+        for label, argv_of in runs.items():
+            stdin = (tree / arguments.caller).open("rb") if label == "pylint alone" else None
+            start = time.perf_counter()
+            done = subprocess.run(argv_of, cwd=tree, stdin=stdin, capture_output=True, check=False)
+            times[label].append(time.perf_counter() - start)
+            if stdin is not None:
+                stdin.close()
+            if label != "pylint alone" and done.returncode != 0:
+                print(f"{label} failed: {done.stderr.decode(errors='replace')[-2000:]}")
+                return 1
+    medians = {label: statistics.median(values) for label, values in times.items()}
+    print(f"configured modules: {', '.join(configured_modules(tree))}\n")
+    print("| run | median | ÷ parse | ÷ pylint alone |")
+    print("|---|---:|---:|---:|")
+    for label, median in medians.items():
+        by_parse = median / medians["parse"]
+        by_pylint = median / medians["pylint alone"]
+        print(f"| {label} | {median:.3f} s | {by_parse:.2f} | {by_pylint:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
