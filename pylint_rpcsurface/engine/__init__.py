@@ -162,9 +162,10 @@ class _SurfaceRefs:
 
 
 class _Run:
-    """One analysis: the surfaces' facts put together from the queries' pieces, each from
-    the memo when the modules it read are unchanged, else computed with astroid (and
-    kept for the next run). A run whose pieces are all in the memo builds no module."""
+    """One analysis: the surfaces' facts (and, by :class:`.proxy_facts.ProxyTables`, the
+    proxy tables') put together from the queries' pieces, each from the memo when the
+    modules it read are unchanged, else computed with astroid (and kept for the next
+    run). A run whose pieces are all in the memo builds no module."""
 
     def __init__(self, config: Config, store: ModuleStore, memo: Memo) -> None:
         self.config = config
