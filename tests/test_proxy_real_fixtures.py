@@ -10,13 +10,14 @@ hand from the code (each fixture's README says why), apart from the checker: the
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
-from support import run_check, run_pylint
+from support import run_check, run_cli, run_pylint
 
 from pylint_rpcsurface.rules.proxy_rules import RAY_ACTOR_METHODS
 
@@ -212,3 +213,36 @@ def test_check_and_pylint_report_what_the_fixture_expects(shape: str, tmp_path: 
     for run in (checked, linted):
         found = {f"{m.path}:{m.line}:{m.column}: {m.symbol}" for m in run.messages}
         assert found == _expected(shape), (shape, run)
+
+
+# A proxy message starts with the RPC name it is about: "'save_model' is called on ...".
+MESSAGE_RPC = re.compile(r"^'(?P<rpc>[^']+)' ")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_report_shows_each_finding_of_check_on_the_row_of_its_rpc(
+    shape: str, tmp_path: Path
+) -> None:
+    """Each row's verdict of ``rpcsurface report`` holds exactly the symbols of the
+    findings ``rpcsurface check`` gives about that RPC name (also those at the call of a
+    group method that reaches it, tied to a construction or not), and "ok" without one."""
+    root = tmp_path / shape
+    shutil.copytree(FIXTURES / shape, root)
+    env = {"RPCSURFACE_CACHE_DIR": str(tmp_path / "cache")}
+    checked = run_check(root, "--format", "json", env=env)
+    assert checked.returncode in (0, 1), checked.stderr
+    expected: dict[str, set[str]] = {}
+    for message in checked.messages:
+        named = MESSAGE_RPC.match(message.text)
+        if named is not None:
+            expected.setdefault(named["rpc"], set()).add(message.symbol)
+    reported = run_cli(root, "report", "--format", "json", env=env)
+    assert reported.returncode == 0, reported.stderr
+    shown = {
+        row["rpc"]: set(row["verdict"]) - {"ok"}
+        for table in json.loads(reported.stdout)
+        if "proxy" in table
+        for row in table["rows"]
+        if row["inferred"]
+    }
+    assert {rpc: symbols for rpc, symbols in shown.items() if symbols} == expected

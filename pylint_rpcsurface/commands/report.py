@@ -117,11 +117,7 @@ DESCRIPTION = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments ``rpcsurface report`` takes."""
     project_options(parser, "files or folders of projects")
-    format_option(
-        parser,
-        ("json", "markdown"),
-        "markdown is for pull request comments",
-    )
+    format_option(parser, ("json", "markdown"), "markdown is for pull request comments")
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
