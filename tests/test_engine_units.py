@@ -17,6 +17,7 @@ from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.analysis.registry import read_registry
 from pylint_rpcsurface.analysis.subclasses import callers_in_module
+from pylint_rpcsurface.analysis.syntax import all_statements
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, Location, Registry
 from pylint_rpcsurface.sources import SourceTree, real
@@ -489,3 +490,82 @@ def test_a_local_bound_in_a_function_is_an_alias_only_when_the_function_returns_
         ("found", "Core"),
         ("make_base", "found"),
     }
+
+
+EVERY_STATEMENT_HOLDER = '''
+import os as operating_system
+from . import sibling
+Base = operating_system.PathLike
+class Outer(Base):
+    class Inner:
+        from typing import Any
+        alias = Base
+        def method(self):
+            class InMethod: pass
+            return InMethod
+    async def run(self):
+        async with guard() as held:
+            async for item in held:
+                x = item
+            else:
+                y = lambda: (z := [w for w in range(3)])
+        with open("f") as f, open("g") as g:
+            return f
+def factory(flag):
+    if flag:
+        Made = Outer
+    elif not flag:
+        Made = Outer.Inner
+    else:
+        Made = None
+    while flag:
+        flag = False
+    else:
+        pass
+    try:
+        import json as j
+    except* ValueError:
+        class Failed: pass
+    try:
+        pass
+    except (OSError, KeyError) as error:
+        raise
+    else:
+        from os import path as p
+    finally:
+        del p
+    match flag:
+        case [first, *rest] if first:
+            class Matched(Outer): pass
+        case {"k": v}:
+            return Matched
+        case _:
+            pass
+    for i in range(3):
+        def nested():
+            nonlocal flag
+            return Made
+    else:
+        global G
+    return Made
+'''
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        (nodes.ClassDef, nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.Return),
+        (nodes.FunctionDef,),
+        (nodes.ImportFrom,),
+        (nodes.ExceptHandler, nodes.Try, nodes.TryStar, nodes.Match, nodes.With, nodes.Global),
+    ],
+)
+def test_every_statement_is_walked_in_the_order_nodes_of_class_gives(
+    kinds: tuple[type[nodes.NodeNG], ...],
+) -> None:
+    """all_statements is what nodes_of_class finds of statement kinds, node for node and
+    in the same order, over every kind of node that holds statements."""
+    module = astroid.parse(EVERY_STATEMENT_HOLDER, module_name="pkg.mod")
+    expected = list(module.nodes_of_class(kinds))
+    assert len(expected) >= 3, expected  # the source holds some of each
+    assert [node for node in all_statements(module) if isinstance(node, kinds)] == expected

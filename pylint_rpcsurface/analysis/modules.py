@@ -34,6 +34,7 @@ from astroid.nodes import _base_nodes
 
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
 from pylint_rpcsurface.analysis.reads import INTERFACE, ReadRecorder
+from pylint_rpcsurface.analysis.syntax import all_statements
 from pylint_rpcsurface.sources import (
     TIMESTAMP_TICK_NS,
     KnownFile,
@@ -719,7 +720,9 @@ def _reusable(module: nodes.Module, modname: str, path: str, text: str | None) -
         # No relative import can be written without these words, and a text search is
         # cheaper than walking the module's nodes, on every run that lints it.
         return True
-    return not any(node.level for node in module.nodes_of_class(nodes.ImportFrom))
+    return not any(
+        isinstance(node, nodes.ImportFrom) and node.level for node in all_statements(module)
+    )
 
 
 # astroid's results kept on a node once computed, which infer other modules (decorators,

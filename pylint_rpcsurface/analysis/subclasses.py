@@ -24,6 +24,7 @@ from pylint_rpcsurface.analysis.inference import (
     name_bindings,
 )
 from pylint_rpcsurface.analysis.modules import definition_name
+from pylint_rpcsurface.analysis.syntax import all_statements
 from pylint_rpcsurface.model import Location
 
 
@@ -77,8 +78,11 @@ def callers_in_module(
     configured = frozenset(configured)
     found: list[CallerClassFacts] = []
     open_classes: list[OpenClass] = []
-    # One walk of the module for both: its classes, and the statements that make aliases.
-    read = list(module.nodes_of_class((nodes.ClassDef, *_ALIASING)))
+    # One walk of the module's statements for both: its classes, and the statements that
+    # make aliases (the piece that calls this reads the module's whole body anyway).
+    read = [
+        node for node in all_statements(module) if isinstance(node, (nodes.ClassDef, *_ALIASING))
+    ]
     for cls in read:
         if not isinstance(cls, nodes.ClassDef):
             continue

@@ -7,7 +7,41 @@ from typing import TypeGuard
 
 from astroid import nodes
 
-__all__ = ["MUTATORS", "appended", "builtin_call", "changed_in_place", "changes_in_place"]
+__all__ = [
+    "MUTATORS",
+    "all_statements",
+    "appended",
+    "builtin_call",
+    "changed_in_place",
+    "changes_in_place",
+]
+
+# The fields that hold statements, in the order astroid's get_children gives them.
+_STATEMENT_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
+# The nodes that hold statements: statements, and a match's cases (which are not).
+_HOLDERS = (nodes.Module, nodes.MatchCase)
+
+
+def all_statements(node: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """Every statement under *node*, at any depth, in the order ``nodes_of_class`` gives
+    them: a function's, a class's, a branch's, a handler's, a case's.
+
+    A statement lies only in another's (or a module's, or a case's) lists of statements,
+    never in an expression, so the walk reads those lists alone: it never goes through
+    the expressions, which are most of a module's nodes, nor through ``get_children``."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current is not node:
+            yield current
+        if not (current.is_statement or isinstance(current, _HOLDERS)):
+            continue
+        held: list[nodes.NodeNG] = []
+        for name in _STATEMENT_FIELDS:
+            value = getattr(current, name, None)
+            if isinstance(value, list):
+                held.extend(value)
+        stack.extend(reversed(held))
 
 
 def builtin_call(node: object, name: str, *arities: int) -> TypeGuard[nodes.Call]:

@@ -23,6 +23,7 @@ from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helper
 from pylint_rpcsurface.analysis.inference import infer_unique, location_of
 from pylint_rpcsurface.analysis.modules import definition_name
 from pylint_rpcsurface.analysis.reads import BODY, ReadRecorder, Reads
+from pylint_rpcsurface.analysis.syntax import all_statements
 from pylint_rpcsurface.config import DispatchForm
 from pylint_rpcsurface.model import Broadcast, HelperStep, Location
 
@@ -286,14 +287,14 @@ class BroadcastCollector:
             return None
         start = spans[index][0]
         last = name.rpartition(".")[2]
-        for code in module.nodes_of_class(nodes.FunctionDef):
+        for statement in all_statements(module):
             if (
-                isinstance(code, nodes.FunctionDef)
-                and code.name == last
-                and _first_line(code) == start
-                and _name_of(code) == name
+                isinstance(statement, nodes.FunctionDef)
+                and statement.name == last
+                and _first_line(statement) == start
+                and _name_of(statement) == name
             ):
-                return code
+                return statement
         return None
 
     def _read(self, code: Code) -> list[Broadcast]:
