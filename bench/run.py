@@ -322,6 +322,8 @@ def dispatches_of(pyproject: Path) -> tuple[Dispatch, ...]:
         raise Abort(f"{pyproject}: cannot read its [tool.rpcsurface] table: {error}") from None
     found = []
     for entry in table.get("dispatch", []):
+        if "method" not in entry:
+            continue  # an instance-of table: its calls name no method to look for
         waits = entry.get("waits", False)
         found.append(
             Dispatch(

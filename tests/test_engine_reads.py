@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import os
 import time
 from collections.abc import Callable
@@ -184,17 +185,15 @@ def test_objects_someone_else_froze_stay_frozen(editor_project: Path) -> None:
     assert any(found is probe for found in gc.get_objects())
 
 
-def _misses_of_each_save(patch: pytest.MonkeyPatch) -> list[int]:
-    """The memo's misses at each save from now on."""
-    misses: list[int] = []
-    original = engine.Memo.save
+def _stats_of_each_run(patch: pytest.MonkeyPatch, folder: Path) -> Path:
+    """The file each analysis from now on appends what it did to (``RPCSURFACE_STATS``)."""
+    target = folder / "stats.jsonl"
+    patch.setenv(store.STATS_ENV, str(target))
+    return target
 
-    def counting(self: engine.Memo, *args: object, **kwargs: object) -> None:
-        misses.append(self.misses)
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    patch.setattr(engine.Memo, "save", counting)
-    return misses
+def _records(target: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
 
 
 def test_a_buffers_pieces_are_not_written_and_the_saved_files_stay(
@@ -215,9 +214,9 @@ def test_a_buffers_pieces_are_not_written_and_the_saved_files_stay(
     assert edited == engine.surface_facts(config, {str(core): buffer}).analysis()
     assert memo_file.read_bytes() == saved
     with pytest.MonkeyPatch.context() as patch:
-        misses = _misses_of_each_save(patch)
+        stats = _stats_of_each_run(patch, editor_project.parent)
         assert store.analyse_with_cache(config, {}) == expected
-    assert misses == []  # no analysis ran
+    assert [r["findings_from_store"] for r in _records(stats)] == [True]  # no analysis ran
     assert memo_file.read_bytes() == saved
 
 
@@ -237,12 +236,16 @@ def test_a_buffer_that_holds_the_saved_text_shares_the_files_pieces(
         engine.surface_facts(config, same).analysis(),
         engine.surface_facts(config).analysis(),
     )
-    misses = _misses_of_each_save(monkeypatch)
+    stats = _stats_of_each_run(monkeypatch, editor_project.parent)
     assert (store.analyse_with_cache(config, same), store.analyse_with_cache(config, {})) == (
         expected
     )
-    assert misses[0] > 0  # the handler module's pieces
-    assert misses[1] == 0  # every piece found: the buffer run kept the caller's too
+    buffer_run, saved_run = _records(stats)
+    # The handler module, edited; and the buffer, which no pylint built here (pylint's
+    # module of a buffer is taken, see test_run_counts.py).
+    assert buffer_run["modules_built"] == ["core.py", "runners.py"]
+    # Every piece found: the buffer run kept the caller's too, and built nothing more.
+    assert (saved_run["findings_from_store"], saved_run["modules_built"]) == (False, [])
 
 
 def test_each_file_is_searched_for_each_word_once(
@@ -273,22 +276,14 @@ def test_each_file_is_searched_for_each_word_once(
     assert len(asked) == len(set(asked))
 
 
-def test_a_lone_literal_registry_is_read_without_its_module(
-    editor_project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_lone_literal_registry_is_read_without_its_module(editor_project: Path) -> None:
     """The registry module holds one literal no other statement names: the analysis
     reads that statement alone and never builds the module (which pylint reports on
     from its own build, when it lints it)."""
-    built: list[str] = []
-    original = ModuleStore._build  # pylint: disable=protected-access
-
-    def recording(self: ModuleStore, path: str) -> object:
-        built.append(os.path.basename(path))
-        return original(self, path)
-
-    monkeypatch.setattr(ModuleStore, "_build", recording)
     config = load_config(editor_project / "pyproject.toml")
-    (surface,) = engine.surface_facts(config).surfaces
+    facts = engine.surface_facts(config)
+    (surface,) = facts.surfaces
+    built = [os.path.basename(path) for path in facts.counts.built]
     assert surface.registry is not None
     assert [e.value for e in surface.registry.elements] == ["prefill"]
     assert "registry.py" not in built

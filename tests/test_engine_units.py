@@ -492,7 +492,7 @@ def test_a_local_bound_in_a_function_is_an_alias_only_when_the_function_returns_
     }
 
 
-EVERY_STATEMENT_HOLDER = '''
+EVERY_STATEMENT_HOLDER = """
 import os as operating_system
 from . import sibling
 Base = operating_system.PathLike
@@ -548,7 +548,7 @@ def factory(flag):
     else:
         global G
     return Made
-'''
+"""
 
 
 @pytest.mark.parametrize(

@@ -98,8 +98,8 @@ class FileStates:
         return self.states.get(symbol, {}).get(line)
 
     def _read(self, text: str) -> None:
-        if "pylint:" not in text:
-            return  # no pragma at all (see _OPTION): tokenizing is the costly part
+        if not may_hold_pragmas(text):
+            return  # tokenizing is the costly part
         try:
             tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
         except (tokenize.TokenError, SyntaxError):
@@ -176,6 +176,12 @@ class FileStates:
                 self._set_line(symbol, line, state)
                 known = self.states[symbol]
             del lines[pragma_line]
+
+
+def may_hold_pragmas(text: str) -> bool:
+    """Whether *text* may hold a pragma: every one has ``pylint:`` (see _OPTION). A text
+    without it gives every message no state, whatever its module holds."""
+    return "pylint:" in text
 
 
 def pragma_states(

@@ -49,10 +49,23 @@ from pylint_rpcsurface.sources import SourceTree, real
 __all__ = [
     "Facts",
     "Memo",
+    "RunCounts",
     "failed_imports_recorded",
     "modules_astroid_has_read",
     "surface_facts",
 ]
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """What one analysis did (``RPCSURFACE_STATS`` writes it): the project's modules it
+    built with astroid, by path; how many modules outside the source roots inference
+    built; the memo's pieces it computed, and those it reused."""
+
+    built: tuple[str, ...] = ()
+    built_elsewhere: int = 0
+    computed: int = 0
+    reused: int = 0
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,8 @@ class Facts:
     surfaces: tuple[SurfaceFacts, ...]
     findings: tuple[Finding, ...] = ()  # the rules' findings, with their pragma states
     proxies: tuple[ProxyFacts, ...] = ()  # each usable [[tool.rpcsurface.proxy]] table's
+    # What computing them cost: no part of the answer, so two answers compare equal.
+    counts: RunCounts = field(default_factory=RunCounts, compare=False)
 
     def analysis(self) -> Analysis:
         """The findings by file, with the configuration errors: what pylint and ``check``
@@ -144,11 +159,13 @@ def _surface_facts(
         known=memo.known_files if memo is not None else {},
     )
     run = _Run(config, store, memo if memo is not None else Memo(None, ""))
+    # Held, not just named: a module released and another built at its address is new.
+    before = dict(astroid.MANAGER.astroid_cache)
     with store.resolving_imports(), recording_reads(run.reads, store):
         facts = run.facts()
         findings = run.queries.with_pragmas(rules.findings(facts.surfaces, facts.proxies))
     run.finish()
-    return replace(facts, findings=tuple(findings))
+    return replace(facts, findings=tuple(findings), counts=run.counts(before))
 
 
 @dataclass
@@ -371,6 +388,27 @@ class _Run:
         return found
 
     # -------------------------------------------------------------- the end
+
+    def counts(self, before: Mapping[str, nodes.Module]) -> RunCounts:
+        """What this run did, *before* being astroid's cache as it began: a module is
+        built by the run when the cache holds it now and did not then, and pylint did
+        not build it (a buffer's module, or a saved file's, reused)."""
+        given = {
+            id(built.module if isinstance(built, BuiltFromFile) else built)
+            for built in self.store.prebuilt.values()
+        }
+        project: set[str] = set()
+        elsewhere = 0
+        for name, module in astroid.MANAGER.astroid_cache.items():
+            if before.get(name) is module or id(module) in given:
+                continue
+            file = getattr(module, "file", None)
+            path = self.store.project_key(file) if isinstance(file, str) else None
+            if path is not None:
+                project.add(path)
+            else:
+                elsewhere += 1
+        return RunCounts(tuple(sorted(project)), elsewhere, self.memo.misses, self.memo.hits)
 
     def finish(self) -> None:
         """Keep this run's pieces, unless a module changed while they were computed: a

@@ -50,7 +50,7 @@ from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.inference import infer_unique, location_of
 from pylint_rpcsurface.analysis.modules import definition_name, find_definition
-from pylint_rpcsurface.analysis.pragmas import pragma_states
+from pylint_rpcsurface.analysis.pragmas import may_hold_pragmas, pragma_states
 from pylint_rpcsurface.analysis.proxies import exposed_names, proxy_calls, receivers_in
 from pylint_rpcsurface.analysis.proxy_groups import (
     MethodNeeds,
@@ -582,10 +582,13 @@ class Queries:
             def compute(
                 path: str = path, asked: dict[str, frozenset[int]] = asked
             ) -> tuple[tuple[str, int, bool | None], ...]:
+                text = self.store.text(path)
+                if not may_hold_pragmas(text):
+                    return ()  # no module built: an edit of such a file costs no build
                 module = self.store.module(path)
                 if module is None:
                     return ()
-                by_line = pragma_states(module, self.store.text(path), asked)
+                by_line = pragma_states(module, text, asked)
                 return tuple((s, n, state) for (s, n), state in sorted(by_line.items()))
 
             asked_plain = sorted((s, sorted(n)) for s, n in asked.items())

@@ -48,7 +48,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
@@ -63,6 +63,9 @@ from pylint_rpcsurface.store.snapshot import (
     take_snapshot,
     trusted_fingerprint,
 )
+
+if TYPE_CHECKING:  # the engine imports astroid, which a store hit must not
+    from pylint_rpcsurface.engine import RunCounts
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -81,6 +84,7 @@ __all__ = [
 
 CACHE_DIR_ENV = "RPCSURFACE_CACHE_DIR"
 NO_CACHE_ENV = "RPCSURFACE_NO_CACHE"
+STATS_ENV = "RPCSURFACE_STATS"  # a file each analysis appends what it did to
 OLD_CACHE_DIR = ".rpcsurface_cache"  # where 0.x kept entries, in the project: never read
 _APP_FOLDER = "pylint-rpcsurface"
 _MAX_FILES = 16  # per project folder; the oldest beyond it are removed
@@ -465,11 +469,14 @@ def analyse_with_cache(
     if not use_cache:
         from pylint_rpcsurface import engine  # noqa: PLC0415
 
-        return engine.surface_facts(config, overrides, prebuilt=prebuilt).analysis()
+        facts = engine.surface_facts(config, overrides, prebuilt=prebuilt)
+        write_stats(config, facts.counts)
+        return facts.analysis()
     store = Store(config)
     run = store.begin(overrides)
     cached = run.findings()
     if cached is not None:
+        write_stats(config, None)
         return cached
     from pylint_rpcsurface import engine  # noqa: PLC0415
 
@@ -481,6 +488,7 @@ def analyse_with_cache(
         facts = engine.surface_facts(config, overrides, memo, prebuilt, store.tree)
     analysis: Analysis = facts.analysis()
     run.finish(memo, analysis)
+    write_stats(config, facts.counts)
     return analysis
 
 
@@ -493,11 +501,50 @@ def facts_with_cache(config: Config, *, use_cache: bool = True) -> Any:
     from pylint_rpcsurface import engine  # noqa: PLC0415
 
     if not use_cache:
-        return engine.surface_facts(config)
-    store = Store(config)
-    run = store.begin({})
-    memo = run.memo()
-    with engine.failed_imports_recorded(memo.failed_imports):
-        facts = engine.surface_facts(config, memo=memo, tree=store.tree)
-    run.finish(memo, None)
+        facts = engine.surface_facts(config)
+    else:
+        store = Store(config)
+        run = store.begin({})
+        memo = run.memo()
+        with engine.failed_imports_recorded(memo.failed_imports):
+            facts = engine.surface_facts(config, memo=memo, tree=store.tree)
+        run.finish(memo, None)
+    write_stats(config, facts.counts)
     return facts
+
+
+def write_stats(
+    config: Config, counts: RunCounts | None, environ: Mapping[str, str] = os.environ
+) -> None:
+    """Append one JSON line saying what this analysis did to the file ``RPCSURFACE_STATS``
+    names, if it names one: the project's modules it built with astroid (relative to the
+    configuration's folder), how many others inference built, and the pieces of the
+    memo it computed and reused. *counts* is the engine's ``RunCounts``, or None when the
+    findings came from the store (nothing was analysed).
+
+    One write of one line, in append mode, so that the processes of ``pylint -j`` can
+    share the file. A file that can't be written is said on standard error, and changes
+    nothing else."""
+    target = environ.get(STATS_ENV, "").strip()
+    if not target:
+        return
+    root = str(config.root)
+
+    def shown(path: str) -> str:
+        relative = os.path.relpath(path, root)
+        return path if relative.startswith("..") else Path(relative).as_posix()
+
+    record = {
+        "project": root,
+        "findings_from_store": counts is None,
+        "modules_built": [] if counts is None else [shown(p) for p in counts.built],
+        "other_modules_built": 0 if counts is None else counts.built_elsewhere,
+        "pieces_computed": 0 if counts is None else counts.computed,
+        "pieces_reused": 0 if counts is None else counts.reused,
+    }
+    line = json.dumps(record, sort_keys=True) + "\n"
+    try:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(line)
+    except OSError as error:
+        print(f"rpcsurface: {STATS_ENV}: can't write {target}: {error.strerror}", file=sys.stderr)
