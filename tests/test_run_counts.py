@@ -72,6 +72,7 @@ def test_each_check_builds_what_its_edit_changed(tree: Path) -> None:
     _, cold = _checked(tree)
     assert not cold["findings_from_store"]
     assert {CALLER, HANDLER} <= set(cold["modules_built"])
+    assert {CALLER, HANDLER, GROUPS} <= set(cold["texts_searched"])
     _, unchanged = _checked(tree)
     assert unchanged["findings_from_store"]
     assert unchanged["modules_built"] == []
@@ -83,6 +84,7 @@ def test_each_check_builds_what_its_edit_changed(tree: Path) -> None:
     assert GROUPS in {m.path for m in messages}
     assert not commented["findings_from_store"]
     assert commented["modules_built"] == []
+    assert commented["texts_searched"] == [GROUPS]  # the other files' records held
     # A statement in the caller's dispatching method: that module, and what the method's
     # code reads (its helpers' modules), never the handlers' module.
     (tree / CALLER).write_text(_body_edit(tree, CALLER, 1), encoding="utf-8")

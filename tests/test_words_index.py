@@ -5,9 +5,8 @@ is never written; a removed file's goes; a forged record is searched again."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ from support import EDITOR_FILES, project
 from pylint_rpcsurface import engine
 from pylint_rpcsurface.config import load_config
 from pylint_rpcsurface.engine import Memo
-from pylint_rpcsurface.engine.words_index import WordSearch
 
 IDENTITY = "test"
 FILES = {
@@ -27,115 +25,72 @@ FILES = {
 }
 
 
-def _index(memo_file: Path) -> tuple[list[str], dict[str, list[Any]]]:
-    facts = json.loads(memo_file.read_text(encoding="utf-8"))["facts"]
-    (value,) = [
-        v
-        for k, v in facts.items()
-        if not k.startswith("direct ") and json.loads(k)[0] == "words-index"
-    ]
-    asked, rows = value
-    return asked, {row[0]: row[1:] for row in rows}
-
-
-def _searched(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The files the word search reads from now on (a record that holds is not read)."""
-    seen: list[str] = []
-    original = WordSearch._search
-
-    def counting(search: Any, path: str, words: frozenset[str]) -> Any:
-        seen.append(Path(path).name)
-        return original(search, path, words)
-
-    monkeypatch.setattr(WordSearch, "_search", counting)
-    return seen
-
-
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    return project(tmp_path / "proj", FILES)
+    return Path(os.path.realpath(project(tmp_path / "proj", FILES)))
 
 
 def _run(root: Path, memo_file: Path, overrides: dict[str, str] | None = None) -> Any:
     config = load_config(root / "pyproject.toml")
-    return engine.surface_facts(config, overrides, Memo(memo_file, IDENTITY)).surfaces
+    return engine.surface_facts(config, overrides, Memo(memo_file, IDENTITY))
 
 
-def test_the_index_holds_each_files_version_and_words(root: Path, tmp_path: Path) -> None:
+def _searched(facts: Any) -> list[str]:
+    """The files whose text the run's word search read, by name."""
+    return [Path(path).name for path in facts.counts.searched]
+
+
+def test_each_file_is_searched_once_and_then_not_again(root: Path, tmp_path: Path) -> None:
+    memo_file = tmp_path / "memo.json"
+    first = _run(root, memo_file)
+    assert _searched(first) == sorted(p.name for p in root.glob("*.py"))
+    second = _run(root, memo_file)
+    assert second.surfaces == first.surfaces == _run(root, tmp_path / "fresh.json").surfaces
+    assert _searched(second) == []  # every file's record held
+
+
+def test_an_edit_searches_only_the_edited_file_again(root: Path, tmp_path: Path) -> None:
     memo_file = tmp_path / "memo.json"
     _run(root, memo_file)
-    asked, rows = _index(memo_file)
-    python_files = sorted(str(p.resolve()) for p in root.glob("*.py"))
-    assert sorted(rows) == python_files
-    for path, (digest, index, held, why) in rows.items():
-        assert digest == hashlib.sha256(Path(path).read_bytes()).hexdigest()
-        # The second round's word is not asked of a file the first round parsed.
-        parsed = "Core" in held.split()
-        assert set(asked[index].split()) == ({"Core"} if parsed else {"Core", "Child"})
-        assert why is None
-        text = Path(path).read_text(encoding="utf-8")
-        words = asked[index].split()
-        assert set(held.split()) == {w for w in words if re.search(rf"\b{w}\b", text)}
-
-
-def test_an_edit_searches_only_the_edited_file_again(
-    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    memo_file = tmp_path / "memo.json"
-    expected = _run(root, tmp_path / "other.json")
-    _run(root, memo_file)
-    _, before = _index(memo_file)
-    searched = _searched(monkeypatch)
-    assert _run(root, memo_file) == expected
-    assert searched == []  # every record held
     edited = root / "unrelated.py"
     edited.write_text("VALUE = 1  # Core\n", encoding="utf-8")
-    _run(root, memo_file)
-    assert searched == ["unrelated.py"]
-    _, after = _index(memo_file)
-    key = str(edited.resolve())
-    assert after[key][0] == hashlib.sha256(edited.read_bytes()).hexdigest()
-    assert after[key][2] == "Core"
-    assert {p: r for p, r in after.items() if p != key} == {
-        p: r for p, r in before.items() if p != key
-    }
+    after = _run(root, memo_file)
+    assert _searched(after) == ["unrelated.py"]
+    assert after.surfaces == _run(root, tmp_path / "fresh.json").surfaces
+    assert _searched(_run(root, memo_file)) == []  # the edited file's new record kept
 
 
-def test_a_buffer_is_never_written_and_its_files_record_stays(
-    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_buffer_is_never_written_and_its_files_record_stays(root: Path, tmp_path: Path) -> None:
     memo_file = tmp_path / "memo.json"
     _run(root, memo_file)
     written = memo_file.read_bytes()
-    child = str((root / "child.py").resolve())
+    child = str(root / "child.py")
     # A buffer that names no new class: no other file is asked a new word.
     buffer = FILES["child.py"].replace("    pass", "    def more(self):\n        return 1")
-    searched = _searched(monkeypatch)
     with_buffer = _run(root, memo_file, {child: buffer})
-    assert with_buffer == _run(root, tmp_path / "fresh.json", {child: buffer})
-    assert "child.py" in searched  # the buffer's text was searched
+    assert with_buffer.surfaces == _run(root, tmp_path / "fresh.json", {child: buffer}).surfaces
+    assert _searched(with_buffer) == ["child.py"]  # the buffer's text was searched
     assert memo_file.read_bytes() == written  # and nothing of it kept
-    searched.clear()
-    _run(root, memo_file)
-    assert searched == []  # the saved file's record is still there
+    assert _searched(_run(root, memo_file)) == []  # the saved file's record is still there
 
 
 def test_a_removed_files_record_goes(root: Path, tmp_path: Path) -> None:
     memo_file = tmp_path / "memo.json"
     _run(root, memo_file)
-    (root / "unrelated.py").unlink()
+    removed = root / "unrelated.py"
+    assert json.dumps(str(removed)) in memo_file.read_text(encoding="utf-8")
+    removed.unlink()
     _run(root, memo_file)
-    _, rows = _index(memo_file)
-    assert str((root / "unrelated.py").resolve()) not in rows
-    assert str((root / "child.py").resolve()) in rows
+    kept = memo_file.read_text(encoding="utf-8")
+    assert json.dumps(str(removed)) not in kept
+    assert json.dumps(str(root / "child.py")) in kept
 
 
 @pytest.mark.parametrize("forged", ["index out of range", "another hash", "a negative index"])
-def test_a_forged_record_is_searched_again(
-    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forged: str
-) -> None:
+def test_a_forged_record_is_searched_again(root: Path, tmp_path: Path, forged: str) -> None:
+    """Forging a record takes the store's format (the one test here that reads it)."""
     memo_file = tmp_path / "memo.json"
-    expected = _run(root, tmp_path / "other.json")
+    expected = _run(root, tmp_path / "other.json").surfaces
     _run(root, memo_file)
     raw = json.loads(memo_file.read_text(encoding="utf-8"))
     key = next(k for k in raw["facts"] if k.startswith('["words-index"'))
@@ -149,6 +104,6 @@ def test_a_forged_record_is_searched_again(
         row[1] = "0" * 64
     row[3] = ""  # it would say the file holds no word: never believed
     memo_file.write_text(json.dumps(raw), encoding="utf-8")
-    searched = _searched(monkeypatch)
-    assert _run(root, memo_file) == expected
-    assert searched == ["child.py"]
+    again = _run(root, memo_file)
+    assert again.surfaces == expected
+    assert _searched(again) == ["child.py"]

@@ -60,12 +60,14 @@ __all__ = [
 class RunCounts:
     """What one analysis did (``RPCSURFACE_STATS`` writes it): the project's modules it
     built with astroid, by path; how many modules outside the source roots inference
-    built; the memo's pieces it computed, and those it reused."""
+    built; the memo's pieces it computed, and those it reused; the files whose text the
+    subclass search read, by path (no record of their version was kept)."""
 
     built: tuple[str, ...] = ()
     built_elsewhere: int = 0
     computed: int = 0
     reused: int = 0
+    searched: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -408,7 +410,13 @@ class _Run:
                 project.add(path)
             else:
                 elsewhere += 1
-        return RunCounts(tuple(sorted(project)), elsewhere, self.memo.misses, self.memo.hits)
+        return RunCounts(
+            tuple(sorted(project)),
+            elsewhere,
+            self.memo.misses,
+            self.memo.hits,
+            tuple(sorted(self.words.texts_searched)),
+        )
 
     def finish(self) -> None:
         """Keep this run's pieces, unless a module changed while they were computed: a

@@ -84,6 +84,8 @@ class WordSearch:
         self._index: WordsIndex | None = None  # the memo's, read on first use
         self._changed = False
         self._groups: dict[frozenset[str], WordGroups] = {}  # each round's
+        # The files whose text this run searched (no record held for their version).
+        self.texts_searched: set[str] = set()
 
     def searched(self, path: str, words: set[str]) -> Searched:
         """What the word search knows of *path*'s text: the words asked of it, those of
@@ -130,6 +132,7 @@ class WordSearch:
         self.memo.put(WORDS_KEY, words_index_value(records))
 
     def _search(self, path: str, words: frozenset[str]) -> Searched:
+        self.texts_searched.add(path)
         # A subclass may name its base in another spelling of the same name (fullwidth).
         text = self.store.names_text(path)
         if words not in self._groups:

@@ -518,9 +518,10 @@ def write_stats(
 ) -> None:
     """Append one JSON line saying what this analysis did to the file ``RPCSURFACE_STATS``
     names, if it names one: the project's modules it built with astroid (relative to the
-    configuration's folder), how many others inference built, and the pieces of the
-    memo it computed and reused. *counts* is the engine's ``RunCounts``, or None when the
-    findings came from the store (nothing was analysed).
+    configuration's folder), how many others inference built, the pieces of the memo it
+    computed and reused, and the files whose text the subclass search read. *counts* is
+    the engine's ``RunCounts``, or None when the findings came from the store (nothing
+    was analysed).
 
     One write of one line, in append mode, so that the processes of ``pylint -j`` can
     share the file. A file that can't be written is said on standard error, and changes
@@ -541,6 +542,7 @@ def write_stats(
         "other_modules_built": 0 if counts is None else counts.built_elsewhere,
         "pieces_computed": 0 if counts is None else counts.computed,
         "pieces_reused": 0 if counts is None else counts.reused,
+        "texts_searched": [] if counts is None else [shown(p) for p in counts.searched],
     }
     line = json.dumps(record, sort_keys=True) + "\n"
     try:
