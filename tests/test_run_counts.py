@@ -9,6 +9,7 @@ keeps its pieces, so they hold whatever its layout.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -130,4 +131,16 @@ def test_a_stats_file_that_cannot_be_written_is_said_and_changes_nothing(tree: P
     env[STATS_ENV] = str(tree)  # a folder
     found = run_check(tree, "--format", "json", "--no-cache", env=env)
     assert (found.returncode, found.messages) == (expected.returncode, expected.messages)
-    assert found.stderr.strip() == f"rpcsurface: {STATS_ENV}: can't write {tree}: Is a directory"
+    reason = os.strerror(errno.EISDIR)
+    assert found.stderr.strip() == f"rpcsurface: {STATS_ENV}: can't write {tree}: {reason}"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_stats_fifo_nobody_reads_is_said_not_waited_on(tree: Path) -> None:
+    fifo = tree.parent / "stats.fifo"
+    os.mkfifo(fifo)
+    env = {**_env(tree), STATS_ENV: str(fifo)}
+    found = run_check(tree, "--format", "json", "--no-cache", env=env, timeout=120)
+    assert found.returncode == 1, found.stderr  # the findings, as ever
+    reason = os.strerror(errno.ENXIO)
+    assert found.stderr.strip() == f"rpcsurface: {STATS_ENV}: can't write {fifo}: {reason}"

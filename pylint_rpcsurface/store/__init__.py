@@ -532,8 +532,12 @@ def write_stats(
     root = str(config.root)
 
     def shown(path: str) -> str:
-        relative = os.path.relpath(path, root)
-        return path if relative.startswith("..") else Path(relative).as_posix()
+        try:
+            relative = os.path.relpath(path, root)
+        except ValueError:  # on another drive (Windows)
+            return path
+        outside = relative == os.pardir or relative.startswith(os.pardir + os.sep)
+        return path if outside else Path(relative).as_posix()
 
     record = {
         "project": root,
@@ -544,9 +548,15 @@ def write_stats(
         "pieces_reused": 0 if counts is None else counts.reused,
         "texts_searched": [] if counts is None else [shown(p) for p in counts.searched],
     }
-    line = json.dumps(record, sort_keys=True) + "\n"
+    line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8", "surrogateescape")
+    # Never blocks: a FIFO nobody reads is an error, not a hang.
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
     try:
-        with open(target, "a", encoding="utf-8") as out:
-            out.write(line)
+        descriptor = os.open(target, flags, 0o644)
+        try:
+            os.write(descriptor, line)
+        finally:
+            os.close(descriptor)
     except OSError as error:
-        print(f"rpcsurface: {STATS_ENV}: can't write {target}: {error.strerror}", file=sys.stderr)
+        reason = error.strerror or str(error)
+        print(f"rpcsurface: {STATS_ENV}: can't write {target}: {reason}", file=sys.stderr)
