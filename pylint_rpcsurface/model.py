@@ -361,6 +361,20 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class RunCounts:
+    """What one analysis did (``RPCSURFACE_STATS`` writes it): the project's modules it
+    built with astroid, by path; how many modules outside the source roots inference
+    built; the memo's pieces it computed, and those it reused; the files whose text the
+    subclass search read, by path (no record of their version was kept)."""
+
+    built: tuple[str, ...] = ()
+    built_elsewhere: int = 0
+    computed: int = 0
+    reused: int = 0
+    searched: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Analysis:
     """The findings of one configuration over the project, grouped by file."""
 

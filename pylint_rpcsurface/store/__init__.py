@@ -48,12 +48,12 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
 from pylint_rpcsurface.messages import BY_SYMBOL
-from pylint_rpcsurface.model import Analysis, Finding
+from pylint_rpcsurface.model import Analysis, Finding, RunCounts
 from pylint_rpcsurface.sources import SourceTree, real
 from pylint_rpcsurface.store import codec
 from pylint_rpcsurface.store.file import FORMAT, NOT_LOCATED, Stored, read_store, secure_folder
@@ -63,9 +63,6 @@ from pylint_rpcsurface.store.snapshot import (
     take_snapshot,
     trusted_fingerprint,
 )
-
-if TYPE_CHECKING:  # the engine imports astroid, which a store hit must not
-    from pylint_rpcsurface.engine import RunCounts
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -520,8 +517,7 @@ def write_stats(
     names, if it names one: the project's modules it built with astroid (relative to the
     configuration's folder), how many others inference built, the pieces of the memo it
     computed and reused, and the files whose text the subclass search read. *counts* is
-    the engine's ``RunCounts``, or None when the findings came from the store (nothing
-    was analysed).
+    None when the findings came from the store (nothing was analysed).
 
     One write of one line, in append mode, so that the processes of ``pylint -j`` can
     share the file. A file that can't be written is said on standard error, and changes
@@ -539,16 +535,17 @@ def write_stats(
         outside = relative == os.pardir or relative.startswith(os.pardir + os.sep)
         return path if outside else Path(relative).as_posix()
 
+    did = RunCounts() if counts is None else counts
     record = {
         "project": root,
         "findings_from_store": counts is None,
-        "modules_built": [] if counts is None else [shown(p) for p in counts.built],
-        "other_modules_built": 0 if counts is None else counts.built_elsewhere,
-        "pieces_computed": 0 if counts is None else counts.computed,
-        "pieces_reused": 0 if counts is None else counts.reused,
-        "texts_searched": [] if counts is None else [shown(p) for p in counts.searched],
+        "modules_built": [shown(p) for p in did.built],
+        "other_modules_built": did.built_elsewhere,
+        "pieces_computed": did.computed,
+        "pieces_reused": did.reused,
+        "texts_searched": [shown(p) for p in did.searched],
     }
-    line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8", "surrogateescape")
+    line = (json.dumps(record, sort_keys=True) + "\n").encode("ascii")  # ensure_ascii
     # Never blocks: a FIFO nobody reads is an error, not a hang.
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
     try:
