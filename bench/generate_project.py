@@ -23,6 +23,9 @@ unrelated code (7x is about 1.3M lines); any float scale works for smoke tests. 
   packages importing them one strongly connected component, most of the tree; and 19
   unrelated modules in 20 import the caller module (some through that ``__getattr__``),
   without subclassing a caller;
+- surface modules that build on the standard library as a real engine's do (generator
+  version 4): an abstract base class, an enum, dataclasses, and threads, locks and queues
+  held in ``self`` attributes that the dispatching methods call (see ``STDLIB_REACH``);
 - a ``pyproject.toml`` whose ``[tool.rpcsurface]`` table covers all of it;
 - planted bugs: a waited RPC the registry lacks (``rpc-unlisted``) and a misspelled one
   (``rpc-unanswered``). Each planted line ends with ``# expect: <symbol>``.
@@ -52,8 +55,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# 2: the shape of the surface modules (--shape); 3: a real import graph (see imports())
-GENERATOR_VERSION = 3
+# 2: the shape of the surface modules (--shape); 3: a real import graph (see Graph);
+# 4: surface modules whose build and inference reach the standard library (see STDLIB_REACH)
+GENERATOR_VERSION = 4
 MANIFEST = ".bench.json"
 EXPECT_MARK = "# expect: "
 ROOT = "infer"
@@ -78,6 +82,22 @@ AREAS = (
 )  # fmt: skip
 SUBS = ("common", "impl", "cuda", "rocm", "cpu", "fused", "legacy", "v2", "compat", "backends")
 STDLIB = ("os", "math", "time", "logging", "functools", "itertools", "collections", "json")
+
+# What the surface modules of a real engine import and build on (generator version 4): an
+# abstract base class, an enum, dataclasses with typed fields, and threads, locks and
+# queues held in ``self`` attributes that the dispatching methods call. Building such a
+# module with astroid builds ``abc``, ``enum``, ``dataclasses`` and ``typing`` (its
+# transforms and the inference of ``self``), and following the calls in a dispatching
+# method builds ``threading`` and ``queue``: the modules inference reached on vLLM 0.7.3.
+STDLIB_REACH = [
+    "import enum",
+    "import queue",
+    "import threading",
+    "from abc import ABC, abstractmethod",
+    "from dataclasses import dataclass, field",
+    "from functools import partial",
+    "from typing import Any, Optional",
+]
 
 
 @dataclass(frozen=True)
@@ -292,6 +312,8 @@ def build(  # noqa: PLR0915
         '"""Engine cores: step the scheduler and broadcast work to the runners by name."""',
         "",
         *HEADER,
+        *STDLIB_REACH,
+        "",
         f"from {ROOT}.config import EngineConfig",
         f"from {ROOT}.engine import rpc_names",
         f"from {ROOT}.engine.rpc_names import {', '.join(const[:2])}",
@@ -299,7 +321,22 @@ def build(  # noqa: PLR0915
         "logger = logging.getLogger(__name__)",
         "",
         "",
-        "class EngineCore:",
+        "class StepKind(enum.Enum):",
+        '    PREFILL = "prefill"',
+        '    DECODE = "decode"',
+        '    IDLE = "idle"',
+        "",
+        "",
+        "@dataclass",
+        "class StepOutput:",
+        '    """What one step of an engine core produced."""',
+        "",
+        "    kind: StepKind",
+        "    tokens: list[int] = field(default_factory=list)",
+        "    meta: Optional[dict[str, Any]] = None",
+        "",
+        "",
+        "class EngineCore(ABC):",
         '    """Owns the runners of one engine and drives them one step at a time."""',
         "",
         "    def __init__(self, config: EngineConfig, runner_mgr) -> None:",
@@ -308,6 +345,21 @@ def build(  # noqa: PLR0915
         "        self.steps = 0",
         "        self._cache = {}",
         "        self.stats = {}",
+        "        self._lock = threading.Lock()",
+        "        self._outputs: queue.Queue[StepOutput] = queue.Queue()",
+        "        self._drainer = threading.Thread(target=self._drain, daemon=True)",
+        "        self._record = partial(self._put_output, StepKind.DECODE)",
+        "",
+        "    def _put_output(self, kind, tokens=None):",
+        "        self._outputs.put(StepOutput(kind, list(tokens or ())))",
+        "",
+        "    def _drain(self):",
+        "        while not self._outputs.empty():",
+        "            self._outputs.get_nowait()",
+        "",
+        "    @abstractmethod",
+        "    def start_transfer(self):",
+        '        """Start moving KV blocks between the prefill and the decode workers."""',
         "",
     ]
     for i, name in enumerate(base_rpcs):
@@ -315,6 +367,7 @@ def build(  # noqa: PLR0915
         core += [
             f"    def do_{name}(self, *args):",
             f"        self.steps += {i + 1}",
+            *([f"        self._record([{i}])"] if i % 3 == 0 else []),
             f"        return {waited(repr(name), style)}",
             "",
         ]
@@ -324,11 +377,15 @@ def build(  # noqa: PLR0915
         '    """The configured caller: a disaggregated prefill/decode engine."""',
         "",
         "    def start_transfer(self):",
+        "        with self._lock:",
+        "            self.steps += 1",
         f"        meta = {waited(const[0], 'wait')}",
         f"        peers = {waited(const[1], 'wait')}",
         f"        self.runner_mgr.call_func(rpc_names.{const[2]}, wait_out=True)",
         f"        self.runner_mgr.call_func({unlisted!r}, wait_out=True)  "
         f"{EXPECT_MARK}rpc-unlisted",
+        "        self._outputs.put(StepOutput(StepKind.PREFILL, [len(peers)]))",
+        "        self._record([self.steps])",
         "        return meta, peers",
         "",
     ]
@@ -413,7 +470,20 @@ def build(  # noqa: PLR0915
         '"""The model runner: what a worker process answers, looked up by name."""',
         "",
         *HEADER,
+        *STDLIB_REACH,
+        "",
         "logger = logging.getLogger(__name__)",
+        "",
+        "",
+        "class RunnerPhase(enum.Enum):",
+        "    LOADING = enum.auto()",
+        "    READY = enum.auto()",
+        "",
+        "",
+        "@dataclass",
+        "class RunnerState:",
+        "    phase: RunnerPhase = RunnerPhase.LOADING",
+        "    served: dict[str, int] = field(default_factory=dict)",
         "",
         "",
         "class ModelRunner:",
@@ -421,10 +491,15 @@ def build(  # noqa: PLR0915
         "        self.rank = rank",
         "        self._cache = {}",
         "        self.stats = {}",
+        "        self._lock = threading.RLock()",
+        "        self.state = RunnerState()",
         "",
     ]
-    for name in base_rpcs:
-        runner += [f"    def {name}(self, *args):", f"        return self.rank, {name!r}", ""]
+    for i, name in enumerate(base_rpcs):
+        runner += [f"    def {name}(self, *args):"]
+        if i % 4 == 0:
+            runner += ["        with self._lock:", f"            self.state.served[{name!r}] = 1"]
+        runner += [f"        return self.rank, {name!r}", ""]
     runner += filler_methods(rng, "runner", round(3200 * surface), "rank")
     project.add(f"{ROOT}/worker/model_runner.py", "\n".join(runner))
     half = len(spec_rpcs) // 2
@@ -454,8 +529,11 @@ def build(  # noqa: PLR0915
         "",
         "class DisaggModelRunner(KVTransferMixin, ModelRunner):",
     ]
-    for name in [*spec_rpcs[half:], unlisted]:
-        special += [f"    def {name}(self, *args):", f"        return {name!r}", ""]
+    for i, name in enumerate([*spec_rpcs[half:], unlisted]):
+        special += [f"    def {name}(self, *args):"]
+        if i % 3 == 0:  # the base runner's lock and state
+            special += ["        with self._lock:", f"            self.state.served[{name!r}] = 1"]
+        special += [f"        return {name!r}", ""]
     budget = filler_budget(shape.handler_lines, len(special), round(2400 * surface))
     special += filler_methods(rng, "disagg", budget, "rank")
     project.add(f"{ROOT}/worker/disagg/runner.py", "\n".join(special))

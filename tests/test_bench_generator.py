@@ -4,12 +4,17 @@ planted findings, which real pylint must report exactly."""
 from __future__ import annotations
 
 import ast
+import json
 import re
+import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import assert_no_crash, describe_run, load_bench_script, run_check, run_pylint
+
+from pylint_rpcsurface.store import CACHE_DIR_ENV, STATS_ENV
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -357,3 +362,44 @@ def test_the_import_graph_is_a_real_trees() -> None:
         )
     ]  # fmt: skip
     assert len(through) >= 10
+
+
+def _stats_of_check(project: Path, stats: Path) -> dict[str, Any]:
+    """What one cached ``rpcsurface check`` in *project* did, as its stats line says."""
+    env = {CACHE_DIR_ENV: str(project.parent / "cache"), STATS_ENV: str(stats)}
+    check = run_check(project, "--format", "json", env=env)
+    assert check.returncode == 1, check.stderr  # the planted findings
+    record: dict[str, Any] = json.loads(stats.read_text("utf-8").splitlines()[-1])
+    return record
+
+
+def test_the_surface_modules_reach_the_standard_library_as_a_real_engines_do(
+    small: tuple[Path, dict[str, object]], tmp_path: Path
+) -> None:
+    """On vLLM 0.7.3 a cold check builds 53 modules outside the project, and a body edit
+    of the caller module 17: astroid's transforms and the inference of ``self`` build the
+    bases' modules, and following ``self.x.y(...)`` in a dispatching method builds
+    ``threading`` and ``queue``. The generated surface modules must cost the same kind of
+    work, or a row met on the generated tree says nothing of the real ones."""
+    project = tmp_path / "project"
+    shutil.copytree(small[0], project)
+    reached = {
+        line.split()[1].split(".")[0]
+        for line in gen.STDLIB_REACH
+        if line.split()[0] in {"import", "from"}
+    }
+    assert reached >= {"abc", "dataclasses", "enum", "queue", "threading", "typing"}
+    stats = tmp_path / "stats.jsonl"
+    cold = _stats_of_check(project, stats)
+    assert cold["other_modules_built"] >= len(reached), cold
+    # A statement added in the caller's dispatching method: its pieces follow the same
+    # calls again, into the standard library.
+    bench = load_bench_script("run")
+    caller = project / str(small[1]["caller_module"])
+    edited, _ = bench.edit_text(
+        caller.read_text("utf-8"), 1, bench.dispatches_of(project / "pyproject.toml")
+    )
+    caller.write_text(edited, "utf-8")
+    after_edit = _stats_of_check(project, stats)
+    assert caller.relative_to(project).as_posix() in after_edit["modules_built"]
+    assert after_edit["other_modules_built"] >= len(reached), after_edit
