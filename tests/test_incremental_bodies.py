@@ -169,6 +169,54 @@ class Core:
         return helper(self.mgr)
 """
 
+# 13: the caller's classes build on the standard library.
+ABSTRACT_CORE = """\
+from abc import ABC, abstractmethod
+
+
+class Core(ABC):
+    @abstractmethod
+    def step(self):
+        \"\"\"Send this step's RPC.\"\"\"
+"""
+LOCKED_SUB = """\
+import threading
+
+from core import Core
+
+
+class Sub(Core):
+    def __init__(self, mgr):
+        self.mgr = mgr
+        self._lock = threading.Lock()
+
+    def step(self):
+        with self._lock:
+            self._lock.locked()
+        return self.mgr.call_func("alpha", wait_out=True)  # the call
+"""
+THREAD_CORE = """\
+import functools
+import queue
+import threading
+
+
+class Core(threading.Thread):
+    def __init__(self, mgr):
+        super().__init__(daemon=True)
+        self.mgr = mgr
+        self._outputs = queue.Queue()
+        self._send = functools.partial(self._send_alpha, 1)
+
+    def _send_alpha(self, step):
+        self._outputs.put(step)
+        return self.mgr.call_func("alpha", wait_out=True)  # the send
+
+    def run(self):
+        self._outputs.put(0)
+        return self._send()
+"""
+
 
 def _sub_running(expression: str) -> str:
     """sub.py: a subclass of base.Base whose run() returns *expression*."""
@@ -536,6 +584,35 @@ class FastRunner(Runner):
         drops_none=True,
         expect_a=(),
         expect_b=((NONE_REPLY, "core.py", "# the call"),),
+    ),
+    # 13: the standard library in the callers' classes, as in every real engine: a base
+    # from outside the project puts the caller's members together from its nodes, not
+    # from the pieces; inferring self's attributes builds threading and queue.
+    Scenario(
+        "13a-the-caller-derives-from-an-abc-and-holds-a-lock",
+        a={"core.py": ABSTRACT_CORE, "sub.py": LOCKED_SUB},
+        b={"sub.py": GHOSTED},
+        expect_a=(),
+        expect_b=((UNANSWERED, "sub.py", "# the call"),),
+    ),
+    Scenario(
+        "13b-lines-shift-above-a-caller-with-an-abc-base",
+        a={"core.py": ABSTRACT_CORE, "sub.py": _ghosted(LOCKED_SUB)},
+        b={
+            "sub.py": _ghosted(LOCKED_SUB).replace(
+                "    def step(self):\n",
+                "    # a comment and blank lines above the method\n\n\n    def step(self):\n",
+            )
+        },
+        expect_a=((UNANSWERED, "sub.py", "# the call"),),
+        expect_b=((UNANSWERED, "sub.py", "# the call"),),
+    ),
+    Scenario(
+        "13c-a-thread-subclass-sends-from-a-helper-bound-with-partial",
+        a={"core.py": THREAD_CORE},
+        b={"core.py": GHOSTED},
+        expect_a=(),
+        expect_b=((UNANSWERED, "core.py", "# the send"),),
     ),
 )
 
