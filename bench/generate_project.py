@@ -88,7 +88,8 @@ STDLIB = ("os", "math", "time", "logging", "functools", "itertools", "collection
 # queues held in ``self`` attributes that the dispatching methods call. Building such a
 # module with astroid builds ``abc``, ``enum``, ``dataclasses`` and ``typing`` (its
 # transforms and the inference of ``self``), and following the calls in a dispatching
-# method builds ``threading`` and ``queue``: the modules inference reached on vLLM 0.7.3.
+# method builds ``threading`` and ``queue``, as it builds ``threading``, ``uuid`` and
+# ``multiprocessing`` on vLLM 0.7.3.
 STDLIB_REACH = [
     "import enum",
     "import queue",
