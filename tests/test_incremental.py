@@ -183,6 +183,7 @@ def test_an_edit_no_surface_reads_reuses_every_piece(tmp_path: Path) -> None:
     # What the word search knows of the edited module's new text is read from its text:
     # every piece of facts is reused, and no module is built.
     assert second.counts.built == ()
+    assert second.counts.computed == 1  # the word search's record of the edited text
     assert second.counts.reused > 0
 
 

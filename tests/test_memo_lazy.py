@@ -227,6 +227,7 @@ def test_the_engine_recomputes_only_the_forged_piece(tmp_path: Path, shape: str)
     # The forged piece alone is computed again: the names the handler classes bind, read
     # from their module, the one built; every other piece is reused.
     assert [os.path.basename(path) for path in facts.counts.built] == ["runners.py"]
+    assert facts.counts.computed == 1
     # Written back: the forged piece as computed again, every other one as stored.
     assert _values(file) == stored
 
@@ -339,6 +340,7 @@ def test_a_piece_of_another_shape_is_computed_again(tmp_path: Path, kind: str, s
     """Each kind of piece the engine stores, forged to a value that decodes but has
     another shape: the answer is the one without the memo, never a traceback."""
     facts, _ = _forged_run(tmp_path, kind, MISSHAPEN[shape])
+    assert facts.counts.computed == 1  # the forged piece alone
     assert facts.counts.reused  # the memo's other pieces still serve
 
 

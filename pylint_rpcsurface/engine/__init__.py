@@ -50,7 +50,6 @@ from pylint_rpcsurface.sources import SourceTree, real
 __all__ = [
     "Facts",
     "Memo",
-    "RunCounts",
     "failed_imports_recorded",
     "modules_astroid_has_read",
     "surface_facts",
