@@ -39,7 +39,7 @@ CONSOLE_SCRIPT: tuple[str, ...] = (
         sys.executable,
         "-c",
         "import sys; del sys.path[0]; "
-        "from pylint_rpcsurface.commands.main import main; sys.exit(main())",
+        "from pylint_rpcsurface.commands.main import console_main; console_main()",
     )
 )
 # Each of our texts ends with " (rpcsurface explain <symbol>)"; tests compare the text

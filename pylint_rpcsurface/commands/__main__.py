@@ -1,7 +1,5 @@
 """``python -m pylint_rpcsurface.commands``: the ``rpcsurface`` command."""
 
-import sys
+from pylint_rpcsurface.commands.main import console_main
 
-from pylint_rpcsurface.commands.main import main
-
-sys.exit(main())
+console_main()

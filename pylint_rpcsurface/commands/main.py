@@ -8,7 +8,7 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import Protocol, TextIO
+from typing import NoReturn, Protocol, TextIO
 
 from pylint_rpcsurface import __version__
 from pylint_rpcsurface.commands import check, explain, fix, init, report
@@ -61,6 +61,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(devnull, sys.stdout.fileno())
         return EXIT_PIPE_CLOSED
     return status
+
+
+def console_main() -> NoReturn:
+    """The ``rpcsurface`` console script: :func:`main`, then end the process at once.
+
+    By then every file the command writes (the store, ``fix``'s and ``init``'s edits) is
+    written and closed, and its output is flushed here. What is left is tearing down what
+    the analysis built, astroid's trees above all: 40% of a cold run's CPU on LMDeploy 0.7.3,
+    for a process about to end anyway. Only the console script does this: pylint's
+    process, where other checkers run, and callers of :func:`main` keep their exit.
+    """
+    try:
+        status = main()
+    except SystemExit as stop:  # --help, --version and argparse's usage errors
+        status = _exit_status(stop.code)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to lose
+            stream.flush()
+    os._exit(status)
+
+
+def _exit_status(code: object) -> int:
+    """The status Python's own exit gives for ``sys.exit(code)``."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
 
 
 def _run(argv: Sequence[str] | None) -> int:
