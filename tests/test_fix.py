@@ -282,8 +282,16 @@ def test_fix_is_a_no_op_without_a_registry(tmp_path: Path) -> None:
     root = _project(tmp_path, 'RPCS = ("fast_a",)\n')
     pyproject = root / "pyproject.toml"
     pyproject.write_text(PYPROJECT.replace('registry = "registry.RPCS"\n', ""), encoding="utf-8")
-    run = run_cli(root, "fix")
-    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    before = {path: path.read_bytes() for path in root.iterdir() if path.is_file()}
+    said = "rpcsurface fix: pyproject.toml: no surface names a registry"
+    for args in (("fix",), ("fix", "--diff")):
+        run = run_cli(root, *args)
+        # Said on stderr, once, instead of nothing or "no change" (issue 50): neither
+        # tells the user that fix has nothing it may rewrite.
+        assert (run.returncode, run.stdout) == (0, ""), run.stderr
+        assert run.stderr.startswith(said), run.stderr
+        assert run.stderr.count("\n") == 1, run.stderr
+    assert {path: path.read_bytes() for path in root.iterdir() if path.is_file()} == before
 
 
 def test_the_example_project_registry_is_refused_not_guessed(tmp_path: Path) -> None:

@@ -58,7 +58,17 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     refusals: list[Refusal] = []
     targets: list[RegistryRewrite] = []
     lengths: dict[str, int] = {}  # a registry file's line length, its project's
+    with_registry = 0  # projects whose configuration names a registry
     for config in configs(arguments.paths, arguments.config):
+        if not any(surface.registry for surface in config.surfaces):
+            # Without a registry fix has nothing it may write: say so, rather than an
+            # empty diff or "no change" that reads as "the registry is right".
+            err.write(
+                f"rpcsurface fix: {shown(str(config.path))}: no surface names a registry "
+                "(the only thing fix rewrites): nothing to fix\n"
+            )
+            continue
+        with_registry += 1
         analysed = facts(config, arguments)
         control = messages_control(config, arguments)
         silenced = {f for f in analysed.findings if control.silenced(f)}
@@ -102,7 +112,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{shown(each.path)}:{each.line}: can't fix {each.qualname}: {each.why}\n")
     if refusals:
         return EXIT_ERROR
-    if arguments.diff and not changed:
+    if arguments.diff and with_registry and not changed:
         # An empty diff and a run that failed to print one look alike: say which.
         err.write("rpcsurface fix: no change\n")
     return EXIT_FINDINGS if arguments.diff and changed else EXIT_CLEAN
