@@ -35,7 +35,10 @@ Rules that keep it safe:
   concurrent writers (``-j``, pre-commit and the IDE at once) never leave a torn file.
   An unreadable, malformed or foreign file (any shape, nesting or size) is an empty store;
   a malformed piece is a miss for that piece alone.
-* Failing to write (no cache folder) only costs speed: nothing is reported.
+* A cache folder that can't be made or used (a path too long or under ``/proc``, a file
+  where a folder should be, a read-only mount, a home folder that isn't writable) only
+  costs speed: the run goes on without the store, and standard error says the folder
+  and why, once a process. Failing to write the file itself (a full disk) is silent.
 """
 
 from __future__ import annotations
@@ -54,9 +57,10 @@ from pylint_rpcsurface import __version__
 from pylint_rpcsurface.config import Config, ConfigError
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import Analysis, Finding, RunCounts
+from pylint_rpcsurface.rules.text import safe_name
 from pylint_rpcsurface.sources import SourceTree, real
 from pylint_rpcsurface.store import codec
-from pylint_rpcsurface.store.file import FORMAT, NOT_LOCATED, Stored, read_store, secure_folder
+from pylint_rpcsurface.store.file import FORMAT, NOT_LOCATED, Stored, folder_problem, read_store
 from pylint_rpcsurface.store.snapshot import (
     Fingerprint,
     Snapshot,
@@ -235,8 +239,24 @@ class Store:
 
     @property
     def file(self) -> Path | None:
-        """The store file, or None when there is no cache folder of this user's."""
-        if self.folder is None or not secure_folder(self.folder, create=True):
+        """The store file, or None when there is no cache folder of this user's to keep it
+        in: then standard error says why, once a process, and the run goes on without
+        the store (it costs speed only)."""
+        if self.home is None or self.folder is None:
+            say_once(
+                "rpcsurface: no cache folder (no home folder to be found): running without "
+                f"the cache, which only costs speed; {CACHE_DIR_ENV} names one"
+            )
+            return None
+        problem = folder_problem(self.folder)
+        if problem is not None:
+            where, why = problem
+            at = "" if where == str(self.home) else f"{where}: "
+            say_once(
+                f"rpcsurface: can't use the cache folder {safe_name(str(self.home))} "
+                f"({safe_name(at + why)}): running without it, which only costs speed; "
+                f"{CACHE_DIR_ENV} names another"
+            )
             return None
         return self.folder / self.name
 
@@ -254,9 +274,8 @@ class Store:
 
     def begin(self, overrides: Mapping[str, str]) -> StoreRun:
         """Read the store file and take this run's snapshot of the files."""
-        stored = None
-        if self.folder is not None and secure_folder(self.folder, create=False):
-            stored = read_store(self.folder / self.name, self.identity(overrides), locate)
+        file = self.file
+        stored = None if file is None else read_store(file, self.identity(overrides), locate)
         known = None if stored is None else _snapshot_from_json(stored.sections["snapshot"])
         buffers = {real(path): text for path, text in overrides.items()}
         snapshot = take_snapshot(self.modules(buffers), buffers, known)
@@ -328,6 +347,20 @@ class StoreRun:
         if written and self.store.folder is not None:
             _prune(self.store.folder)
         return written
+
+
+@functools.cache
+def say_once(line: str) -> None:
+    """Print *line* on standard error the first time a process asks.
+
+    ``functools.cache`` holds which lines were said, as it holds the digest of
+    :func:`plugin_code_digest`: a process that runs many analyses (pylint on each module,
+    ``check`` on many projects, an editor's server) says a cache folder it can't use
+    once, not once an analysis."""
+    # One write of the whole line: the processes of ``pylint -j`` share standard error.
+    with contextlib.suppress(OSError):  # a closed standard error: nothing to say it on
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 def _prune(folder: Path) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 from pylint_rpcsurface.store import codec
 from pylint_rpcsurface.store.snapshot import file_stat
 
-__all__ = ["FORMAT", "NOT_LOCATED", "Stored", "read_store", "secure_folder"]
+__all__ = ["FORMAT", "NOT_LOCATED", "Stored", "folder_problem", "read_store"]
 
 FORMAT = 4  # 4: one store (findings, snapshot and pieces in one file)
 MAX_FILE_BYTES = 256 * 1024 * 1024  # a store file bigger than this is not read
@@ -37,18 +37,30 @@ def _users_own(info: os.stat_result) -> bool:
     return info.st_uid == getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def secure_folder(folder: Path, *, create: bool) -> bool:
-    """Whether *folder* is a folder this user alone can write (made ``0700`` if *create*)."""
-    if create:
-        with contextlib.suppress(FileExistsError):
-            folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            folder.mkdir(mode=0o700)
+def folder_problem(folder: Path) -> tuple[str, str] | None:
+    """Why *folder* can't hold the store, as (the path at fault, why); None when it can.
+
+    It is made (``0700``, with its parents) if missing, and must then be a folder that
+    this user alone owns and may write, in a folder no one else may write. Any failure
+    to make or check it is a reason (a path too long, one under ``/proc``, a file where
+    a folder should be, a home folder that isn't writable), never an exception."""
     try:
+        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
         info = os.lstat(folder)
         parent = os.stat(folder.parent)
-    except OSError:
-        return False
-    return stat.S_ISDIR(info.st_mode) and _users_own(info) and _users_own(parent)
+    except OSError as error:
+        where = str(folder) if error.filename is None else os.fsdecode(error.filename)
+        return where, error.strerror or str(error)
+    if not stat.S_ISDIR(info.st_mode):
+        return str(folder), "not a folder"
+    if not (_users_own(info) and _users_own(parent)):
+        return str(folder), "another user owns it or its folder, or others may write there"
+    # A read-only mount stops root too, whatever the mode bits say.
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return str(folder), "can't be written"
+    return None
 
 
 @dataclass(frozen=True)
