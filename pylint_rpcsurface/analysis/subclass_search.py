@@ -63,6 +63,7 @@ def caller_family(
     unread = {p: r for p in files if (r := unreadable(p)) is not None}
     undecodable = {p for p in files if p not in unread and searched(p, words)[2]}
     done: set[str] = set()
+    aliases: list[tuple[str, str]] = []  # (alias, name) of every module read so far
     while words - done:
         # A file that didn't mention the words of earlier rounds can only match a new one.
         new = words - done
@@ -100,7 +101,16 @@ def caller_family(
                 if cls.descends_from:
                     found[name] = (ref, cls.descends_from)
                     words.add(cls.name)
-            # One pass, against the words so far: an alias of an alias in the same module
-            # is not followed.
-            words.update([alias for alias, aliased in module.aliases if aliased in words])
+            aliases.extend(module.aliases)
+        _add_aliases(words, aliases)
     return CallerFamily(found, tuple(sorted(unknown, key=lambda u: u.location)))
+
+
+def _add_aliases(words: set[str], aliases: Sequence[tuple[str, str]]) -> None:
+    """Add to *words* every alias of one of them, then every alias of those, until
+    nothing new turns up: ``A = Core; B = A`` in one module, a chain across modules
+    (``from x import A as B``), an alias of a subclass found later in the search (its
+    module may have been read before the subclass's). Each round adds at least one of
+    the finitely many alias names or stops, so a cycle (``A = B; B = A``) ends too."""
+    while new := {alias for alias, aliased in aliases if aliased in words} - words:
+        words.update(new)
