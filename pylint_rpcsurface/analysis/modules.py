@@ -32,6 +32,7 @@ from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
 
+from pylint_rpcsurface.analysis.assigned_members import AssignedElsewhere
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
 from pylint_rpcsurface.analysis.reads import INTERFACE, ReadRecorder
 from pylint_rpcsurface.analysis.syntax import all_statements
@@ -480,7 +481,10 @@ class ModuleStore:
             return module
 
         self._evict_unverified_modules()
-        _forget_inferences()
+        changed = _drop_changed_modules(self.tree.top_level_names())
+        elsewhere = AssignedElsewhere()
+        elsewhere.take_from(self.manager.astroid_cache.values())
+        _forget_inferences(look_ups=changed > 0 or elsewhere.taken)
         self._forget_look_ups()
         self._point_look_ups_at_the_roots()
         self._began_ns = time.time_ns()
@@ -490,6 +494,7 @@ class ModuleStore:
         sys.meta_path.insert(0, guard)
         hooks.append(resolve)
         try:
+            elsewhere.start()
             for path in self.overrides:
                 self.module(path)  # before any look-up can build the saved file instead
             yield
@@ -498,6 +503,11 @@ class ModuleStore:
             with contextlib.suppress(ValueError):
                 sys.meta_path.remove(guard)
             self._forget_look_ups()
+            if elsewhere.restore():
+                # What was inferred or looked up without them is not what pylint's other
+                # checkers would see: they infer it again.
+                _forget_inferences(look_ups=True)
+            _stamp_modules(self.tree.top_level_names(), self._began_ns)
             self._began_ns = 0
 
     def _point_look_ups_at_the_roots(self) -> None:
@@ -663,15 +673,13 @@ def release_modules(roots: Iterable[str], keep: Container[int]) -> int:
     for name in dropped:
         del cache[name]
     if dropped:
-        _forget_inferences()
-        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
-        nodes.Name.lookup.cache_clear()
-        nodes.ClassDef._metaclass_lookup_attribute.cache_clear()  # pylint: disable=protected-access
+        _forget_inferences(look_ups=True)
     return len(dropped)
 
 
-def _forget_inferences() -> None:
-    """Empty astroid's inference caches, which outlive an analysis as its module cache does.
+def _forget_inferences(*, look_ups: bool = False) -> None:
+    """Empty astroid's inference caches, which outlive an analysis as its module cache does;
+    with *look_ups*, its name look-up caches too (a class's members changed).
 
     They hold results by node: pylint's build of a module the analysis reuses inferred
     through it with pylint's search path (a base class pylint's path could not find is
@@ -681,6 +689,69 @@ def _forget_inferences() -> None:
     # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
     astroid.context._invalidate_cache()  # pylint: disable=protected-access
     clear_inference_tip_cache()
+    if look_ups:
+        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+        nodes.Name.lookup.cache_clear()  # pylint: disable=no-member  # an lru_cache
+        nodes.ClassDef._metaclass_lookup_attribute.cache_clear()  # pylint: disable=protected-access
+
+
+# The attribute an analysis sets on each module of astroid's cache that has a file: the
+# file's stat when an analysis first saw the module (None: written while the analysis
+# that built it ran, so which version it holds is not known).
+_SEEN_AS = "_rpcsurface_seen_as"
+
+
+def _stamp_modules(project_names: Container[str], began_ns: int) -> int:
+    """Note on each module of astroid's cache outside the project (not named by one of
+    *project_names*), built from a file and not noted yet, the stat its file has now,
+    which :func:`_drop_changed_modules` compares with in a later analysis of the
+    process; how many were noted. One built from a file written after *began_ns* (the
+    analysis began) may hold either version: noted as unknown."""
+    noted = 0
+    for name, module in list(astroid.MANAGER.astroid_cache.items()):
+        file = getattr(module, "file", None)
+        if (
+            name.partition(".")[0] in project_names
+            or not isinstance(module, nodes.Module)
+            or not isinstance(file, str)
+            or module.file_bytes is not None
+            or _SEEN_AS in module.__dict__
+        ):
+            continue
+        try:
+            identity: tuple[int, int, int, int, int] | None = stat_identity(os.stat(file))
+        except OSError:
+            identity = None
+        if identity is not None and max(identity[1], identity[2]) >= began_ns - TIMESTAMP_TICK_NS:
+            identity = None
+        setattr(module, _SEEN_AS, identity)
+        noted += 1
+    return noted
+
+
+def _drop_changed_modules(project_names: Container[str]) -> int:
+    """Drop from astroid's cache every module outside the project (an installed or
+    editable library, the standard library) whose file is no longer what it was when an
+    earlier analysis of this process first saw it (:func:`_stamp_modules`): astroid keeps
+    a module for the life of the process, and would answer from the old text. How many
+    were dropped; the project's own modules are :meth:`ModuleStore._evict_unverified_modules`'s.
+    A module not noted yet is noted now, before the analysis reads it."""
+    cache = astroid.MANAGER.astroid_cache
+    dropped = []
+    for name, module in list(cache.items()):
+        if name.partition(".")[0] in project_names or _SEEN_AS not in module.__dict__:
+            continue
+        before = module.__dict__[_SEEN_AS]
+        try:
+            now: tuple[int, int, int, int, int] | None = stat_identity(os.stat(str(module.file)))
+        except OSError:
+            now = None
+        if before is None or now != before:
+            dropped.append(name)
+    for name in dropped:
+        del cache[name]
+    _stamp_modules(project_names, time.time_ns())
+    return len(dropped)
 
 
 @dataclass(frozen=True)
