@@ -26,9 +26,13 @@ table in docs/real-engines.md is always the one this command makes.
     python bench/engines.py --engines vllm,sglang    # some of them
     python bench/engines.py --out docs/real-engines.md   # rewrite the page's table
     python bench/engines.py --proxy                  # with the proxy tables (issue 25)
+    python bench/engines.py --cache /tmp/engines     # keep the wheels there between runs
 
 Downloads: vLLM's wheel is about 260 MB, LMDeploy's about 110 MB (each release), the others a few MB
-(verl 0.4.1 0.75 MB, AReaL 1.0.4 1.1 MB, Trinity-RFT 0.3.0 0.3 MB, OpenRLHF 0.7.0 0.15 MB).
+(verl 0.4.1 0.75 MB, AReaL 1.0.4 1.1 MB, Trinity-RFT 0.3.0 0.3 MB, OpenRLHF 0.7.0 0.15 MB),
+SGLang 0.5.23's 39 MB, verl 0.9.1's and 0.7.1's 1.7 MB, OpenRLHF 0.11.2's 0.2 MB. With
+``--cache DIR`` each wheel is kept in ``DIR/<name>-<version>/`` and fetched only when it is
+not there yet; the sources are unpacked afresh on every run.
 Exit status 1 if a check crashed, exited with 2, or a finding has no verdict.
 """
 
@@ -84,6 +88,14 @@ ENGINES = (
     Engine("verl", "0.4.1", "verl", proxy_only=True),
     Engine("areal", "1.0.4", "areal", proxy_only=True),
     Engine("trinity-rft", "0.3.0", "trinity", proxy_only=True),
+    # Issue 46's real trees, their proxy tables in <name>.toml itself (the checker reads them).
+    # The newest verl: experimental trainers (subclasses of RayPPOTrainer) with their own workers.
+    Engine("verl", "0.9.1", "verl", label="verl-0.9.1"),
+    # The newest verl whose trainer picks its workers by trainer.use_legacy_worker_impl.
+    Engine("verl", "0.7.1", "verl", label="verl-0.7.1"),
+    # The scheduler and the data-parallel controller both dispatch by type.
+    Engine("sglang", "0.5.23", "sglang", label="sglang-0.5.23"),
+    Engine("openrlhf", "0.11.2", "openrlhf", label="openrlhf-0.11.2"),
 )
 
 
@@ -101,7 +113,10 @@ class Found:
 
 
 def download(engine: Engine, into: Path) -> Path:
-    """The engine's wheel, fetched with pip into *into*; never installed."""
+    """The engine's wheel, fetched with pip into *into* unless it is there; never installed."""
+    kept = sorted(into.glob("*.whl"))
+    if len(kept) == 1:
+        return kept[0]
     command = [
         sys.executable,
         "-m",
@@ -185,10 +200,13 @@ def check(root: Path, config: str) -> tuple[int, list[dict[str, object]], str]:
     return completed.returncode, findings, completed.stderr
 
 
-def run_engine(engine: Engine, workdir: Path, proxy: bool = False) -> tuple[list[Found], list[str]]:
+def run_engine(
+    engine: Engine, workdir: Path, proxy: bool = False, cache: Path | None = None
+) -> tuple[list[Found], list[str]]:
     folder = workdir / engine.key
-    (folder / "wheel").mkdir(parents=True)
-    wheel = download(engine, folder / "wheel")
+    wheels = folder / "wheel" if cache is None else cache / f"{engine.name}-{engine.version}"
+    wheels.mkdir(parents=True, exist_ok=True)
+    wheel = download(engine, wheels)
     count = extract_python(wheel, folder / "src")
     root = package_root(folder / "src", engine.package)
     code, findings, stderr = check(root, config_text(engine.key, proxy))
@@ -253,6 +271,22 @@ def expected_proxy_verdicts(
     return verdicts
 
 
+def without_unread_proxy_verdicts(
+    verdicts: dict[str, dict[str, dict[str, str]]], configs: Path = CONFIGS
+) -> dict[str, dict[str, dict[str, str]]]:
+    """*verdicts* less the proxy findings' of each engine whose proxy tables are kept in
+    ``<name>.proxy.toml``: a run without ``--proxy`` doesn't append them, so those findings
+    can't be found. An engine whose proxy tables are in ``<name>.toml`` keeps them."""
+    return {
+        engine: {
+            key: verdict
+            for key, verdict in table.items()
+            if not (key.endswith(PROXY_SUFFIX) and (configs / f"{engine}.proxy.toml").is_file())
+        }
+        for engine, table in verdicts.items()
+    }
+
+
 def render(
     engines: tuple[Engine, ...],
     found: list[Found],
@@ -306,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="append <name>.proxy.toml and run the proxy-only engines (needs issue 25's checker)",
     )
+    parser.add_argument(
+        "--cache", type=Path, help="keep each wheel in this folder and fetch it only once"
+    )
     args = parser.parse_args(argv)
     chosen = ENGINES
     if args.engines:
@@ -320,18 +357,17 @@ def main(argv: list[str] | None = None) -> int:
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="rpcsurface-engines-") as workdir:
         for engine in chosen:
-            engine_found, engine_problems = run_engine(engine, Path(workdir), args.proxy)
+            engine_found, engine_problems = run_engine(
+                engine, Path(workdir), args.proxy, args.cache
+            )
             found += engine_found
             problems += engine_problems
     verdicts = load_verdicts()
     if args.proxy:  # the hand-traced findings, unless verdicts.toml already classifies them
         for engine, table in expected_proxy_verdicts().items():
             verdicts[engine] = {**table, **verdicts.get(engine, {})}
-    else:  # a proxy finding's verdict waits for a run that reads the proxy tables
-        verdicts = {
-            engine: {key: v for key, v in table.items() if not key.endswith(PROXY_SUFFIX)}
-            for engine, table in verdicts.items()
-        }
+    else:
+        verdicts = without_unread_proxy_verdicts(verdicts)
     table, table_problems = render(chosen, found, verdicts)
     problems += table_problems
     print(table)

@@ -135,3 +135,26 @@ def test_a_named_reason_stands_in_for_a_verdict_whatever_the_sites_own(tmp_path:
             "pkg/a.py:5:rpc-proxy-unanswered": {"verdict": "true positive", "why": "lacks it"},
         }
     }
+
+
+def test_a_kept_wheel_is_not_fetched_again(tmp_path: Path) -> None:
+    # No index serves "e==1.0": a pip download would fail the test.
+    wheel = _wheel(tmp_path, {"e/__init__.py": ""})
+    assert engines.download(engines.Engine("e", "1.0", "e"), tmp_path) == wheel
+
+
+def test_proxy_verdicts_wait_only_for_tables_kept_apart(tmp_path: Path) -> None:
+    (tmp_path / "apart.toml").write_text("[tool.rpcsurface]\n", encoding="utf-8")
+    (tmp_path / "apart.proxy.toml").write_text("[[tool.rpcsurface.proxy]]\n", encoding="utf-8")
+    (tmp_path / "inline.toml").write_text("[[tool.rpcsurface.proxy]]\n", encoding="utf-8")
+    verdict = {"verdict": "true positive", "why": "w"}
+    proxy_key = "p/a.py:3" + engines.PROXY_SUFFIX
+    plain_key = "p/a.py:4:rpc-unanswered"
+    verdicts = {
+        "apart": {proxy_key: verdict, plain_key: verdict},
+        "inline": {proxy_key: verdict, plain_key: verdict},
+    }
+    assert engines.without_unread_proxy_verdicts(verdicts, tmp_path) == {
+        "apart": {plain_key: verdict},
+        "inline": {proxy_key: verdict, plain_key: verdict},
+    }

@@ -32,6 +32,7 @@ from pylint_rpcsurface.analysis.inference import (
     location_of,
     name_bindings,
 )
+from pylint_rpcsurface.analysis.reply_reads import Fate, Transparent, keeps_replies, value_fate
 from pylint_rpcsurface.analysis.syntax import builtin_call
 from pylint_rpcsurface.model import ProxyCall, Sent
 
@@ -43,8 +44,15 @@ _NO_RECEIVER = ""
 _RAY_GET = frozenset({"ray.get"})  # the waiter of a Ray object ref
 
 
-def proxy_calls(code: nodes.NodeNG, receivers: frozenset[str], remote: bool) -> list[ProxyCall]:
-    """The proxy calls in *code* (a function or lambda, nested code included)."""
+def proxy_calls(
+    code: nodes.NodeNG,
+    receivers: frozenset[str],
+    remote: bool,
+    transparent: Transparent = keeps_replies,
+) -> list[ProxyCall]:
+    """The proxy calls in *code* (a function or lambda, nested code included); a
+    function's decorators keep what it returns where *transparent* says so (a reply it
+    returns is then its callers' to read)."""
     label = _code_label(code)
     found: list[ProxyCall] = []
     for call in code.nodes_of_class(nodes.Call):
@@ -56,7 +64,7 @@ def proxy_calls(code: nodes.NodeNG, receivers: frozenset[str], remote: bool) -> 
         if at is None:
             continue
         guarded = by_getattr_default or (rpc is not None and _under_hasattr(call, rpc, receivers))
-        waited, reply_used, unpacked = _wait(call, remote)
+        waited, fate, unpacked = _wait(call, remote, transparent)
         found.append(
             ProxyCall(
                 at,
@@ -67,44 +75,27 @@ def proxy_calls(code: nodes.NodeNG, receivers: frozenset[str], remote: bool) -> 
                 guarded,
                 _sent(call),
                 waited=waited,
-                reply_used=reply_used,
+                reply_used=fate is not False,
                 unpacked=unpacked,
+                returned_by=fate if isinstance(fate, tuple) else None,
             )
         )
     return found
 
 
-def _wait(call: nodes.Call, remote: bool) -> tuple[bool | None, bool, int | None]:
-    """Whether *call* is waited, whether its waited reply is read, and how many names it
-    is unpacked into. With ``remote``, the reply is ``ray.get``'s value; that value is
-    this call's own reply (so its unpacking counts) only when the call is ray.get's one
-    argument as it is, not a list or comprehension of replies."""
+def _wait(
+    call: nodes.Call, remote: bool, transparent: Transparent
+) -> tuple[bool | None, Fate, int | None]:
+    """Whether *call* is waited, what becomes of its waited reply (:func:`value_fate`),
+    and how many names it is unpacked into. With ``remote``, the reply is ``ray.get``'s
+    value; that value is this call's own reply (so its unpacking counts) only when the
+    call is ray.get's one argument as it is, not a list or comprehension of replies."""
     if not remote:
-        return True, _value_used(call), unpacked_by(call)
+        return True, value_fate(call, transparent), unpacked_by(call)
     waited, waiter, alone = waiter_of(call, _RAY_GET)
     if waited is not True or waiter is None:
         return waited, False, None
-    return True, _value_used(waiter), unpacked_by(waiter) if alone else None
-
-
-def _value_used(node: nodes.Call) -> bool:
-    """Whether the value of *node* is read: not a statement of its own, and not bound to
-    a local name nothing reads after it."""
-    parent = node.parent
-    if isinstance(parent, nodes.Expr):
-        return False
-    if (
-        isinstance(parent, nodes.Assign)
-        and len(parent.targets) == 1
-        and isinstance(parent.targets[0], nodes.AssignName)
-    ):
-        name = parent.targets[0].name
-        line = parent.lineno or 0
-        return any(
-            read.name == name and (read.lineno or 0) >= line
-            for read in parent.scope().nodes_of_class(nodes.Name)
-        )
-    return True
+    return True, value_fate(waiter, transparent), unpacked_by(waiter) if alone else None
 
 
 def receivers_in(code: nodes.NodeNG, receivers: frozenset[str]) -> frozenset[str]:

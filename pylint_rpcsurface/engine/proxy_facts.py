@@ -13,6 +13,7 @@ from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.analysis.subclass_search import CallerFamily
 from pylint_rpcsurface.config import Config, ConfigError, ProxySpec, key_of_class
 from pylint_rpcsurface.engine.queries import Queries, Ref, Resolved, family_members
+from pylint_rpcsurface.engine.reply_reads import ReplyReads
 from pylint_rpcsurface.engine.words_index import WordSearch
 from pylint_rpcsurface.model import (
     HandlerMethod,
@@ -55,6 +56,7 @@ class ProxyTables:
         self.store = store
         self.queries = queries
         self.words = words
+        self.replies = ReplyReads(store, queries, words)
 
     def resolve(self, spec: ProxySpec, errors: list[ConfigError]) -> ProxyRefs | None:
         """The callers, handlers and own-members classes *spec* names; None (and errors)
@@ -102,6 +104,7 @@ class ProxyTables:
             found, named = self.queries.proxy_calls(ref, spec.receivers, spec.remote)
             calls.update(found)
             seen |= named
+        calls = {self.replies.settled(call) for call in calls}
         count = len(errors)
         for position, receiver in enumerate(spec.receivers):
             if receiver not in seen:

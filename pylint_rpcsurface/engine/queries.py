@@ -24,6 +24,8 @@ at), and what else computing it reads:
 - :meth:`Queries.proxy_calls`: the caller's module, its whole body, and the body of
   every module whose code it runs (inherited methods); what inferring ``getattr``'s
   name reads.
+- :meth:`Queries.call_fates`: one module that names a function whose return hands a
+  proxy's reply back, its whole body; what inferring its calls' callees reads.
 - :meth:`Queries.proxy_answers`: one class's module, its interface, and its ancestors'
   modules' interface, with what inferring their decorators reads.
 - :meth:`Queries.group_needs`: a ``handler-param`` caller class's module, its whole body,
@@ -63,6 +65,7 @@ from pylint_rpcsurface.analysis.proxy_groups import (
 )
 from pylint_rpcsurface.analysis.reads import BODY, INTERFACE
 from pylint_rpcsurface.analysis.registry import read_registry, read_registry_alone
+from pylint_rpcsurface.analysis.reply_reads import Fate, call_fates
 from pylint_rpcsurface.analysis.subclass_search import CallerFamily
 from pylint_rpcsurface.analysis.subclasses import (
     CallerClassFacts,
@@ -397,7 +400,7 @@ class Queries:
             seen: set[str] = set()
             for code in codes:
                 self.pieces.reads.file(code.root().file, BODY)
-                found.update(proxy_calls(code, wanted, remote))
+                found.update(proxy_calls(code, wanted, remote, self._keeps_replies))
                 seen |= receivers_in(code, wanted)
             return tuple(sorted(found, key=lambda c: (c.at, c.source))), frozenset(seen)
 
@@ -410,6 +413,34 @@ class Queries:
             own=BODY,
         )
         return tuple(calls), frozenset(seen)
+
+    def call_fates(self, path: str, target: tuple[str, Location]) -> tuple[Fate, ...]:
+        """What becomes of the value of each call in the module *path* that may be of the
+        function *target* (its name and place; :func:`..analysis.reply_reads.call_fates`),
+        each once; none in a module that can't be built (as no group use is read there)."""
+        name, at = target
+
+        def compute() -> tuple[Fate, ...]:
+            module = self.store.module(path)
+            if module is None:
+                return ()
+            fates = call_fates(module, target, self._keeps_replies)
+            return tuple(sorted(fates, key=str))
+
+        return tuple(
+            self.pieces.piece(
+                "call-fates",
+                (path, name, at.path, at.line, at.col),
+                [path],
+                compute,
+                tuple[Fate, ...],
+                own=BODY,
+            )
+        )
+
+    def _keeps_replies(self, function: nodes.FunctionDef) -> bool:
+        """Whether *function*'s decorators keep what it returns, as configured."""
+        return all_transparent(function, self.config.transparent_decorators)
 
     def proxy_answers(self, ref: Ref, exposed_by: str | None) -> tuple[frozenset[str], bool]:
         """The names the class at *ref* answers behind a proxy (:func:`exposed_names`),

@@ -213,12 +213,17 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "None, or the body falls off its end. A handler that raises on its other paths is "
         "not reported. On a proxy, a caller reads the reply of a waited call (the value "
         "`ray.get` gives back, or a plain call's result) whose handler method never "
-        "returns anything but None.",
+        "returns anything but None. It assumes the reply is read only where it is used: "
+        "assigned and then read, indexed, compared or passed on, where the call is made "
+        "or, handed back by `return`, by a caller in the project (followed through "
+        "callers that return it in turn). A reply discarded, or returned to callers that "
+        "all discard it, or from a method no code of the project calls, is not reported.",
         "A worker that forwards a reply only if it is not None never answers this call, "
         "and the caller, waiting on the reply queue without a timeout, blocks forever. "
         "Every registry check stays green: the name is answered, it just never replies. "
         "Through a proxy the reply does arrive, and it is None: the caller uses a value "
-        "that was never sent.",
+        "that was never sent. (With drops-none, whether the caller reads the reply does "
+        "not matter: the wait itself never ends.)",
         "INFERENCE",
         settings=(
             "dispatch.drops-none",
