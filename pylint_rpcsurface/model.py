@@ -271,8 +271,8 @@ class ProxyCall:
     unpacked: int | None = None  # ``a, b = <reply>``, for one call's own reply only
     # The function (its name and where it is defined) whose ``return`` hands the waited
     # reply back: it is read only if a caller of that function reads it, which the engine
-    # settles over the project's callers (reply_used is True until then). None: read or
-    # discarded where it is.
+    # settles over the project's callers where a handler method never returns a value
+    # (reply_used is True until then). None: read or discarded where it is.
     returned_by: tuple[str, Location] | None = None
 
 

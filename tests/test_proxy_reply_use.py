@@ -80,21 +80,20 @@ def test_the_fixture_plants_read_replies_and_holds_every_shape() -> None:
     for unread in ("offload", "clear_memory", "save_model", "reset", "describe", "ping", "flush"):
         assert _line(FIXTURE, "rl/group.py", f"a.{unread}.remote(") not in marked, unread
     assert {symbol for symbol, _, _ in EXPECTED} == {NONE_REPLY}
+    # A worker group's plain call (remote = false): returned, discarded by its caller
+    # in one method, read in another.
+    assert ("rl/wg.py", _line(FIXTURE, "rl/wg.py", "self.wg.get_lr()")) in {
+        (path, line) for _, path, line in EXPECTED
+    }
+    assert ("rl/wg.py", _line(FIXTURE, "rl/wg.py", "self.wg.offload()")) not in {
+        (path, line) for _, path, line in EXPECTED
+    }
     assert "return self.reset(False)" in group  # the cycle
 
 
 MODES = {
     "pylint --recursive=y .": lambda copy: _pylint_keys(run_pylint(copy, "--recursive=y", ".")),
     "pylint rl": lambda copy: _pylint_keys(run_pylint(copy, "rl")),
-    "pylint rl/group.py": lambda copy: _pylint_keys(run_pylint(copy, "rl/group.py")),
-    "pylint --from-stdin rl/group.py": lambda copy: _pylint_keys(
-        run_pylint(
-            copy,
-            "--from-stdin",
-            "rl/group.py",
-            stdin=(copy / "rl" / "group.py").read_text("utf-8"),
-        )
-    ),
     "rpcsurface check": _check_keys,
     "rpcsurface check --no-cache": lambda copy: _check_keys(copy, "--no-cache"),
 }
@@ -103,6 +102,28 @@ MODES = {
 @pytest.mark.parametrize("mode", list(MODES))
 def test_every_mode_reports_only_the_replies_a_caller_reads(mode: str, tmp_path: Path) -> None:
     assert MODES[mode](fresh_copy(tmp_path)) == EXPECTED
+
+
+FILES_WITH_FINDINGS = sorted({path for _, path, _ in EXPECTED})
+
+
+def _in(relpath: str, keys: set[Key]) -> set[Key]:
+    return {key for key in keys if key[1] == relpath}
+
+
+@pytest.mark.parametrize("relpath", FILES_WITH_FINDINGS)
+def test_pylint_on_one_file_gives_its_findings(relpath: str, tmp_path: Path) -> None:
+    keys = _pylint_keys(run_pylint(fresh_copy(tmp_path), relpath))
+    assert keys == _in(relpath, EXPECTED)
+
+
+@pytest.mark.parametrize("relpath", FILES_WITH_FINDINGS)
+def test_pylint_from_stdin_gives_the_buffers_findings(relpath: str, tmp_path: Path) -> None:
+    copy = fresh_copy(tmp_path)
+    buffer = (copy / relpath).read_text("utf-8")
+    (copy / relpath).write_text("", "utf-8")
+    keys = _pylint_keys(run_pylint(copy, "--from-stdin", relpath, stdin=buffer))
+    assert keys == _in(relpath, EXPECTED)
 
 
 def test_the_message_names_the_returning_method(tmp_path: Path) -> None:
@@ -179,7 +200,7 @@ def test_a_caller_of_a_method_nobody_called_reads_it(tmp_path: Path) -> None:
     )
     expected = EXPECTED | {_finding_of(copy, "describe")}
     assert _check_keys(copy) == expected
-    assert _pylint_keys(run_pylint(copy, "rl/group.py")) == expected
+    assert _pylint_keys(run_pylint(copy, "rl/group.py")) == _in("rl/group.py", expected)
 
 
 def test_explain_says_what_the_proxy_rule_assumes(tmp_path: Path) -> None:

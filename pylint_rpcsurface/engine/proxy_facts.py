@@ -104,7 +104,6 @@ class ProxyTables:
             found, named = self.queries.proxy_calls(ref, spec.receivers, spec.remote)
             calls.update(found)
             seen |= named
-        calls = {self.replies.settled(call) for call in calls}
         count = len(errors)
         for position, receiver in enumerate(spec.receivers):
             if receiver not in seen:
@@ -147,6 +146,10 @@ class ProxyTables:
         spec = proxy.spec
         exposed = {h.qualname: h.names for h in handlers}
         methods = self._methods(called, resolved, exposed)
+        # A reply is followed through the callers only where a None reply is all some
+        # handler method gives: nothing else asks whether it is read.
+        unanswered = {m.rpc for m in methods if m.returns is not None and m.returns.never_value}
+        calls = {self.replies.settled(c) if c.rpc in unanswered else c for c in calls}
         own, own_complete = self._own_members(proxy)
         return ProxyFacts(
             name=spec.name,
