@@ -53,7 +53,9 @@ class Broadcast:
     via: tuple[HelperStep, ...] = ()  # the helper calls that lead from a caller to this site
     drops_none: bool = False  # the dispatch form's drops-none
     shared_reply_queue: bool = False  # the dispatch form's shared-reply-queue
-    unknown_name: str = "skipped"  # the dispatch form's unknown-name: "skipped" or "raises"
+    # The dispatch form's unknown-name, "skipped" or "raises"; None when it is not set, so
+    # what the receive side's code shows decides (``SurfaceFacts.miss_raises``).
+    unknown_name: str | None = None
     # What ``rpc`` is: a str name ("name"), an enum member ("enum": ``<enum's qualified
     # name>.<member>``) or, with the dispatch's key = "type", the class of the request
     # sent ("type": its qualified name). No registry of str names lists an enum or a type.
@@ -75,6 +77,11 @@ class Sent:
 
     positional: int
     keywords: tuple[str, ...]
+    # With the dispatch's handler-args = "payload": the handler gets one dict of the
+    # keywords sent (``positional`` is 1), whose keys are ``payload``, or None when the
+    # call's keywords are not all known.
+    packed: bool = False
+    payload: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -165,6 +172,9 @@ class HandlerMethod:
     at: Location
     returns: Returns | None  # None for a generator or coroutine: no claim about replies
     signature: Signature | None  # None when a decorator may change it
+    # The keys every run of the method reads from its first parameter, ``args["k"]``:
+    # what a payload dict (handler-args = "payload") must hold.
+    payload_reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -208,6 +218,12 @@ class Table:
     qualname: str  # as configured: the module constant or ``Class.ATTRIBUTE``
     location: Location  # the assignment's target
     entries: tuple[TableEntry, ...]
+    # The handler of every key the entries lack (``add_fallback_fn(self.f)``): with
+    # one, the table answers every key sent.
+    fallback: TableEntry | None = None
+    # A key it lacks raises on the receive side (an isinstance chain's ``else: raise``,
+    # a dispatcher whose ``__call__`` raises on a miss): read from the code, not guessed.
+    miss_raises: bool = False
 
 
 @dataclass(frozen=True)
@@ -245,6 +261,18 @@ class SurfaceFacts:
     # The handler tables (``tables``): their keys are among ``handlers.names``, each
     # table one of ``handlers.classes``.
     tables: tuple[Table, ...] = ()
+
+    @property
+    def miss_raises(self) -> bool:
+        """Whether the receive side raises on a name it lacks, by its code: the surface
+        answers from tables alone, and each one's miss path raises."""
+        tables = {table.qualname for table in self.tables}
+        return (
+            bool(tables)
+            and all(table.miss_raises for table in self.tables)
+            and set(self.handlers.classes) <= tables
+            and not self.base_handlers.classes
+        )
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,11 @@ holds subclasses of ``Core`` (chained at random) that broadcast names of their o
   non-ASCII, soft keywords, dunders, 300 characters; ``util.py`` renamed;
 * base-class forms of the subclasses: ``class S(*BASES)``, ``class S(*[B])``, a base
   chosen under ``if``/``else`` or ``try``/``except``, a decorated class, a fullwidth
-  spelling of ``Core`` (NFKC makes it ``Core``), and forms nothing can infer.
+  spelling of ``Core`` (NFKC makes it ``Core``), and forms nothing can infer;
+* a caller reached through a chain of aliases (``chain:``), in ``via_alias.py``, which
+  names only the last alias;
+* a cache folder that can't be used (``cache:``): the runs under it give what the others
+  give, and say the folder once.
 
 :func:`examine` runs the real ``rpcsurface`` console script and pylint on it and returns
 every broken oracle (see docs/reliability.md, section 9, for the oracles and why each
@@ -124,9 +128,54 @@ MODULES = ("core", "handlers", "subs", "util")
 ABSENT_EXTRAS = ("extra:folder", "extra:empty", "extra:big", "extra:odd-filename")
 EXTRA_SHAPES = (*(shape.replace("module:", "extra:") for shape in BROKEN_MODULE), *ABSENT_EXTRAS)
 
+# A caller reached through aliases: the chain's modules, and how via_alias.py imports
+# the last alias, B. The twin imports Core as B itself (the same lines), so the relation
+# says the chain is followed to the end (docs/reliability.md, "Aliases of aliases").
+ALIAS_CHAINS: dict[str, tuple[dict[str, str], str]] = {
+    "chain:one-module": ({"aliases.py": "from core import Core\n\nA = Core\nB = A\n"}, "aliases"),
+    "chain:across-modules": (
+        {
+            "alias_a.py": "from core import Core\n\nA = Core\n",
+            "alias_b.py": "from alias_a import A\n\nB = A\n",
+        },
+        "alias_b",
+    ),
+    "chain:re-export": (
+        {
+            "alias_a.py": "from core import Core as A\n",
+            "alias_b.py": "from alias_a import A as B\n",
+        },
+        "alias_b",
+    ),
+    "chain:cycle": ({"aliases.py": "from core import Core\n\nA = Core\nB = A\nA = B\n"}, "aliases"),
+    "chain:unpacked": (
+        {"aliases.py": "from core import Core\n\nA: type = Core\nB, _ = A, 0\n"},
+        "aliases",
+    ),
+}
+TWIN_CHAIN = "twin:core-as-b"
+# ViaAlias waits on a name no handler answers: a finding exactly when it is seen.
+VIA_ALIAS_CALLS: tuple[Call, ...] = (("alpha", True, False), ("via_alias_only", True, False))
+
+# A cache folder that can't be used: the environment of the runs that say so.
+CACHE_SHAPES = (
+    "cache:under-proc",
+    "cache:xdg-under-proc",
+    "cache:long-name",
+    "cache:file-in-the-way",
+)
+CACHE_SAID = "rpcsurface: can't use the cache folder "
+
 # The shapes a twin replaces (Spec.twin): each has a relation.
 TWINNED_SHAPES = frozenset(
-    {*TWINNED_BASES, *MODULE_SHAPES, *EXTRA_SHAPES, "rename:util", "decorated:method"}
+    {
+        *TWINNED_BASES,
+        *MODULE_SHAPES,
+        *EXTRA_SHAPES,
+        "rename:util",
+        "decorated:method",
+        *ALIAS_CHAINS,
+    }
 )
 
 RENAMES = ("util_renamed", "utilé", "Ütil", "util2")
@@ -171,6 +220,8 @@ class Spec:
     modules: tuple[tuple[str, str], ...] = ()  # (module, shape) laid on the project's modules
     extras: tuple[Extra, ...] = ()
     shapes: frozenset[str] = field(default_factory=frozenset)  # every shape drawn, for stats
+    alias_chain: str = ""  # one of ALIAS_CHAINS (or TWIN_CHAIN): via_alias.py is written
+    cache: str = ""  # one of CACHE_SHAPES: runs under an unusable cache folder too
 
     def world(self, caller: bool) -> Spec:
         """The twin with every base that may be the caller made the caller (or *object*)."""
@@ -198,6 +249,7 @@ class Spec:
             util_name="util",
             modules=modules,
             extras=extras,
+            alias_chain=TWIN_CHAIN if self.alias_chain else "",
         )
 
 
@@ -288,6 +340,9 @@ def specs(draw: st.DrawFn, pending: frozenset[str] = PENDING_FIXES) -> Spec:
     core_decorated = draw(st.booleans())
     if core_decorated:
         shapes.add("decorated:method")
+    alias_chain = draw(st.sampled_from(["", *(c for c in ALIAS_CHAINS if c not in pending)]))
+    cache = draw(st.sampled_from(["", *(c for c in CACHE_SHAPES if c not in pending)]))
+    shapes.update({alias_chain, cache} - {""})
     return Spec(
         base_answers=frozenset(draw(st.sets(st.sampled_from(answerable))))
         if answerable
@@ -303,6 +358,8 @@ def specs(draw: st.DrawFn, pending: frozenset[str] = PENDING_FIXES) -> Spec:
         modules=tuple(modules),
         extras=tuple(extras),
         shapes=frozenset(shapes),
+        alias_chain=alias_chain,
+        cache=cache,
     )
 
 
@@ -320,7 +377,10 @@ def covering(pending: frozenset[str] = PENDING_FIXES) -> list[Spec]:
     same = [s for s in SAME_MODULE if s not in pending]
     broken = [s for s in BROKEN_MODULE if s not in pending]
     extras = [s for s in EXTRA_SHAPES if s not in pending]
+    chains = [c for c in ALIAS_CHAINS if c not in pending]
+    caches = [c for c in CACHE_SHAPES if c not in pending]
     count = max(len(broken) // 2 + 1, len(extras) // 3 + 1, len(forms) // 3 + 1, 5)
+    count = max(count, len(chains), len(caches))
     found: list[Spec] = []
     for index in range(count):
         pool = ["alpha", "beta", *names[index::count]]
@@ -351,6 +411,9 @@ def covering(pending: frozenset[str] = PENDING_FIXES) -> list[Spec]:
         shapes |= {k for k, group in HOSTILE_CLASSES.items() for s in subs if s.name in group}
         shapes |= {s.form for s in subs} | {m[1] for m in modules} | set(picked)
         shapes |= {"rename:util", "decorated:method"}
+        chain = chains[index] if index < len(chains) else ""
+        cache = caches[index] if index < len(caches) else ""
+        shapes |= {chain, cache} - {""}
         found.append(
             Spec(
                 base_answers=frozenset(answerable[::2]),
@@ -363,6 +426,8 @@ def covering(pending: frozenset[str] = PENDING_FIXES) -> list[Spec]:
                 modules=tuple(modules),
                 extras=files,
                 shapes=frozenset(shapes),
+                alias_chain=chain,
+                cache=cache,
             )
         )
     return found
@@ -604,7 +669,18 @@ def render(spec: Spec) -> dict[str, Content]:
         files[filename] = _shaped(module, text, shaped[module]) if module in shaped else text
     for index, extra in enumerate(spec.extras):
         files.update(_extra(extra, index))
+    if spec.alias_chain:
+        files.update(_alias_chain(spec.alias_chain))
     return files
+
+
+def _alias_chain(chain: str) -> dict[str, Content]:
+    """The chain's modules and via_alias.py, whose ViaAlias derives from the chain's end
+    (the twin's: Core imported as B)."""
+    modules, last = ({}, "") if chain == TWIN_CHAIN else ALIAS_CHAINS[chain]
+    header = "from core import Core as B" if chain == TWIN_CHAIN else f"from {last} import B"
+    body = _broadcasts("go", VIA_ALIAS_CALLS)
+    return {**modules, "via_alias.py": f"{header}\n\n\nclass ViaAlias(B):\n{body}"}
 
 
 def write(root: Path, files: dict[str, Content]) -> Path:
@@ -631,11 +707,13 @@ def write(root: Path, files: dict[str, Content]) -> Path:
 def readable_modules(spec: Spec) -> list[str]:
     """The project's own modules that are regular files that build: pylint lints these."""
     shaped = dict(spec.modules)
-    return [
+    own = [
         f"{spec.util_name if m == 'util' else m}.py"
         for m in MODULES
         if shaped.get(m, "module:none") not in BROKEN_MODULE
     ]
+    chained = sorted(_alias_chain(spec.alias_chain)) if spec.alias_chain else []
+    return own + chained
 
 
 # ---------------------------------------------------------------------------
@@ -654,7 +732,7 @@ class Ran:
     seconds: float
 
 
-def _run(root: Path, argv: list[str], shown: str) -> Ran:
+def _run(root: Path, argv: list[str], shown: str, env: dict[str, str] | None = None) -> Ran:
     started = time.monotonic()
     try:
         completed = subprocess.run(
@@ -662,7 +740,7 @@ def _run(root: Path, argv: list[str], shown: str) -> Ran:
             cwd=root,
             capture_output=True,
             timeout=_SLOW,
-            env=clean_environment(),
+            env=clean_environment() if env is None else env,
             check=False,
         )
     except subprocess.TimeoutExpired as expired:
@@ -684,11 +762,11 @@ def _text(data: bytes | str) -> str:
     return data.decode("utf-8", errors="surrogateescape")
 
 
-def rpcsurface(root: Path, *args: str) -> Ran:
-    return _run(root, [*CONSOLE_SCRIPT, *args], "rpcsurface " + " ".join(args))
+def rpcsurface(root: Path, *args: str, env: dict[str, str] | None = None) -> Ran:
+    return _run(root, [*CONSOLE_SCRIPT, *args], "rpcsurface " + " ".join(args), env)
 
 
-def pylint(root: Path, files: list[str], json_path: Path) -> Ran:
+def pylint(root: Path, files: list[str], json_path: Path, env: dict[str, str] | None = None) -> Ran:
     options = [
         "--load-plugins=pylint_rpcsurface",
         "--disable=all",
@@ -701,7 +779,29 @@ def pylint(root: Path, files: list[str], json_path: Path) -> Ran:
         root,
         [sys.executable, "-m", "pylint", *options, *files],
         "pylint " + " ".join([*options[:5], "--output-format=json2:OUT.json,text", *files]),
+        env,
     )
+
+
+def unusable_cache(shape: str, root: Path) -> tuple[dict[str, str], str]:
+    """The environment of a run whose cache folder is *shape*, and the folder it names
+    (a file in the way is made beside *root*)."""
+    env = clean_environment()
+    if shape == "cache:under-proc":
+        env["RPCSURFACE_CACHE_DIR"] = folder = "/proc"
+    elif shape == "cache:xdg-under-proc":
+        env.pop("RPCSURFACE_CACHE_DIR", None)
+        env["XDG_CACHE_HOME"] = "/proc/nope"
+        folder = "/proc/nope/pylint-rpcsurface"
+    elif shape == "cache:long-name":
+        env["RPCSURFACE_CACHE_DIR"] = folder = str(root.parent / ("c" * 300))
+    elif shape == "cache:file-in-the-way":
+        blocker = root.parent / f"{root.name}.not-a-folder"
+        blocker.write_text("a file where the cache folder goes\n", encoding="utf-8")
+        env["RPCSURFACE_CACHE_DIR"] = folder = str(blocker / "cache")
+    else:  # pragma: no cover - a shape without an environment is a bug in this file
+        raise ValueError(shape)
+    return env, folder
 
 
 # ---------------------------------------------------------------------------
@@ -783,6 +883,8 @@ def examine(spec: Spec, root: Path, *, twin_root: Path | None = None) -> Examine
     examination.sarif()
     examination.report()
     examination.pylint_parity()
+    if spec.cache:
+        examination.cache_folder()
     if twin_root is not None:
         examination.twin(twin_root)
         if any(s.form in MAYBE_BASES for s in spec.subs):
@@ -807,6 +909,8 @@ class _Examination:
         self.runs: list[Ran] = []
         self.cold = Ran("", None, "", "", 0.0)
         self.findings: tuple[Reported, ...] = ()
+        self.reported = self.cold  # report's run
+        self.linted: list[Reported] | None = None  # pylint's findings, ours only
 
     def problem(self, kind: str, detail: str, ran: Ran | None = None) -> None:
         if ran is not None:
@@ -896,17 +1000,31 @@ class _Examination:
                 self.problem("check sarif: not one result per finding", "", sarif)
 
     def report(self) -> None:
-        report = self.ran(rpcsurface(self.root, "report"), statuses=())
+        report = self.reported = self.ran(rpcsurface(self.root, "report"), statuses=())
         if report.returncode not in (EXIT_CLEAN, EXIT_ERROR):
             self.problem("report: undocumented exit status", "", report)
         elif (report.returncode == EXIT_ERROR) != (self.cold.returncode == EXIT_ERROR):
             self.problem("report: exit 2 differs from check's", "", report)
         self.controls("report", report, report.stdout + report.stderr)
 
+    def lint(self, env: dict[str, str] | None = None) -> tuple[Ran, list[Reported] | None]:
+        """pylint on the project's modules that build, and our findings in its json2
+        report (None, said as a problem, when it wrote none)."""
+        json_path = self.root.parent / f"{self.root.name}.pylint.json"
+        lint = self.ran(pylint(self.root, readable_modules(self.spec), json_path, env), ())
+        try:
+            reported = json.loads(json_path.read_text(encoding="utf-8"))["messages"]
+        except (OSError, json.JSONDecodeError, KeyError) as error:
+            self.problem("pylint: no json2 report", repr(error), lint)
+            return lint, None
+        finally:
+            json_path.unlink(missing_ok=True)
+        return lint, [m for m in _reported(reported, self.root) if m.symbol.startswith("rpc")]
+
     def pylint_parity(self) -> None:
         linted = readable_modules(self.spec)
-        json_path = self.root.parent / f"{self.root.name}.pylint.json"
-        lint = self.ran(pylint(self.root, linted, json_path), statuses=())
+        lint, ours = self.lint()
+        self.linted = ours
         if lint.returncode is not None and lint.returncode & 1:
             self.problem("pylint: fatal message", "", lint)
         if not self.controls("pylint", lint, lint.stdout):
@@ -914,14 +1032,8 @@ class _Examination:
             bad = [line for line in lines if line and not _PYLINT_LINE.match(line)]
             if bad:
                 self.problem("pylint text: a line that is no message", repr(bad[:3]), lint)
-        try:
-            reported = json.loads(json_path.read_text(encoding="utf-8"))["messages"]
-        except (OSError, json.JSONDecodeError, KeyError) as error:
-            self.problem("pylint: no json2 report", repr(error), lint)
+        if ours is None:
             return
-        finally:
-            json_path.unlink(missing_ok=True)
-        ours = [m for m in _reported(reported, self.root) if m.symbol.startswith("rpc")]
         if self.cold.returncode == EXIT_ERROR:
             if not any(m.symbol == "rpcsurface-config-error" for m in ours):
                 self.problem(
@@ -937,6 +1049,34 @@ class _Examination:
                     f"pylint only: {sorted(set(theirs) - set(mine))}",
                     lint,
                 )
+
+    def cache_folder(self) -> None:
+        """check, report and pylint under a cache folder that can't be used: what they
+        print with the store, and one line on stderr naming the folder."""
+        env, folder = unusable_cache(self.spec.cache, self.root)
+        check = self.ran(rpcsurface(self.root, "check", "--format", "json", env=env))
+        report = self.ran(rpcsurface(self.root, "report", env=env), statuses=())
+        lint, ours = self.lint(env)
+        runs = [(self.cold, check), (self.reported, report), (None, lint)]
+        for before, ran in runs:
+            lines = ran.stderr.splitlines(keepends=True)
+            said = [line for line in lines if line.startswith(f"{CACHE_SAID}{folder} (")]
+            if len(said) != 1:
+                self.problem("unusable cache folder: not said once", f"{len(said)} lines", ran)
+            rest = "".join(line for line in lines if line not in said)
+            if before is not None and (ran.returncode, ran.stdout, rest) != (
+                before.returncode,
+                before.stdout,
+                before.stderr,
+            ):
+                self.problem("unusable cache folder: output differs from the store's", "", ran)
+        theirs = self.linted
+        if (
+            ours is not None
+            and theirs is not None
+            and sorted(map(_key, ours)) != sorted(map(_key, theirs))
+        ):
+            self.problem("unusable cache folder: pylint's findings differ", "", lint)
 
     def twin(self, twin_root: Path) -> None:
         """The relation: the project gives what its twin gives."""
@@ -1032,6 +1172,8 @@ def reproducer(spec: Spec, problems: list[Problem], folder: Path) -> Path:
         "Problems:",
     ]
     lines += [f"* {p.kind}: {p.detail}" for p in problems]
+    if spec.cache:
+        lines += ["", f"The runs under {spec.cache} have the environment unusable_cache() makes."]
     readme = folder / "README.txt"
     readme.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="backslashreplace")
     return readme

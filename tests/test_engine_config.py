@@ -27,7 +27,7 @@ def _error(tmp_path: Path, top: str = "", extra: str = "") -> str:
 def test_defaults(tmp_path: Path) -> None:
     config = _load(tmp_path)
     (form,) = config.dispatch
-    assert form.unknown_name == "skipped"
+    assert form.unknown_name is None  # unset: read from the receive side
     assert config.transparent_decorators == (
         "torch.inference_mode",
         "torch.no_grad",

@@ -77,6 +77,8 @@ UNIVERSE = {
     *fz.EXTRA_SHAPES,
     *fz.HOSTILE_NAMES,
     *fz.HOSTILE_CLASSES,
+    *fz.ALIAS_CHAINS,
+    *fz.CACHE_SHAPES,
 }
 
 

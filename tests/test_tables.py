@@ -234,7 +234,7 @@ REFUSED = {
         "is bound 2 times in module pkg.handlers (lines 5, 6)",
     ),
     "a value that names no handler": (
-        'TABLE = {"a": lambda: 1}\n',
+        'TABLE = {"a": 1}\n',
         "that is not a method's name, a method or a module-level function",
     ),
     "a function binding a key under a condition": (

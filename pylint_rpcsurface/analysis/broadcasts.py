@@ -619,6 +619,54 @@ def unpacked_by(call: nodes.Call) -> int | None:
     return len(elements)
 
 
+def payload_sent(call: nodes.Call, form: DispatchForm) -> Sent:
+    """With handler-args = "payload": the one dict the handler gets, of the keywords
+    the dispatch method packs (``{"cmd": cmd, **kwargs}``). Its keys are known only when
+    astroid sees that method build one such dict: the dict's own str keys, and the
+    call's keywords that reach ``**kwargs`` (not the method's named parameters, nor those
+    the configuration describes); not with ``**options`` or a positional argument after
+    the name at the call."""
+    return Sent(1, (), packed=True, payload=_payload_keys(call, form))
+
+
+def _payload_keys(call: nodes.Call, form: DispatchForm) -> tuple[str, ...] | None:
+    keywords = call.keywords or ()
+    if any(keyword.arg is None for keyword in keywords) or len(call.args) > form.name_arg + 1:
+        return None
+    if any(isinstance(argument, nodes.Starred) for argument in call.args):
+        return None
+    found = _dispatch_function(call)
+    if found is None:
+        return None
+    arguments = found[0].args
+    packed = arguments.kwarg
+    displays = [
+        display
+        for display in found[0].nodes_of_class(nodes.Dict)
+        if any(
+            isinstance(key, nodes.DictUnpack) and isinstance(value, nodes.Name)
+            and value.name == packed
+            for key, value in display.items
+        )
+    ]  # fmt: skip
+    if packed is None or len(displays) != 1:
+        return None  # which dict the handler gets is not written
+    own: list[str] = []
+    for key, _ in displays[0].items:
+        if isinstance(key, nodes.DictUnpack):
+            continue
+        if not (isinstance(key, nodes.Const) and isinstance(key.value, str)):
+            return None
+        own.append(key.value)
+    named = {a.name for a in [*(arguments.args or []), *(arguments.kwonlyargs or [])]}
+    sent = [
+        str(keyword.arg)
+        for keyword in keywords
+        if keyword.arg not in form.call_keywords and keyword.arg not in named
+    ]
+    return tuple(dict.fromkeys([*own, *sent]))
+
+
 def sent_arguments(call: nodes.Call, form: DispatchForm) -> Sent | None:
     """The arguments the call forwards to the handler, or None when they can't be known.
 
@@ -630,6 +678,8 @@ def sent_arguments(call: nodes.Call, form: DispatchForm) -> Sent | None:
     as keywords only, and a call passing anything else (a positional argument after the
     name, another keyword, ``*args``, ``**kwargs``) is not judged.
     """
+    if form.handler_args == "payload":
+        return payload_sent(call, form)
     keywords = call.keywords or ()
     if any(keyword.arg is None for keyword in keywords):
         return None  # **options may carry anything
@@ -699,6 +749,24 @@ def _bind_to_dispatch_method(call: nodes.Call) -> dict[str, nodes.NodeNG] | None
 def dispatch_parameters(call: nodes.Call) -> tuple[tuple[str, ...], frozenset[str]] | None:
     """The dispatch method's positional parameters (``self`` left out) and the names that
     can be passed by keyword, when astroid infers the called function to one plain def."""
+    found = _dispatch_function(call)
+    if found is None:
+        return None
+    function, skip = found
+    arguments = function.args
+    posonly = [a.name for a in arguments.posonlyargs or []]
+    ordinary = [a.name for a in arguments.args or []]
+    names = (posonly + ordinary)[skip:]
+    keyword_names = frozenset(ordinary[max(skip - len(posonly), 0) :]) | frozenset(
+        a.name for a in arguments.kwonlyargs or []
+    )
+    return tuple(names), keyword_names
+
+
+def _dispatch_function(call: nodes.Call) -> tuple[nodes.FunctionDef, int] | None:
+    """The plain def *call* calls, astroid's one inference of it, and how many of its
+    leading parameters the call does not pass (1 for a method's ``self``); None when it
+    is not one def, or a decorator may change how the call binds."""
     values = inferred_values(call.func)
     if len(values) != 1:
         return None  # no method, or several: which one binds the call is not known
@@ -716,16 +784,9 @@ def dispatch_parameters(call: nodes.Call) -> tuple[tuple[str, ...], frozenset[st
         return None
     if function.decorators is not None and function.type not in {"staticmethod", "classmethod"}:
         return None  # a decorator may change how the call binds
-    arguments = function.args
-    if arguments.args is None:
+    if function.args.args is None:
         return None
-    posonly = [a.name for a in arguments.posonlyargs or []]
-    ordinary = [a.name for a in arguments.args]
-    names = (posonly + ordinary)[skip:]
-    keyword_names = frozenset(ordinary[max(skip - len(posonly), 0) :]) | frozenset(
-        a.name for a in arguments.kwonlyargs or []
-    )
-    return tuple(names), keyword_names
+    return function, skip
 
 
 def _positional_after_name(call: nodes.Call, form: DispatchForm) -> int | None:

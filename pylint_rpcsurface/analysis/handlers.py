@@ -16,6 +16,7 @@ from astroid import nodes, util
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, location_of
+from pylint_rpcsurface.analysis.syntax import changed_in_place
 from pylint_rpcsurface.model import HandlerMethod, Location, Returns, Signature
 
 
@@ -54,7 +55,12 @@ def handler_methods(
                 name=method.name,
                 at=at,
                 returns=returns_of(method) if judged else None,
-                signature=signature_of(method, decorated_ok=judged),
+                signature=(signature := signature_of(method, decorated_ok=judged)),
+                payload_reads=(
+                    payload_reads(method, signature.positional[0])
+                    if signature is not None and signature.positional
+                    else ()
+                ),
             )
         )
     return tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes)))
@@ -297,3 +303,52 @@ def signature_of(method: nodes.FunctionDef, *, decorated_ok: bool = False) -> Si
         varkw=arguments.kwarg is not None,
         text=f"({', '.join(shown)})",
     )
+
+
+# ---------------------------------------------------------------------------
+# What a handler reads from a payload dict
+
+# The statements that never branch: every expression in them runs (but the parts of the
+# expressions below), then the next statement.
+_STRAIGHT = (nodes.Assign, nodes.AnnAssign, nodes.AugAssign, nodes.Expr, nodes.Return, nodes.Pass)
+# The expressions whose parts may not run: a branch of a conditional expression, the
+# operands of ``and``/``or`` after the first, a comprehension's, a lambda's or a nested
+# function's body.
+_MAY_SKIP = (
+    nodes.IfExp,
+    nodes.BoolOp,
+    nodes.Lambda,
+    nodes.ListComp,
+    nodes.SetComp,
+    nodes.DictComp,
+    nodes.GeneratorExp,
+)
+
+
+def payload_reads(method: nodes.FunctionDef, parameter: str) -> tuple[str, ...]:
+    """The str keys *method* reads from *parameter* by subscript, ``args["k"]``, on every
+    run: in the straight statements its body begins with (up to the first that may
+    branch, loop, catch or rebind the parameter), outside the parts of an expression
+    that may not run. A missing key there raises KeyError whatever the other keys are."""
+    found: list[str] = []
+    for statement in method.body:
+        if not isinstance(statement, _STRAIGHT):
+            break
+        if changed_in_place(statement, parameter) is not None or any(
+            target.name == parameter for target in statement.nodes_of_class(nodes.AssignName)
+        ):
+            break  # what it holds after that is not the payload as sent
+        for node in statement.nodes_of_class(nodes.Subscript, skip_klass=_MAY_SKIP):
+            key = node.slice
+            if (
+                isinstance(node.value, nodes.Name)
+                and node.value.name == parameter
+                and isinstance(key, nodes.Const)
+                and isinstance(key.value, str)
+                and (node.ctx is None or node.ctx.name == "Load")
+                and key.value not in found
+            ):
+                found.append(key.value)
+        if isinstance(statement, nodes.Return):
+            break
+    return tuple(found)

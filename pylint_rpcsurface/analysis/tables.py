@@ -29,6 +29,7 @@ from typing import cast
 from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.inference import (
+    INFERENCE_ERRORS,
     QualnameOf,
     enum_member_key,
     infer_unique,
@@ -90,8 +91,86 @@ def read_table(
         if isinstance(entry, str):
             return entry
         entries[name] = entry  # a repeated key: the dict keeps the last
+    fallback = _fallback(owner, attribute, target, qualname_of)
+    if isinstance(fallback, str):
+        return fallback
     at = location_of(target) or Location(owner.root().file or "", 1, 0, None, None)
-    return Table(qualname, at, tuple(entries.values()))
+    raises = fallback is None and pairs is not None and _call_raises_on_miss(value)
+    return Table(qualname, at, tuple(entries.values()), fallback=fallback, miss_raises=raises)
+
+
+# The methods that give a table of (type, handler) pairs the handler of every type it
+# lacks: SGLang's ``TypeBasedDispatcher.add_fallback_fn``.
+_FALLBACK_ADDERS = frozenset({"add_fallback_fn"})
+FALLBACK_KEY = "*"  # the key of a table's fallback entry: every key the others lack
+
+
+def _fallback(
+    owner: nodes.Module | nodes.ClassDef,
+    attribute: str,
+    target: nodes.NodeNG,
+    qualname_of: QualnameOf,
+) -> TableEntry | str | None:
+    """The handler ``<table>.add_fallback_fn(handler)`` gives every key the table lacks,
+    None when no such call names the table, or why it can't be read: the call must be
+    a statement of the function that makes the table, after it, so that it runs
+    whenever the table is made, and the only one."""
+    found: TableEntry | None = None
+    for call in owner.root().nodes_of_class(nodes.Call):
+        func = call.func
+        if not (isinstance(func, nodes.Attribute) and func.attrname in _FALLBACK_ADDERS):
+            continue
+        holder = func.expr
+        named = holder.attrname if isinstance(holder, nodes.Attribute) else None
+        if isinstance(holder, nodes.Name):
+            named = holder.name
+        if named != attribute:
+            continue
+        line = call.lineno
+        statement = call.parent
+        if not (
+            isinstance(statement, nodes.Expr)
+            and statement.parent is target.scope()
+            and statement.fromlineno > (target.lineno or 0)
+        ):
+            return (
+                f"is given a fallback at line {line} outside the statements that follow "
+                "where it is made: whether it runs is not written"
+            )
+        if found is not None or len(call.args) != 1 or call.keywords:
+            return (
+                f"is given a fallback at line {line} that is not one handler, once: "
+                "which one answers is not known"
+            )
+        entry = _entry(FALLBACK_KEY, call.args[0], owner, qualname_of)
+        if isinstance(entry, str):
+            return entry
+        found = entry
+    return found
+
+
+def _call_raises_on_miss(value: nodes.NodeNG) -> bool:
+    """Whether the table *value* makes, ``Dispatcher([(T, handler), ...])``, raises when it
+    is called with a type no pair has: its class's ``__call__`` ends in a ``raise``
+    (SGLang's ``TypeBasedDispatcher``: ``raise ValueError(f"Invalid object: {obj}")``)."""
+    if not isinstance(value, nodes.Call):
+        return False
+    klass = infer_unique(value.func)
+    if not isinstance(klass, nodes.ClassDef):
+        return False
+    try:
+        order = [klass, *klass.ancestors()]
+    except INFERENCE_ERRORS:
+        return False
+    # The instance's __call__, by the MRO (klass.getattr adds the metaclass's).
+    defined = next((c.locals["__call__"] for c in order if "__call__" in c.locals), [])
+    method = defined[-1] if defined else None
+    return isinstance(method, nodes.FunctionDef) and _ends_in_raise(method.body)
+
+
+def _ends_in_raise(body: list[nodes.NodeNG]) -> bool:
+    """Whether the last statement of *body* is a ``raise``."""
+    return bool(body) and isinstance(body[-1], nodes.Raise)
 
 
 def _key(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:
@@ -146,11 +225,11 @@ def _bound_by_calls(
     a statement of the function's own body, so that every one runs; the handler is read
     as a table's value is."""
     branches = _type_branches(function, qualname_of)
-    if isinstance(branches, str) or branches:
+    if isinstance(branches, str):
+        return branches
+    if branches[0]:
         at = location_of(function) or Location(owner.root().file or "", 1, 0, None, None)
-        return (
-            branches if isinstance(branches, str) else Table(qualname, at, tuple(branches.values()))
-        )
+        return Table(qualname, at, tuple(branches[0].values()), miss_raises=branches[1])
     entries: dict[str, TableEntry] = {}
     binder: str | None = None
     for call in function.nodes_of_class(nodes.Call):
@@ -184,14 +263,17 @@ def _bound_by_calls(
 
 def _type_branches(
     function: nodes.FunctionDef, qualname_of: QualnameOf
-) -> dict[str, TableEntry] | str:
+) -> tuple[dict[str, TableEntry], bool] | str:
     """The types a function answers by its branches: each ``if``/``elif
     isinstance(obj, T)`` (``T`` a class, or a tuple of classes) and each ``case T():`` of
     a ``match obj:``, all on one name. A branch is its handler: an entry with no method
     (never judged against the arguments). A test that is not one of these on that name
-    is the reason, as is a class that does not infer."""
+    is the reason, as is a class that does not infer. With the entries, whether a type
+    no branch has raises: every chain's last ``else:`` (or ``case _:``) ends in a
+    ``raise``."""
     entries: dict[str, TableEntry] = {}
     subjects: set[str] = set()
+    raises = True
     heads = [
         node
         for node in function.nodes_of_class((nodes.If, nodes.Match))
@@ -201,6 +283,7 @@ def _type_branches(
         if any(head is not other and _inside_branch(head, other) for other in heads):
             continue  # a test inside a branch: part of that branch's handling
         subjects.add(str(_branch_subject(head)))
+        raises = raises and _miss_raises(head)
         for test, at in _chain_tests(head):
             keys = _tested_classes(test, qualname_of)
             if keys is None:
@@ -213,7 +296,26 @@ def _type_branches(
     if len(subjects) > 1:
         names = ", ".join(sorted(subjects))
         return f"tests the types of more than one name ({names}): which one is sent is not known"
-    return entries
+    return entries, raises and bool(entries)
+
+
+def _miss_raises(head: nodes.NodeNG) -> bool:
+    """Whether a type none of *head*'s branches tests raises: the ``else:`` of its
+    ``if``/``elif`` chain, or its ``case _:`` arm without a guard, ends in a ``raise``."""
+    if isinstance(head, nodes.Match):
+        return any(
+            isinstance(case.pattern, nodes.MatchAs)
+            and case.pattern.pattern is None
+            and case.guard is None
+            and _ends_in_raise(case.body)
+            for case in head.cases
+        )
+    if not isinstance(head, nodes.If):
+        return False
+    node = head
+    while len(node.orelse) == 1 and isinstance(node.orelse[0], nodes.If):
+        node = node.orelse[0]
+    return _ends_in_raise(node.orelse)
 
 
 def _branch_subject(node: nodes.NodeNG) -> str | None:
@@ -313,8 +415,11 @@ def _binding(
         # astroid declares a list of nodes per name as one node.
         assigned = cast("dict[str, list[object]]", owner.instance_attrs)
         bindings = [b for b in assigned.get(attribute, []) if isinstance(b, nodes.NodeNG)]
-        if bindings and not all(_in_init(b, owner) for b in bindings):
-            return f"is assigned outside {owner.name}.__init__: which value it holds is not known"
+        if bindings and not all(_made_by_init(b, owner) for b in bindings):
+            return (
+                f"is assigned outside {owner.name}.__init__ and the methods it calls: which "
+                "value it holds is not known"
+            )
     if not bindings:
         return f"is not defined in {where}"
     if len(bindings) > 1:
@@ -332,12 +437,26 @@ def _binding(
     return f"is not assigned a value of its own at line {target.lineno} (a plain `name = {{...}}`)"
 
 
-def _in_init(binding: nodes.NodeNG, owner: nodes.ClassDef) -> bool:
+def _made_by_init(binding: nodes.NodeNG, owner: nodes.ClassDef) -> bool:
+    """Whether *binding* is in the owner's ``__init__``, or in a method of the owner that
+    a statement of ``__init__``'s own body calls, ``self.init_dispatcher()`` (SGLang's
+    schedulers make their dispatcher so)."""
     function = binding.scope()
-    return (
-        isinstance(function, nodes.FunctionDef)
-        and function.name == "__init__"
-        and function.parent is owner
+    if not isinstance(function, nodes.FunctionDef) or function.parent is not owner:
+        return False
+    if function.name == "__init__":
+        return True
+    init = owner.locals.get("__init__", [])
+    if len(init) != 1 or not isinstance(init[0], nodes.FunctionDef):
+        return False
+    return any(
+        isinstance(statement, nodes.Expr)
+        and isinstance(statement.value, nodes.Call)
+        and isinstance(statement.value.func, nodes.Attribute)
+        and statement.value.func.attrname == function.name
+        and isinstance(statement.value.func.expr, nodes.Name)
+        and _is_self(statement.value.func.expr, owner)
+        for statement in init[0].body
     )
 
 
@@ -371,12 +490,29 @@ def _entry(
     if method is not None:
         klass, name = method
         return TableEntry(key, at, qualname_of(klass), name)
+    if isinstance(handler, nodes.Lambda) or _held_method(handler, owner):
+        # A handler all the same (SGLang's ``lambda req: self.profiler._profile(req)``,
+        # ``self.weight_updater.update_weights_from_disk``), whose class is not written
+        # at the table: the key is answered, the handler not judged, as a branch's.
+        return TableEntry(key, at, None, handler.as_string()[:60])
     value = infer_unique(handler)
     if isinstance(value, nodes.FunctionDef) and isinstance(value.parent, nodes.Module):
         return TableEntry(key, at, None, qualname_of(value))
     return (
         f"has a value for {key!r} at line {handler.lineno} ({handler.as_string()[:60]!r}) "
         "that is not a method's name, a method or a module-level function"
+    )
+
+
+def _held_method(handler: nodes.NodeNG, owner: nodes.Module | nodes.ClassDef) -> bool:
+    """Whether *handler* is a method of an object the instance holds, ``self.x.m`` in a
+    method of the owner."""
+    return (
+        isinstance(owner, nodes.ClassDef)
+        and isinstance(handler, nodes.Attribute)
+        and isinstance(handler.expr, nodes.Attribute)
+        and isinstance(handler.expr.expr, nodes.Name)
+        and _is_self(handler.expr.expr, owner)
     )
 
 

@@ -41,6 +41,8 @@ _TABLE_KEY = ".".join(TABLE)
 UNKNOWN_NAME_VALUES = ("skipped", "raises")
 # How the dispatch is called: ``<expr>.method(...)`` only, or also as a plain ``method(...)``.
 CALLED_AS_VALUES = ("method", "function")
+# How the worker calls the handler: with the arguments forwarded, or one dict of keywords.
+HANDLER_ARGS_VALUES = ("forwarded", "payload")
 _DEFAULT_HELPER_DEPTH = 5
 # Decorators that keep a handler's signature and reply: the common ones of engine code.
 DEFAULT_TRANSPARENT_DECORATORS = (
@@ -217,9 +219,15 @@ class DispatchForm:
         "the keyword holding the dict of the handler's keyword arguments",
         shown="none: no keyword is forwarded",
     )
-    unknown_name: str = _choice_key(
-        "unknown-name", UNKNOWN_NAME_VALUES, "what a worker does with a name its handler lacks"
-    )
+    unknown_name: str | None = toml_key(
+        "unknown-name", "choice", type='`"skipped"` or `"raises"`', choices=UNKNOWN_NAME_VALUES,
+        default=None, shown='`"raises"` where the tables\' miss path raises, else `"skipped"`',
+        help="what a worker does with a name its handler lacks",
+    )  # fmt: skip
+    handler_args: str = _choice_key(
+        "handler-args", HANDLER_ARGS_VALUES,
+        "how the handler is called: with the arguments forwarded, or one dict of the keywords sent",
+    )  # fmt: skip
     waits_unless: str | None = toml_key(
         "waits-unless", "identifier", type=_KEYWORD, default=None, call_keyword=True,
         help="instead of waits: the call waits unless that keyword is true",
@@ -707,6 +715,12 @@ class _Checker:
                         f"expected a keyword other than {other}, got {_describe(carrier)} for both",
                     )
             taken[name] = carrier
+        # One dict of the call's own keywords: neither the request itself nor a carrier's.
+        for other in ("args-from", "kwargs-from", 'key = "type"'):
+            if read["handler_args"] == "payload" and (
+                other in table or (other.startswith("key") and read["key_by"] == "type")
+            ):
+                self.fail(f"{key}.handler-args", f'expected "payload" without {other}')
         return DispatchForm(key=key, **read)
 
     # -- each key, as declared ----------------------------------------------

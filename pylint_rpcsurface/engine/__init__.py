@@ -331,8 +331,12 @@ class _Run:
         methods.extend(self._table_methods(surface.tables, rpcs))
         handlers = self.queries.answers(surface.handlers)
         if surface.tables:
-            # A table answers its keys, as a handler class answers the names it binds.
-            keys = [(t.qualname, frozenset(e.key for e in t.entries)) for t in surface.tables]
+            # A table answers its keys, as a handler class answers the names it binds;
+            # one with a fallback answers every name sent.
+            keys = [
+                (t.qualname, frozenset(e.key for e in t.entries) | (rpcs if t.fallback else set()))
+                for t in surface.tables
+            ]
             handlers = replace(
                 handlers,
                 classes=(*handlers.classes, *(name for name, _ in keys)),

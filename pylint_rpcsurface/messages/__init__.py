@@ -131,9 +131,13 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "rpc-unanswered",
         "'%s' is broadcast by %s, but no handler answers it (%s): %s",
         "A caller broadcasts a name that neither the handlers nor the base handlers "
-        "answer. What follows depends on the dispatch's unknown-name: with `skipped` (the "
-        "default) a waiting caller blocks forever and an unwaited call is lost; with "
-        "`raises` the caller gets the worker's error instead of a reply.",
+        "answer. What follows depends on the dispatch's unknown-name: with `skipped` a "
+        "waiting caller blocks forever and an unwaited call is lost; with `raises` the "
+        "caller gets the worker's error instead of a reply. Unset, it is read from the "
+        "receive side's code: `raises` when the surface answers from tables alone and "
+        "each one's miss path raises (an isinstance chain whose else ends in a raise, a "
+        "dispatcher whose `__call__` does), `skipped` otherwise. A table given a fallback "
+        "(`add_fallback_fn`) answers every name.",
         "A worker like ATOM's looks the name up with getattr(runner, name, None) and skips "
         "it when it is missing: a caller that waits for the reply then blocks forever, and "
         "one that does not wait loses the call without a trace. A worker like vLLM's "
@@ -299,15 +303,19 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "(self left out): too many positional arguments, a missing required argument, or "
         "an unknown keyword. By default the positional arguments after the name are "
         "forwarded; with args-from and kwargs-from, the tuple and the dict in those "
-        "keywords, bound to the dispatch method's own parameters. A call with *args or "
-        "**kwargs is not judged, nor a handler under a decorator that is not transparent "
-        "(listed in transparent-decorators, or a pass-through wrapper astroid can see).",
+        "keywords, bound to the dispatch method's own parameters; with handler-args = "
+        '"payload", one dict of the keywords sent, and a key the handler reads on every '
+        "run (`args['k']`) that the payload lacks when its keys are known. A call with "
+        "*args or **kwargs is not judged, nor a handler under a decorator that is not "
+        "transparent (listed in transparent-decorators, or a pass-through wrapper astroid "
+        "can see).",
         "The worker calls the handler with the forwarded arguments and gets a TypeError: "
         "the worker loop dies or skips the call, and a waiting caller blocks forever.",
         "INFERENCE",
         settings=(
             "dispatch.args-from",
             "dispatch.kwargs-from",
+            "dispatch.handler-args",
             "dispatch.name-arg",
             "surface.handlers",
             "surface.answered-before-lookup",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from pylint_rpcsurface.model import (
+    Broadcast,
     CallerBroadcast,
     Finding,
     Location,
@@ -258,7 +259,7 @@ def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:
                         rpc,
                         callers,
                         handlers_text(surface),
-                        (_RAISES if broadcast.unknown_name == "raises" else _CONSEQUENCE)[
+                        (_RAISES if _raises(broadcast, surface) else _CONSEQUENCE)[
                             broadcast.wait_state
                         ],
                     ),
@@ -279,6 +280,14 @@ def _broadcast_findings(surface: SurfaceFacts) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _raises(broadcast: Broadcast, surface: SurfaceFacts) -> bool:
+    """Whether the workers raise on a name they lack: the dispatch's unknown-name when it
+    is set, else what the receive side's code shows (:attr:`SurfaceFacts.miss_raises`)."""
+    if broadcast.unknown_name is not None:
+        return broadcast.unknown_name == "raises"
+    return surface.miss_raises
 
 
 def _listed_names(registry: Registry | None) -> frozenset[str] | None:

@@ -92,14 +92,37 @@ def _site_findings(
         found.append(finding(at, "rpc-reply-arity", arity))
     if broadcast.sent is not None and method.signature is not None:
         problem = bind_problem(method.signature, broadcast.sent.positional, broadcast.sent.keywords)
+        if problem is None and broadcast.sent.packed:
+            problem = payload_problem(method, broadcast.sent.payload)
         if problem is not None:
             args = (rpc, by, sent_text(broadcast.sent), handler, method.signature.text, problem)
             found.append(finding(at, "rpc-handler-signature", args))
     return found
 
 
+def payload_problem(method: HandlerMethod, payload: tuple[str, ...] | None) -> str | None:
+    """Why a payload dict of the keys *payload* fails *method*, which reads some key it
+    lacks on every run; None when it holds them all, or its keys are not known."""
+    if payload is None or method.signature is None or not method.signature.positional:
+        return None
+    missing = [key for key in method.payload_reads if key not in payload]
+    if not missing:
+        return None
+    parameter = method.signature.positional[0]
+    shown = ", ".join(f"{parameter}[{key!r}]" for key in missing)
+    return f"it reads {shown}, which the payload lacks: KeyError"
+
+
 def sent_text(sent: Sent) -> str:
-    """``2 positional arguments and the keyword 'x'``, or ``no arguments``."""
+    """``2 positional arguments and the keyword 'x'``, or ``no arguments``; with a
+    payload, ``one payload dict of the keywords 'a' and 'b'``."""
+    if sent.packed:
+        if sent.payload is None:
+            return "one payload dict of keywords not all known"
+        if not sent.payload:
+            return "one payload dict of no keywords"
+        shown = ", ".join(f"'{k}'" for k in sent.payload)
+        return f"one payload dict of the keyword{'s' if len(sent.payload) > 1 else ''} {shown}"
     parts = []
     if sent.positional:
         plural = "s" if sent.positional != 1 else ""
