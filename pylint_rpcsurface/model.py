@@ -63,6 +63,9 @@ class Broadcast:
     # With "type": the class and its ancestors, qualified, in MRO order: a table keyed by
     # any of them answers, as isinstance does.
     key_classes: tuple[str, ...] = ()
+    # The conditions the call runs under (``analysis.conditions``): a table's ``when``
+    # judges it when it is one of them.
+    conditions: tuple[str, ...] = ()
 
     @property
     def wait_state(self) -> str:
@@ -261,6 +264,7 @@ class SurfaceFacts:
     # The handler tables (``tables``): their keys are among ``handlers.names``, each
     # table one of ``handlers.classes``.
     tables: tuple[Table, ...] = ()
+    when: str | None = None  # the surface's condition, as configured (``engine.judging``)
 
     @property
     def miss_raises(self) -> bool:
@@ -302,6 +306,7 @@ class ProxyCall:
     # settles over the project's callers where a handler method never returns a value
     # (reply_used is True until then). None: read or discarded where it is.
     returned_by: tuple[str, Location] | None = None
+    conditions: tuple[str, ...] = ()  # what it runs under, as ``Broadcast.conditions``
 
 
 @dataclass(frozen=True)
@@ -366,6 +371,9 @@ class ProxyFacts:
     uses: tuple[ProxyUse, ...] = ()
     untied: tuple[ProxyUntied, ...] = ()  # with handler-param: calls no handler is known of
     judged: tuple[tuple[Location, tuple[str, ...]], ...] = ()
+    # Each call's callers this table judges it for (``engine.judging``), by place.
+    callers_at: tuple[tuple[Location, tuple[str, ...]], ...] = ()
+    when: str | None = None  # the table's condition, as configured
 
     def handlers_of(self, call: ProxyCall) -> tuple[ProxyHandler, ...]:
         """The handlers *call* is judged against: every one, or with handler-param those

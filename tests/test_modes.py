@@ -15,7 +15,9 @@ names its RPC by the attribute it calls, not by a literal: its marker ends in ``
 ``text`` starts on the line (the call's own column), about the RPC ``text`` ends with
 (engine/model_engine/actors.py, the ``proxy`` table). A table entry's finding is at its
 value, about its key: ``@"_handle_x"=x`` (engine/model_engine/utility.py, the ``utility``
-surface's ``tables``). Each mode must
+surface's ``tables``). engine/model_engine/critic.py has two proxy tables with ``when``
+(the setting that picks the critic's worker class guards the calls) and a subclass's own
+table, which alone judges the subclass's calls, its inherited ones too. Each mode must
 give exactly that set of (symbol, path, line, column); a pylint mode, on the files it
 lints; ``report``, as (RPC name, symbol) from its rows' verdicts.
 

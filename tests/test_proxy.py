@@ -316,8 +316,18 @@ def test_report_has_a_table_per_proxy_surface(tmp_path: Path) -> None:
     assert rows["save"]["answeredBy"] == "CriticActorImpl"
     assert rows["save"]["lacking"] == ["rl.actors.PolicyActorImpl"]
     assert rows["save"]["calledBy"] == [
-        {"code": "RayActorGroup.save", "at": "rl/group.py:18", "waited": None},
-        {"code": "RayActorGroup.save_first", "at": "rl/group.py:89", "waited": True},
+        {
+            "code": "RayActorGroup.save",
+            "callers": ["rl.async_group.AsyncActorGroup", "rl.group.RayActorGroup"],
+            "at": "rl/group.py:18",
+            "waited": None,
+        },
+        {
+            "code": "RayActorGroup.save_first",
+            "callers": ["rl.async_group.AsyncActorGroup", "rl.group.RayActorGroup"],
+            "at": "rl/group.py:89",
+            "waited": True,
+        },
     ]
     assert rows["save"]["verdict"] == ["rpc-proxy-unanswered"]
     assert rows["fit"]["lacking"] == []

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 
 from astroid import bases, nodes
 
+from pylint_rpcsurface.analysis.conditions import conditions_of
 from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import (
     INFERENCE_ERRORS,
@@ -242,6 +243,7 @@ def read_broadcast(
         unknown_name=form.unknown_name,
         key_kind=key_kind,
         key_classes=key_classes,
+        conditions=conditions_of(call),
     )
 
 

@@ -26,6 +26,7 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.broadcasts import unpacked_by, waiter_of
 from pylint_rpcsurface.analysis.classes import binds_at_class_level
+from pylint_rpcsurface.analysis.conditions import conditions_of
 from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import (
     infer_unique,
@@ -78,6 +79,7 @@ def proxy_calls(
                 reply_used=fate is not False,
                 unpacked=unpacked,
                 returned_by=fate if isinstance(fate, tuple) else None,
+                conditions=conditions_of(call),
             )
         )
     return found

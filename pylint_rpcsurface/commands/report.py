@@ -56,6 +56,7 @@ class Site:
     where: str  # path relative to the project, forward slashes, ":line"
     waited: bool | None
     verbatim: bool = False  # callers are code labels (Class.method), shown as they are
+    judged_for: tuple[str, ...] = ()  # a proxy call's: the callers its table judged it for
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class SurfaceReport:
     notes: tuple[str, ...]  # findings about the registry as a whole
     registry_problem: str | None = None  # why the registry can't be read
     proxy: bool = False  # a [[tool.rpcsurface.proxy]] table's: no registry
+    when: str | None = None  # the table's condition: it judges the calls that run under it
 
 
 def _site_text(site: Site) -> str:
@@ -207,7 +209,12 @@ def build(
             )
         )
     return SurfaceReport(
-        surface.name, registry.qualname if registry else None, tuple(rows), tuple(notes), problem
+        surface.name,
+        registry.qualname if registry else None,
+        tuple(rows),
+        tuple(notes),
+        problem,
+        when=surface.when,
     )
 
 
@@ -219,6 +226,7 @@ def build_proxy(
     ray.get, "wait unknown" when it leaves the function), the handlers that answer it and
     the verdict."""
     by_location = _proxy_symbols_at(proxy)
+    judged_for = dict(proxy.callers_at)
     calls: dict[tuple[bool, str], list[ProxyCall]] = defaultdict(list)
     for call in proxy.calls:
         calls[(call.rpc is not None, call.rpc if call.rpc is not None else call.source)].append(
@@ -243,7 +251,7 @@ def build_proxy(
                 rpc=rpc,
                 inferred=inferred,
                 sites=tuple(
-                    Site((c.code,), where(c.at, root), c.waited, verbatim=True)
+                    Site((c.code,), where(c.at, root), c.waited, True, judged_for.get(c.at, ()))
                     for c in sorted(calls[key], key=lambda c: c.at)
                 ),
                 answered_by=answered_by,
@@ -253,7 +261,7 @@ def build_proxy(
                 lacking=tuple(lacking),
             )
         )
-    return SurfaceReport(proxy.name, None, tuple(rows), (), None, proxy=True)
+    return SurfaceReport(proxy.name, None, tuple(rows), (), None, proxy=True, when=proxy.when)
 
 
 def _verdict(
@@ -329,10 +337,12 @@ def _listed(has_registry: bool, count: int) -> str:
 
 
 def _title(report: SurfaceReport) -> str:
+    when = f"when {report.when}" if report.when is not None else ""
     if report.proxy:
-        return safe_name(f"proxy {report.name}")
+        return safe_name(f"proxy {report.name}" + (f" ({when})" if when else ""))
     registry = f"registry {report.registry}" if report.registry else "no registry"
-    return safe_name(f"surface {report.name} ({registry}{_invalid(report)})")
+    when = f", {when}" if when else ""
+    return safe_name(f"surface {report.name} ({registry}{_invalid(report)}{when})")
 
 
 def _invalid(report: SurfaceReport) -> str:
@@ -392,11 +402,13 @@ def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
             if report.registry
             else "no registry"
         )
+        when = f"when {_markdown_code(safe_name(report.when))}" if report.when else ""
         if report.proxy:
-            out.write(f"### Proxy {_markdown_code(safe_name(report.name))}\n\n")
+            title = f"### Proxy {_markdown_code(safe_name(report.name))}"
+            out.write(f"{title}{f' ({when})' if when else ''}\n\n")
         else:
             title = f"### Surface {_markdown_code(safe_name(report.name))}"
-            out.write(f"{title} ({registry}{_invalid(report)})\n\n")
+            out.write(f"{title} ({registry}{_invalid(report)}{', ' + when if when else ''})\n\n")
         out.write("| " + " | ".join(c[0].upper() + c[1:] for c in COLUMNS) + " |\n")
         out.write("|" + "---|" * len(COLUMNS) + "\n")
         for row in report.rows:
@@ -424,12 +436,19 @@ def _json_of(report: SurfaceReport) -> dict[str, object]:
     if report.proxy:
         return {
             "proxy": report.name,
+            "when": report.when,
             "rows": [
                 {
                     "rpc": row.rpc,
                     "inferred": row.inferred,
                     "calledBy": [
-                        {"code": s.callers[0], "at": s.where, "waited": s.waited} for s in row.sites
+                        {
+                            "code": s.callers[0],
+                            "callers": list(s.judged_for),
+                            "at": s.where,
+                            "waited": s.waited,
+                        }
+                        for s in row.sites
                     ],
                     "answeredBy": row.answered_by,
                     "lacking": list(row.lacking),
@@ -443,6 +462,7 @@ def _json_of(report: SurfaceReport) -> dict[str, object]:
         "surface": report.name,
         "registry": report.registry,
         "registryProblem": report.registry_problem,
+        "when": report.when,
         "rows": [
             {
                 "rpc": row.rpc,

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from pylint_rpcsurface.config.expressions import checked_expression
+
 TABLE = ("tool", "rpcsurface")
 
 _TABLE_KEY = ".".join(TABLE)
@@ -299,6 +301,16 @@ def _handlers_key(unless: str, help: str) -> Any:  # pylint: disable=redefined-b
     )  # fmt: skip
 
 
+def _when_key(table: str) -> Any:
+    """The ``when`` key of a surface or proxy table: the condition its calls run under."""
+    return toml_key(
+        "when", "expression", type="str (a Python expression, as the callers' code tests it)",
+        default=None, shown="none: every call, wherever it runs",
+        help=f"judge only the calls that run under this condition (an `if` test), where "
+        f"another {table} table describes the same calls",
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class SurfaceSpec:
     """One ``[[tool.rpcsurface.surface]]`` entry: who calls, who answers, who lists."""
@@ -338,6 +350,7 @@ class SurfaceSpec:
         shown="none: every dispatch method",
         help="the dispatch methods whose calls this surface judges",
     )  # fmt: skip
+    when: str | None = _when_key("surface")
 
 
 @dataclass(frozen=True)
@@ -376,6 +389,7 @@ class ProxySpec:
         shown="none (every name a handler binds answers)",
         help="only handler methods that carry this decorator answer",
     )  # fmt: skip
+    when: str | None = _when_key("proxy")
     key: str = ""  # e.g. "tool.rpcsurface.proxy[0]"
 
 
@@ -751,6 +765,7 @@ class _Checker:
             "rpc-names": self.rpc_names,
             "methods": self.methods,
             "receivers": self.receivers,
+            "expression": lambda value, at: checked_expression(value, at, self.fail),
             "name": self.surface_name,
         }
         if spec.kind not in readers:

@@ -13,6 +13,7 @@ import gc
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import astroid
 from astroid import nodes
@@ -27,6 +28,7 @@ from pylint_rpcsurface.analysis.modules import (
 from pylint_rpcsurface.analysis.subclass_search import CallerFamily, caller_family
 from pylint_rpcsurface.config import Config, ConfigError, SurfaceSpec, key_of_class
 from pylint_rpcsurface.engine.collector import chain_order
+from pylint_rpcsurface.engine.judging import Judge, Judging, TableScope
 from pylint_rpcsurface.engine.memo import Memo
 from pylint_rpcsurface.engine.pieces import Pieces
 from pylint_rpcsurface.engine.proxy_facts import ProxyTables
@@ -197,8 +199,38 @@ class _Run:
             if caller.is_class  # a function caller has no subclasses
         }
         family = self._caller_family(configured)
-        facts = [self._surface_facts(surface, family) for surface in usable]
-        proxy_facts = [self.proxies.facts(proxy, family, errors) for proxy in proxies]
+        judging = Judging(
+            [
+                TableScope(
+                    frozenset(s.callers),
+                    frozenset(family_members(s.callers, family)),
+                    frozenset(s.spec.dispatch) or None,
+                    s.spec.when,
+                )
+                for s in usable
+            ],
+            family.classes,
+        )
+        facts = [
+            self._surface_facts(surface, family, partial(judging.judges, position))
+            for position, surface in enumerate(usable)
+        ]
+        proxy_judging = Judging(
+            [
+                TableScope(
+                    frozenset(p.callers),
+                    frozenset(family_members(p.callers, family)),
+                    frozenset(p.spec.receivers),
+                    p.spec.when,
+                )
+                for p in proxies
+            ],
+            family.classes,
+        )
+        proxy_facts = [
+            self.proxies.facts(proxy, family, errors, partial(proxy_judging.judges, position))
+            for position, proxy in enumerate(proxies)
+        ]
         return Facts(
             tuple(errors),
             tuple(facts),
@@ -298,7 +330,10 @@ class _Run:
             ref_of=lambda path, cls: Ref(path, cls.within, cls.index),
         )
 
-    def _surface_facts(self, surface: _SurfaceRefs, family: CallerFamily[Ref]) -> SurfaceFacts:
+    def _surface_facts(
+        self, surface: _SurfaceRefs, family: CallerFamily[Ref], judges: Judge
+    ) -> SurfaceFacts:
+        """*surface*'s facts, over the calls it *judges* (:mod:`.judging`) of its callers."""
         members = family_members(surface.callers, family)
         # A site is one call, however many chains of helper calls reach it: the shortest
         # (a direct one first) is the one its messages name.
@@ -315,6 +350,8 @@ class _Run:
             for broadcast in broadcasts:
                 if sent_by and broadcast.method not in sent_by:
                     continue  # another dispatch's call: another surface judges it
+                if not judges(name, broadcast.method, broadcast.conditions):
+                    continue  # a more specific surface judges it for this caller
                 site = _keyed(replace(broadcast, via=()), table_keys)
                 callers_by_site[site].add(name)
                 known = chains.get(site)
@@ -363,6 +400,7 @@ class _Run:
             unknown_callers=family.unknown,
             loop_answers=loop_answers,
             tables=tuple(surface.tables),
+            when=surface.spec.when,
         )
 
     def _table_methods(self, tables: Sequence[Table], rpcs: set[str]) -> list[HandlerMethod]:

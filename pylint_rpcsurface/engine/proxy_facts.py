@@ -12,6 +12,7 @@ from typing import Any
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.analysis.subclass_search import CallerFamily
 from pylint_rpcsurface.config import Config, ConfigError, ProxySpec, key_of_class
+from pylint_rpcsurface.engine.judging import Judge
 from pylint_rpcsurface.engine.queries import Queries, Ref, Resolved, family_members
 from pylint_rpcsurface.engine.reply_reads import ReplyReads
 from pylint_rpcsurface.engine.words_index import WordSearch
@@ -92,17 +93,26 @@ class ProxyTables:
         )
 
     def facts(
-        self, proxy: ProxyRefs, family: CallerFamily[Ref], errors: list[ConfigError]
+        self,
+        proxy: ProxyRefs,
+        family: CallerFamily[Ref],
+        errors: list[ConfigError],
+        judges: Judge,
     ) -> ProxyFacts | None:
-        """The proxy's calls, by every caller and subclass of one, and what each handler
-        answers; None (and an error) when a receiver occurs in none of the callers' code."""
+        """The proxy's calls that it *judges* (:mod:`.judging`), by every caller and
+        subclass of one, and what each handler answers; None (and an error) when a
+        receiver occurs in none of the callers' code."""
         spec = proxy.spec
         members = family_members(proxy.callers, family)
         calls: set[ProxyCall] = set()
+        callers_at: dict[Location, set[str]] = defaultdict(set)
         seen: set[str] = set()
-        for ref in members.values():
+        for name, ref in members.items():
             found, named = self.queries.proxy_calls(ref, spec.receivers, spec.remote)
-            calls.update(found)
+            for call in found:
+                if judges(name, call.receiver, call.conditions):
+                    calls.add(call)
+                    callers_at[call.at].add(name)
             seen |= named
         count = len(errors)
         for position, receiver in enumerate(spec.receivers):
@@ -117,8 +127,9 @@ class ProxyTables:
                 )
         if len(errors) > count:
             return None
+        judged_for = tuple((at, tuple(sorted(callers_at[at]))) for at in sorted(callers_at))
         if spec.handler_param is not None:
-            return self._group_facts(proxy, members, calls, errors)
+            return self._group_facts(proxy, members, calls, errors, judged_for)
         handlers = []
         for handler in proxy.handlers:
             assert handler.ref is not None
@@ -126,7 +137,13 @@ class ProxyTables:
             handlers.append(ProxyHandler(handler.qualname, names, complete))
         called = {c.rpc for c in calls if c.rpc is not None}
         return self._facts_of_proxy(
-            proxy, members, calls, handlers=handlers, resolved=proxy.handlers, called=called
+            proxy,
+            members,
+            calls,
+            handlers=handlers,
+            resolved=proxy.handlers,
+            called=called,
+            callers_at=judged_for,
         )
 
     def _facts_of_proxy(
@@ -163,6 +180,7 @@ class ProxyTables:
             root=str(self.config.root),
             methods=tuple(sorted(methods, key=lambda m: (m.rpc, m.at, m.classes))),
             remote=spec.remote,
+            when=spec.when,
             **group,
         )
 
@@ -196,6 +214,7 @@ class ProxyTables:
         members: dict[str, Ref],
         calls: set[ProxyCall],
         errors: list[ConfigError],
+        callers_at: tuple[tuple[Location, tuple[str, ...]], ...],
     ) -> ProxyFacts | None:
         """A ``handler-param`` table's facts: the group methods called on each instance
         whose construction is known, what each requires (its proxy calls, and those of
@@ -233,6 +252,7 @@ class ProxyTables:
             uses=tuple(sorted(set(sites.uses), key=_use_order)),
             untied=tuple(sorted(set(sites.untied), key=lambda u: (u.at, u.method, u.group))),
             judged=tuple((at, tuple(sorted(judged[at]))) for at in sorted(judged)),
+            callers_at=callers_at,
         )
 
     def _callers_take(self, proxy: ProxyRefs, param: str, errors: list[ConfigError]) -> bool:

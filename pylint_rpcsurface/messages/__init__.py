@@ -137,7 +137,10 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "receive side's code: `raises` when the surface answers from tables alone and "
         "each one's miss path raises (an isinstance chain whose else ends in a raise, a "
         "dispatcher whose `__call__` does), `skipped` otherwise. A table given a fallback "
-        "(`add_fallback_fn`) answers every name.",
+        "(`add_fallback_fn`) answers every name. It assumes the surfaces that judge a call "
+        "are those of its caller's nearest configured ancestor (the most specific caller "
+        "wins), and of those, with `when`, the ones whose condition holds where the call "
+        "runs, read from the `if` tests around it.",
         "A worker like ATOM's looks the name up with getattr(runner, name, None) and skips "
         "it when it is missing: a caller that waits for the reply then blocks forever, and "
         "one that does not wait loses the call without a trace. A worker like vLLM's "
@@ -153,6 +156,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "surface.tables",
             "surface.base-handlers",
             "surface.answered-before-lookup",
+            "surface.when",
         ),
     ),
     MessageSpec(
@@ -334,7 +338,10 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "exposed-by, none carrying that decorator. The handlers are alternatives, so each "
         "must answer every name called on the proxy; with handler-param, each instance's "
         "handler is the class its constructor got, and the message is at the call of the "
-        "group method on that instance, naming where it was built.",
+        "group method on that instance, naming where it was built. It assumes the tables "
+        "that judge a call are those of its caller's nearest configured ancestor among the "
+        "tables naming its receiver, and of those, with `when`, the ones whose condition "
+        "holds where the call runs.",
         "Whichever handler is behind the proxy at run time (the Megatron worker or the FSDP "
         "one, one actor implementation or another) gets the call. On the path that uses a "
         "handler without the method, the call raises AttributeError, often only after the "
@@ -348,6 +355,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "proxy.remote",
             "proxy.own-members",
             "proxy.exposed-by",
+            "proxy.when",
         ),
     ),
     MessageSpec(
