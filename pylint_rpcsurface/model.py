@@ -306,6 +306,7 @@ class ProxyCall:
     # settles over the project's callers where a handler method never returns a value
     # (reply_used is True until then). None: read or discarded where it is.
     returned_by: tuple[str, Location] | None = None
+    read_at: Location | None = None  # the first call of that function that reads it
     conditions: tuple[str, ...] = ()  # what it runs under, as ``Broadcast.conditions``
 
 

@@ -316,6 +316,16 @@ PLANTED = '        self.mgr.call_func("no_such_rpc", wait_out=True)\n'
 APP_PLANTED = APP + PLANTED
 PLANTED_LINE = APP.count("\n") + 1
 
+# A registry entry only a subclass waits on: FastRunner answers 'sub_rpc', the registry
+# lists it, and Core never broadcasts it. With the subclass seen, the project is silent;
+# with it unseen, 'sub_rpc' would be rpc-listed-unwaited and `fix` would delete it.
+ONLY_A_SUBCLASS_WAITS = APP.replace(
+    'FAST_RPCS = ("fast_step",)', 'FAST_RPCS = ("fast_step", "sub_rpc")'
+).replace(
+    '    def fast_step(self):\n        return "fast"\n',
+    '    def fast_step(self):\n        return "fast"\n\n    def sub_rpc(self):\n        return 1\n',
+)
+
 
 def line_of(text: str, fragment: str) -> int:
     """The 1-based number of the one line of *text* that contains *fragment*."""

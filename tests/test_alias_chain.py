@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from support import (
-    APP,
+    ONLY_A_SUBCLASS_WAITS,
     PYPROJECT,
     assert_no_crash,
     describe_run,
@@ -26,14 +26,6 @@ from support import (
     run_check,
     run_cli,
     run_pylint,
-)
-
-# FastRunner answers 'sub_rpc' and the registry lists it; Core never broadcasts it.
-ONLY_A_SUBCLASS_WAITS = APP.replace(
-    'FAST_RPCS = ("fast_step",)', 'FAST_RPCS = ("fast_step", "sub_rpc")'
-).replace(
-    '    def fast_step(self):\n        return "fast"\n',
-    '    def fast_step(self):\n        return "fast"\n\n    def sub_rpc(self):\n        return 1\n',
 )
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 from support import (
-    APP,
     APP_PLANTED,
     CONSOLE_SCRIPT,
     HANDLERS,
+    ONLY_A_SUBCLASS_WAITS,
     PYPROJECT,
     assert_no_crash,
     clean_environment,
@@ -35,15 +35,6 @@ from support import (
 
 from pylint_rpcsurface.sources import SourceTree, decode_source
 
-# A registry entry only a subclass waits on: FastRunner answers 'sub_rpc', the registry
-# lists it, and Core never broadcasts it. With the subclass seen, the project is silent;
-# with it unseen, 'sub_rpc' would be rpc-listed-unwaited and `fix` would delete it.
-ONLY_A_SUBCLASS_WAITS = APP.replace(
-    'FAST_RPCS = ("fast_step",)', 'FAST_RPCS = ("fast_step", "sub_rpc")'
-).replace(
-    '    def fast_step(self):\n        return "fast"\n',
-    '    def fast_step(self):\n        return "fast"\n\n    def sub_rpc(self):\n        return 1\n',
-)
 SUB = textwrap.dedent(
     """\
     from app import Core

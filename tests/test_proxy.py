@@ -245,8 +245,14 @@ def test_a_waited_proxy_reply_is_judged_against_each_handler(tmp_path: Path) -> 
             "'sync_weights' is waited on by RayActorGroup.sync through proxy 'train-actors', "
             f"but its handler {handler}.sync_weights at rl/actors.py:"
         ), text
-        # A proxy's reply arrives: None is read, nothing hangs.
-        assert text.endswith("never returns anything but None: the caller reads None as its reply")
+        # A proxy's reply arrives: None is read, nothing hangs; sync returns it to
+        # AsyncActorGroup.sync_and_log, which reads it.
+        lines = (FIXTURE / "rl" / "async_group.py").read_text("utf-8").splitlines()
+        read_at = 1 + next(n for n, line in enumerate(lines) if "print(self.sync(" in line)
+        assert text.endswith(
+            "never returns anything but None: the caller reads None as its reply "
+            f"(returned, and read at rl/async_group.py:{read_at})"
+        ), text
     arity = sorted(
         m.text
         for m in run.messages

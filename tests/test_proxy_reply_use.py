@@ -126,14 +126,22 @@ def test_pylint_from_stdin_gives_the_buffers_findings(relpath: str, tmp_path: Pa
     assert keys == _in(relpath, EXPECTED)
 
 
-def test_the_message_names_the_returning_method(tmp_path: Path) -> None:
+def test_the_message_names_where_a_returned_reply_is_read(tmp_path: Path) -> None:
+    """The message is at the proxy call; the place that reads what the method hands back
+    is named, through callers that return it in turn too (sync: Trainer.synced, then
+    loop.train, whose value an if tests)."""
     run = run_pylint(fresh_copy(tmp_path), "--recursive=y", ".")
     texts = {m.text for m in run.messages if m.symbol == NONE_REPLY}
+    lr_read = _line(FIXTURE, "rl/trainer.py", "lr = self.actor_model.get_lr()")
+    handler = _line(FIXTURE, "rl/actor.py", "def get_lr(")
     assert (
         "'get_lr' is waited on by RayTrainGroup.get_lr through proxy 'train-actors', but its "
-        "handler TrainActor.get_lr at rl/actor.py:25 never returns anything but None: the "
-        "caller reads None as its reply"
+        f"handler TrainActor.get_lr at rl/actor.py:{handler} never returns anything but None: the "
+        f"caller reads None as its reply (returned, and read at rl/trainer.py:{lr_read})"
     ) in texts, texts
+    sync_read = _line(FIXTURE, "rl/loop.py", "if train(")
+    (sync,) = [text for text in texts if text.startswith("'sync' ")]
+    assert sync.endswith(f"(returned, and read at rl/loop.py:{sync_read})"), sync
 
 
 def _finding_of(copy: Path, rpc: str) -> Key:

@@ -85,13 +85,14 @@ def _returned_by(node: nodes.NodeNG, transparent: Transparent) -> Fate:
 
 def call_fates(
     module: nodes.Module, target: tuple[str, Location], transparent: Transparent
-) -> set[Fate]:
+) -> set[tuple[Fate, Location | None]]:
     """What becomes of the value of each call in *module* that may be of the function
-    *target* (its name and place): one whose callee infers to it, or does not infer at
-    all (a call written with its name, which nothing shows is of another function). A
-    reference to it that is not called (a bound method passed on) is read."""
+    *target* (its name and place), and where the call is: one whose callee infers to it,
+    or does not infer at all (a call written with its name, which nothing shows is of
+    another function). A reference to it that is not called (a bound method passed on)
+    is read."""
     name, at = target
-    found: set[Fate] = set()
+    found: set[tuple[Fate, Location | None]] = set()
     for node in module.nodes_of_class((nodes.Attribute, nodes.Name)):
         written = node.attrname if isinstance(node, nodes.Attribute) else node.name
         if written != name:
@@ -101,9 +102,9 @@ def call_fates(
         call = node.parent
         if not isinstance(call, nodes.Call) or call.func is not node:
             if ours:
-                found.add(True)  # passed on, or called where nothing is followed
+                found.add((True, location_of(node)))  # passed on, not called here
         elif ours or not _known(values):
-            found.add(value_fate(call, transparent))
+            found.add((value_fate(call, transparent), location_of(call)))
     return found
 
 

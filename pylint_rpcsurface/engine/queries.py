@@ -414,13 +414,16 @@ class Queries:
         )
         return tuple(calls), frozenset(seen)
 
-    def call_fates(self, path: str, target: tuple[str, Location]) -> tuple[Fate, ...]:
+    def call_fates(
+        self, path: str, target: tuple[str, Location]
+    ) -> tuple[tuple[Fate, Location | None], ...]:
         """What becomes of the value of each call in the module *path* that may be of the
         function *target* (its name and place; :func:`..analysis.reply_reads.call_fates`),
-        each once; none in a module that can't be built (as no group use is read there)."""
+        and where the call is; none in a module that can't be built (as no group use is
+        read there)."""
         name, at = target
 
-        def compute() -> tuple[Fate, ...]:
+        def compute() -> tuple[tuple[Fate, Location | None], ...]:
             module = self.store.module(path)
             if module is None:
                 return ()
@@ -433,7 +436,7 @@ class Queries:
                 (path, name, at.path, at.line, at.col),
                 [path],
                 compute,
-                tuple[Fate, ...],
+                tuple[tuple[Fate, Location | None], ...],
                 own=BODY,
             )
         )

@@ -36,42 +36,48 @@ class ReplyReads:
         self.store = store
         self.queries = queries
         self.words = words
-        self._read: dict[Function, bool] = {}
+        self._read: dict[Function, tuple[bool, Location | None]] = {}
 
     def settled(self, call: ProxyCall) -> ProxyCall:
         """*call*, whose waited reply is read only if its returning function's callers
-        read it."""
+        read it, with the first place (by path and line) that does."""
         target = call.returned_by
         if target is None or call.waited is not True or not call.reply_used:
             return call
-        return replace(call, reply_used=self.read(target))
+        read, where = self.read(target)
+        return replace(call, reply_used=read, read_at=where)
 
-    def read(self, target: Function) -> bool:
+    def read(self, target: Function) -> tuple[bool, Location | None]:
         """Whether some caller of *target*, or of a function that returns what *target*
-        returns, reads the value."""
+        returns, reads the value, and the first call that does (None when the search
+        stopped at its bound)."""
         if target not in self._read:
             self._read[target] = self._search(target)
         return self._read[target]
 
-    def _search(self, target: Function) -> bool:
+    def _search(self, target: Function) -> tuple[bool, Location | None]:
+        readers: list[Location] = []
         pending = [target]
         seen = {target}
         while pending:
             function = pending.pop()
-            for fate in self._fates(function):
+            for fate, where in self._fates(function):
                 if fate is True:
-                    return True
-                if isinstance(fate, tuple) and fate not in seen:
+                    if where is None:
+                        return True, None
+                    readers.append(where)
+                elif isinstance(fate, tuple) and fate not in seen:
                     if len(seen) >= _MAX_FUNCTIONS:
-                        return True
+                        return True, None
                     seen.add(fate)
                     pending.append(fate)
-        return False
+        return (True, min(readers)) if readers else (False, None)
 
-    def _fates(self, function: Function) -> list[bool | Function]:
-        """What becomes of the value of each call of *function* in the project."""
+    def _fates(self, function: Function) -> list[tuple[bool | Function, Location | None]]:
+        """What becomes of the value of each call of *function* in the project, and
+        where the call is."""
         name = function[0]
-        found: list[bool | Function] = []
+        found: list[tuple[bool | Function, Location | None]] = []
         for path in self.store.python_files():
             if self.store.unreadable(path) is not None:
                 continue

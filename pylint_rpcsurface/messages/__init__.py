@@ -224,8 +224,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "returns anything but None. It assumes the reply is read only where it is used: "
         "assigned and then read, indexed, compared or passed on, where the call is made "
         "or, handed back by `return`, by a caller in the project (followed through "
-        "callers that return it in turn). A reply discarded, or returned to callers that "
-        "all discard it, or from a method no code of the project calls, is not reported.",
+        "callers that return it in turn), which the message names. A reply discarded, or "
+        "returned to callers that all discard it, or from a method no code of the "
+        "project calls, is not reported.",
         "A worker that forwards a reply only if it is not None never answers this call, "
         "and the caller, waiting on the reply queue without a timeout, blocks forever. "
         "Every registry check stays green: the name is answered, it just never replies. "

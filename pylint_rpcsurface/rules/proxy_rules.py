@@ -273,9 +273,16 @@ def _reply_findings(proxy: ProxyFacts, call: ProxyCall, rpc: str) -> list[Findin
             continue
         handler = handler_text(method, proxy.root)
         if call.reply_used and returns.never_value:
-            none_args = (rpc, by, handler, READ_AS_NONE)
+            none_args = (rpc, by, handler, _read_as_none(call, proxy.root))
             found.append(Finding(call.at, "rpc-waited-none-reply", none_args, "INFERENCE"))
         arity = arity_args(rpc, call.unpacked, by, handler, returns=returns, root=proxy.root)
         if arity is not None:
             found.append(Finding(call.at, "rpc-reply-arity", arity, "INFERENCE"))
     return found
+
+
+def _read_as_none(call: ProxyCall, root: str) -> str:
+    """How the message ends: who reads None, where the reply is handed back by return."""
+    if call.read_at is None:
+        return READ_AS_NONE
+    return f"{READ_AS_NONE} (returned, and read at {where(call.read_at, root)})"
