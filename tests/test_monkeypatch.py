@@ -14,15 +14,20 @@ without the store, and ``report``. A store left by one mode then answers the nex
 from __future__ import annotations
 
 import json
+import uuid
+from contextlib import redirect_stdout
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from support import (
+    PylintRun,
     assert_no_crash,
     describe_run,
     fast_surface,
     marked_findings,
     project,
+    pylint_argv,
     run_check,
     run_cli,
     run_pylint,
@@ -101,8 +106,25 @@ Runner.alpha = lambda self, value: value
 """,
 }
 
+# A patch rebinds the handler's name in its module to another class, which answers.
+REBINDS_THE_HANDLER = {
+    **ADDS,
+    "zpatch.py": """\
+import hand
+
+
+class Other:
+    def beta(self):
+        return 2
+
+
+hand.Runner = Other
+""",
+}
+
 PROJECTS = {
     "adds-a-method": ADDS,
+    "rebinds-the-handler": REBINDS_THE_HANDLER,
     "replaces-the-callers-method": REPLACES_CALLERS_METHOD,
     "replaces-the-handlers-method": REPLACES_HANDLERS_METHOD,
 }
@@ -191,3 +213,93 @@ def test_a_patch_in_the_classs_own_module_is_seen(tmp_path: Path) -> None:
     assert pylint_keys(root, "--rpcsurface-no-cache=y", *python_files(files)) == set()
     assert pylint_keys(root, "--rpcsurface-no-cache=y", "core.py") == set()
     assert check_keys(root, "--no-cache") == set()
+
+
+def test_pylints_own_checkers_still_see_the_patch(tmp_path: Path) -> None:
+    """The assignments are out of the class only while the analysis runs: pylint's own
+    checkers, linting after it, see the class as astroid built it, as without the plugin."""
+    files = {**ADDS, "use.py": "from hand import Runner\n\nRunner().beta()\n"}
+    root = project(tmp_path, files)
+    modules = python_files(files)  # core.py first: the analysis runs before use.py is linted
+
+    def in_use(run: PylintRun) -> set[Key]:
+        assert_no_crash(run)
+        return {key for key in run.keys() if key[1] == "use.py"}  # noqa: SIM118  # a method
+
+    alone = run_pylint(root, "--disable=all", "--enable=no-member", *modules, only_ours=False)
+    assert in_use(alone) == set()  # astroid built zpatch.py: Runner has beta
+    both = ("--disable=all", "--enable=rpcsurface,no-member", "--rpcsurface-no-cache=y")
+    run = run_pylint(root, *both, *modules, only_ours=False)
+    assert in_use(run) == set()
+    rpc = {key for key in run.keys() if key[0].startswith("rpc")}  # noqa: SIM118  # a method
+    assert rpc == planted(files)
+
+
+def test_runs_in_one_process_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor's language server runs pylint again and again in one process, where
+    astroid keeps what it built: each run answers as the first."""
+    from pylint.lint import Run  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    # Module names no other test of the session's process uses.
+    files = {
+        "pyproject.toml": fast_surface(
+            "lived_core.Core", "lived.Runner", "lived.Runner", "lived.FAST_RPCS"
+        ),
+        "lived.py": HANDLERS,
+        "lived_core.py": ADDS["core.py"],
+        "lived_patch.py": ADDS["zpatch.py"].replace("from hand", "from lived"),
+    }
+    root = project(tmp_path, files)
+    monkeypatch.chdir(root)
+    expected = planted(files)
+
+    def lint(*args: str) -> set[Key]:
+        out = StringIO()
+        with redirect_stdout(out):
+            Run([*pylint_argv("--output-format=json2", *args)[3:]], exit=False)
+        messages = json.loads(out.getvalue())["messages"]
+        return {(m["symbol"], m["path"], m["line"]) for m in messages}
+
+    for _ in range(2):
+        assert lint("--rpcsurface-no-cache=y", *python_files(files)) == expected
+        assert lint("--rpcsurface-no-cache=y", "lived_core.py") == expected
+
+
+def test_a_library_class_patched_by_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A handler's base class from a library outside the roots, patched by a project
+    module: astroid's module of the library outlives every run of an editor's process,
+    the patch with it. Fresh processes and runs in one process all leave it out."""
+    from pylint.lint import Run  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    library = f"patched_{uuid.uuid4().hex[:12]}"  # new to the session's astroid cache
+    project(tmp_path / "libraries", {f"{library}.py": "class Base:\n    pass\n"})
+    files = {
+        "pyproject.toml": fast_surface(
+            "patched_core.Core", "patched_hand.Runner", "patched_hand.Runner", "patched_hand.RPCS"
+        ),
+        "patched_hand.py": f"from {library} import Base\n\nRPCS = ()\n\n\nclass Runner(Base):\n"
+        "    pass\n",
+        "patched_core.py": ADDS["core.py"],
+        "patched_zpatch.py": f"from {library} import Base\n\n\ndef _beta(self):\n"
+        "    return 2\n\n\nBase.beta = _beta\n",
+    }
+    root = project(tmp_path / "project", files)
+    expected = planted(files)
+    env = {"PYTHONPATH": str(tmp_path / "libraries")}
+    every_file = python_files(files)
+    fresh = run_pylint(root, "--rpcsurface-no-cache=y", *every_file, env=env)
+    assert_no_crash(fresh)
+    assert fresh.keys() == expected
+    monkeypatch.syspath_prepend(str(tmp_path / "libraries"))
+    monkeypatch.chdir(root)
+    for _ in range(3):
+        out = StringIO()
+        with redirect_stdout(out):
+            Run(
+                pylint_argv("--output-format=json2", "--rpcsurface-no-cache=y", *every_file)[3:],
+                exit=False,
+            )
+        messages = json.loads(out.getvalue())["messages"]
+        assert {(m["symbol"], m["path"], m["line"]) for m in messages} == expected

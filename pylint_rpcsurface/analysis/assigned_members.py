@@ -29,17 +29,50 @@ from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
 
 __all__ = ["AssignedElsewhere"]
 
-# The members astroid adds an attribute assignment to: the class's own (``Cls.x = ...``)
-# and its instances' (``obj.x = ...``).
+# The members astroid adds an attribute assignment to: a class's own (``Cls.x = ...``)
+# and its instances' (``obj.x = ...``), a module's (``module.x = ...``).
 _MEMBERS = ("locals", "instance_attrs")
+
+# The attribute noted on a module or class once it holds no assignment from elsewhere:
+# how many bindings it then had, and a module's classes (:meth:`AssignedElsewhere.take_from`).
+# Scanning every module and class of astroid's cache is the cost in a long-lived process,
+# where the same ones are seen run after run: astroid only ever adds bindings, so the
+# same counts later mean nothing was added since.
+_SCANNED_AT = "_rpcsurface_scanned_at"
+
+Scope = nodes.Module | nodes.ClassDef
+
+
+def _counted(scope: Scope) -> tuple[int, ...]:
+    """How many bindings each of *scope*'s members has (summed in C)."""
+    return tuple(
+        sum(map(len, dict.values(getattr(scope, members))))
+        for members in _MEMBERS
+        if hasattr(scope, members)
+    )
+
+
+def _classes_in(module: nodes.Module) -> tuple[nodes.ClassDef, ...]:
+    """The classes *module* defines: at its top level, nested in classes, under ``if`` or
+    ``try``."""
+    found: dict[int, nodes.ClassDef] = {}
+    scopes: list[Scope] = [module]
+    while scopes:
+        scope = scopes.pop()
+        for bindings in list(dict.values(scope.locals)):
+            for binding in bindings:
+                if isinstance(binding, nodes.ClassDef) and id(binding) not in found:
+                    found[id(binding)] = binding
+                    scopes.append(binding)
+    return tuple(found.values())
 
 
 @dataclass(frozen=True)
 class _Taken:
-    """An assignment taken out of *klass*'s *members* (``locals`` or ``instance_attrs``),
+    """An assignment taken out of *scope*'s *members* (``locals`` or ``instance_attrs``),
     at *index* of the bindings of *name*."""
 
-    klass: nodes.ClassDef
+    scope: Scope
     members: str
     name: str
     index: int
@@ -47,33 +80,32 @@ class _Taken:
 
 
 class AssignedElsewhere:
-    """Takes the assignments to a class's attributes made from another module out of the
-    class, and puts them back (see the module's docstring)."""
+    """Takes the assignments to a class's or a module's attributes made from another
+    module out of it, and puts them back (see the module's docstring)."""
 
     def __init__(self) -> None:
         self._taken: list[_Taken] = []
         self._builders_own: Any = None
 
     def take_from(self, modules: Iterable[object]) -> None:
-        """Take the assignments made from elsewhere out of every class of *modules*
-        (astroid's cache): at module level, nested in classes, under ``if`` or ``try``."""
-        seen: set[int] = set()
+        """Take the assignments made from elsewhere out of every one of *modules*
+        (astroid's cache) and of their classes."""
         for module in modules:
             if not isinstance(module, nodes.Module):
                 continue
-            scopes: list[nodes.LocalsDictNodeNG] = [module]
-            while scopes:
-                scope = scopes.pop()
-                for bindings in list(dict.values(scope.locals)):
-                    for binding in bindings:
-                        if isinstance(binding, nodes.ClassDef) and id(binding) not in seen:
-                            seen.add(id(binding))
-                            self._take_from_class(binding, None)
-                            scopes.append(binding)
+            noted = module.__dict__.get(_SCANNED_AT)
+            if noted is None or noted[0] != _counted(module):
+                self._take_from(module, None)
+                noted = (_counted(module), _classes_in(module))
+                setattr(module, _SCANNED_AT, noted)
+            for klass in noted[1]:
+                if klass.__dict__.get(_SCANNED_AT) != _counted(klass):
+                    self._take_from(klass, None)
+                    setattr(klass, _SCANNED_AT, _counted(klass))
 
     def start(self) -> None:
-        """From now on, each assignment astroid adds to a class of another module while it
-        builds a module is taken out of the class again."""
+        """From now on, each assignment astroid adds to a class or a module of another
+        module while it builds a module is taken out of it again."""
         builders_own = AstroidBuilder.delayed_assattr
         self._builders_own = builders_own
 
@@ -92,17 +124,17 @@ class AssignedElsewhere:
         taken = self._taken
         self._taken = []
         for item in reversed(taken):
-            members = getattr(item.klass, item.members)
+            members = getattr(item.scope, item.members)
             dict.setdefault(members, item.name, []).insert(item.index, item.node)
         return bool(taken)
 
     @property
     def taken(self) -> bool:
-        """Whether any assignment is out of its class now."""
+        """Whether any assignment is out of its class or module now."""
         return bool(self._taken)
 
     def _taken_after(self, node: nodes.AssignAttr) -> None:
-        """Take *node* out of the class astroid just added it to, if that class is of
+        """Take *node* out of the class or module astroid just added it to, if that is of
         another module: astroid adds it to what its target infers to, so the same
         inference (its cache answers) says where."""
         try:
@@ -110,29 +142,33 @@ class AssignedElsewhere:
         except INFERENCE_ERRORS:
             return
         for target in targets:
-            klass = target._proxied if isinstance(target, bases.Instance) else target  # pylint: disable=protected-access
-            if isinstance(klass, nodes.ClassDef):
-                self._take_from_class(klass, node.attrname)
+            scope = target._proxied if isinstance(target, bases.Instance) else target  # pylint: disable=protected-access
+            if isinstance(scope, (nodes.ClassDef, nodes.Module)):
+                self._take_from(scope, node.attrname)
 
-    def _take_from_class(self, klass: nodes.ClassDef, name: str | None) -> None:
-        """Take out of *klass* the assignments made from another module, to *name* or
+    def _take_from(self, scope: Scope, name: str | None) -> None:
+        """Take out of *scope* the assignments made from another module, to *name* or
         (None) to any attribute."""
-        own = klass.root()
+        own = scope.root()
         for members in _MEMBERS:
-            mapping = getattr(klass, members)
+            mapping = getattr(scope, members, None)
+            if mapping is None:
+                continue
             # dict's own methods: a class split by recording_reads would count a read.
-            names = list(dict.keys(mapping)) if name is None else [name]
-            for attribute in names:
-                bindings = dict.get(mapping, attribute)
-                if not bindings:
+            if name is None:
+                found = list(dict.items(mapping))
+            else:
+                found = [(name, dict.get(mapping, name) or [])]
+            for attribute, bindings in found:
+                elsewhere = [
+                    index
+                    for index, binding in enumerate(bindings)
+                    if isinstance(binding, nodes.AssignAttr) and binding.root() is not own
+                ]
+                if not elsewhere:
                     continue
-                kept = []
-                for index, binding in enumerate(bindings):
-                    if isinstance(binding, nodes.AssignAttr) and binding.root() is not own:
-                        self._taken.append(_Taken(klass, members, attribute, index, binding))
-                    else:
-                        kept.append(binding)
-                if len(kept) != len(bindings):
-                    bindings[:] = kept
-                    if not kept:
-                        dict.__delitem__(mapping, attribute)
+                for index in elsewhere:
+                    self._taken.append(_Taken(scope, members, attribute, index, bindings[index]))
+                bindings[:] = [b for i, b in enumerate(bindings) if i not in elsewhere]
+                if not bindings:
+                    dict.__delitem__(mapping, attribute)
