@@ -7,8 +7,10 @@ does::
         self._request_dispatcher.add_fallback_fn(self.send_control_message)
 
 The table is read, and its fallback answers every type the pairs don't: no
-``rpc-unanswered``. Without the fallback, a type no pair has is unanswered (and raises,
-as the dispatcher's ``__call__`` does); a fallback given anywhere but right after the
+``rpc-unanswered``. A lambda, or a method of an object the controller holds
+(``self.weight_updater.update_weights_from_disk``), answers its type too. Without the
+fallback, a type no pair has is unanswered (and raises, as the dispatcher's ``__call__``
+does); a fallback given anywhere but right after the
 table is made, or a table made in a method ``__init__`` does not call, is a
 configuration error naming the key. Run through the ``rpcsurface`` console script and
 pylint, which must agree."""
@@ -48,6 +50,10 @@ class ElasticScaleUpdateReq:
 
 class FlushCacheReqInput:
     pass
+
+
+class UpdateWeightFromDiskReqInput:
+    pass
 """
 
 UTILS = """\
@@ -69,7 +75,12 @@ class TypeBasedDispatcher:
 """
 
 TOKENIZER_MANAGER = """\
-from srt.managers.io_struct import FlushCacheReqInput, ProfileReq, TokenizedGenerateReqInput
+from srt.managers.io_struct import (
+    FlushCacheReqInput,
+    ProfileReq,
+    TokenizedGenerateReqInput,
+    UpdateWeightFromDiskReqInput,
+)
 
 
 class TokenizerManager:
@@ -84,16 +95,25 @@ class TokenizerManager:
 
     def flush_cache(self):
         self.send_to_scheduler.send_pyobj(FlushCacheReqInput())
+
+    def update_weights_from_disk(self):
+        self.send_to_scheduler.send_pyobj(UpdateWeightFromDiskReqInput())
 """
 
 CONTROLLER = """\
-from srt.managers.io_struct import ElasticScaleUpdateReq, ProfileReq, TokenizedGenerateReqInput
+from srt.managers.io_struct import (
+    ElasticScaleUpdateReq,
+    ProfileReq,
+    TokenizedGenerateReqInput,
+    UpdateWeightFromDiskReqInput,
+)
 from srt.utils import TypeBasedDispatcher
 
 
 class DataParallelController:
-    def __init__(self, server_args):
+    def __init__(self, server_args, weight_updater):
         self.workers = []
+        self.weight_updater = weight_updater
         self.init_dispatcher()
 
     def init_dispatcher(self):
@@ -102,6 +122,7 @@ class DataParallelController:
                 (TokenizedGenerateReqInput, self.dispatching_with_trace),
                 (ProfileReq, self.send_to_all_workers),
                 (ElasticScaleUpdateReq, lambda msg: self.add_elastic_workers(msg.count)),
+                (UpdateWeightFromDiskReqInput, self.weight_updater.update_weights_from_disk),
             ]
         )
         self._request_dispatcher.add_fallback_fn(self.send_control_message)
