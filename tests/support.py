@@ -92,13 +92,17 @@ def _relative(absolute: str, project: Path) -> str:
     return Path(absolute).as_posix()
 
 
-def pylint_argv(*args: str, only_ours: bool = True) -> list[str]:
-    """``python -m pylint`` with the plugin loaded, no stats kept, no score, and (with
-    *only_ours*) only our checker, then *args*."""
+# pylint's console script, which puts its own folder first on sys.path, as `python -m`
+# does not: a user's editor and pre-commit run this one.
+PYLINT_SCRIPT = Path(sys.executable).parent / ("pylint.exe" if os.name == "nt" else "pylint")
+
+
+def pylint_argv(*args: str, only_ours: bool = True, script: bool = False) -> list[str]:
+    """``python -m pylint`` (with *script*, the ``pylint`` console script) with the plugin
+    loaded, no stats kept, no score, and (with *only_ours*) only our checker, then
+    *args*."""
     return [
-        sys.executable,
-        "-m",
-        "pylint",
+        *((str(PYLINT_SCRIPT),) if script else (sys.executable, "-m", "pylint")),
         "--load-plugins=pylint_rpcsurface",
         "--persistent=n",
         "--score=n",
@@ -114,14 +118,16 @@ def run_pylint(
     only_ours: bool = True,
     timeout: float = 300,
     env: dict[str, str] | None = None,
+    script: bool = False,
 ) -> PylintRun:
-    """Run ``python -m pylint`` in *project* with the plugin loaded.
+    """Run ``python -m pylint`` (with *script*, the ``pylint`` console script) in
+    *project* with the plugin loaded.
 
     *args* are the files or extra options. json2 output is parsed; if pylint
     printed something that is not json2 (a crash), the test sees it in
     ``stdout``/``stderr`` and ``messages`` is empty.
     """
-    command = pylint_argv("--output-format=json2", *args, only_ours=only_ours)
+    command = pylint_argv("--output-format=json2", *args, only_ours=only_ours, script=script)
     environment = clean_environment(env)
     completed = subprocess.run(
         command,

@@ -219,7 +219,8 @@ def test_concurrent_writers_leave_one_whole_entry(tmp_path: Path) -> None:
     assert [run.returncode for run in runs] == [1] * 6
     assert len(outputs) == 1
     (entry,) = _entries(root)
-    assert sorted(p.name for p in entry.parent.iterdir()) == [entry.name]  # no temporary file
+    # No temporary file: the entry, and the lock its writers took turns with.
+    assert sorted(p.name for p in entry.parent.iterdir()) == [entry.name, f"{entry.name}.lock"]
     stored = json.loads(entry.read_bytes())
     assert stored["findings"]["findings"]  # the findings, and the pieces beside them
     assert stored["facts"]

@@ -61,6 +61,7 @@ from pylint_rpcsurface.rules.text import safe_name
 from pylint_rpcsurface.sources import SourceTree, real
 from pylint_rpcsurface.store import codec
 from pylint_rpcsurface.store.file import FORMAT, NOT_LOCATED, Stored, folder_problem, read_store
+from pylint_rpcsurface.store.lock import computing
 from pylint_rpcsurface.store.snapshot import (
     Fingerprint,
     Snapshot,
@@ -206,6 +207,30 @@ def _findings_from_json(raw: Any, snapshot: Snapshot) -> Analysis | None:
 # ---------------------------------------------------------------- the store
 
 
+def library_path(config: Config) -> list[str]:
+    """The module search path as far as it finds libraries, the same in every mode.
+
+    Left out: the folders each way of starting puts on the path for itself (the
+    script's folder, which Python puts first for ``rpcsurface`` and ``pylint`` alike;
+    the working folder of ``python -m`` and ``python -c``) and the project's own folders
+    (pylint puts the linted package's root first while it lints). The project's modules
+    are found through the source roots, never through the path; were the path left as
+    each mode has it, pylint and ``rpcsurface check`` would each keep a store of their
+    own and compute what the other had stored."""
+    started_in = {real(os.path.dirname(sys.argv[0]) or os.curdir), real(os.curdir)}
+    project = real(config.root)
+    kept: list[str] = []
+    for entry in sys.path:
+        # Only a folder's own name can be compared: a relative entry (an import hook's
+        # marker, say) would be taken relative to whatever folder the run started in.
+        if entry == "" or (isinstance(entry, str) and os.path.isabs(entry)):
+            where = real(entry or os.curdir)
+            if where in started_in or where == project or where.startswith(project + os.sep):
+                continue
+        kept.append(str(entry))
+    return kept
+
+
 def _project_key(config: Config) -> str:
     return _hash(os.fsencode(real(config.root)))[:32]
 
@@ -225,10 +250,9 @@ class Store:
             "astroid": _version_of("astroid"),
             "pylint": _version_of("pylint"),
             "python": sys.version,
-            # The module search path, but the script's folder or the working folder that
-            # Python puts first, which differ between `rpcsurface`, `python -m` and
-            # `python -c`: what resolves through it is in the store's resolution record.
-            "sys_path": sys.path[1:],
+            # The libraries' search path: what resolves through it is in the store's
+            # resolution record.
+            "sys_path": library_path(config),
             "config": str(config.path),
             "config_digest": config.digest,
         }
@@ -372,6 +396,10 @@ def _prune(folder: Path) -> None:
             for old in found[:-_MAX_FILES]:
                 with contextlib.suppress(OSError):
                     old.unlink()
+        for lock in folder.glob("store-*.json.lock"):  # its store pruned: nobody needs it
+            if not lock.with_suffix("").exists():
+                with contextlib.suppress(OSError):
+                    lock.unlink()
 
 
 # ---------------------------------------------------------------- module resolution
@@ -508,16 +536,23 @@ def analyse_with_cache(
     if cached is not None:
         write_stats(config, None)
         return cached
-    from pylint_rpcsurface import engine  # noqa: PLC0415
+    with computing(store.file) as waited:
+        if waited:  # another process computed meanwhile: read what it wrote
+            run = store.begin(overrides)
+            cached = run.findings()
+            if cached is not None:
+                write_stats(config, None)
+                return cached
+        from pylint_rpcsurface import engine  # noqa: PLC0415
 
-    memo = run.memo()
-    memo.failed_imports.update(failed_imports)
-    # What astroid fails to find is kept with the pieces: a library installed later must
-    # change what the store says.
-    with engine.failed_imports_recorded(memo.failed_imports):
-        facts = engine.surface_facts(config, overrides, memo, prebuilt, store.tree)
-    analysis: Analysis = facts.analysis()
-    run.finish(memo, analysis)
+        memo = run.memo()
+        memo.failed_imports.update(failed_imports)
+        # What astroid fails to find is kept with the pieces: a library installed later
+        # must change what the store says.
+        with engine.failed_imports_recorded(memo.failed_imports):
+            facts = engine.surface_facts(config, overrides, memo, prebuilt, store.tree)
+        analysis: Analysis = facts.analysis()
+        run.finish(memo, analysis)
     write_stats(config, facts.counts)
     return analysis
 
