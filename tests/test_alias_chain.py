@@ -102,8 +102,8 @@ def _project(tmp_path: Path, chain: str) -> tuple[Path, str]:
 def test_a_caller_through_a_chain_of_aliases_is_a_caller_in_every_mode(
     tmp_path: Path, chain: str
 ) -> None:
-    """check (cold, warm, --no-cache), pylint on the whole tree, on sub.py alone and with
-    -j 2, report and fix agree: Sub is a caller."""
+    """check (cold, warm, --no-cache), pylint on the whole tree, on sub.py alone, with
+    -j 2 and on sub.py's buffer from stdin, report and fix agree: Sub is a caller."""
     root, sub = _project(tmp_path, chain)
     expected = {("rpc-unanswered", "sub.py", line_of(sub, "nobody_answers"))}
 
@@ -115,6 +115,9 @@ def test_a_caller_through_a_chain_of_aliases_is_a_caller_in_every_mode(
         run = run_pylint(root, *args)
         assert_no_crash(run)
         assert run.keys() == expected, f"pylint {args}\n{describe_run(run)}"
+    typed = run_pylint(root, "--from-stdin", "sub.py", stdin=sub)  # an editor's buffer
+    assert_no_crash(typed)
+    assert typed.keys() == expected, describe_run(typed)
 
     report = json.loads(run_cli(root, "report", "--format", "json").stdout)
     (row,) = [r for r in report[0]["rows"] if r["rpc"] == "sub_rpc"]
