@@ -256,3 +256,118 @@ def test_report_names_each_tables_condition_and_the_calls_it_judged(tree: Path) 
     text = run_cli(tree, "report", "--no-cache")
     assert "surface rapidserve (no registry, when self.use_rapidserve)" in text.stdout
     assert 'proxy critic-legacy (when self.use_legacy_worker_impl != "disable")' in text.stdout
+
+
+# Issue 46's item 6 shape (verl): a branch a caller class never runs. RayPPOTrainer's one
+# binding of async_rollout_mode is True, so it never runs `if not self.async_rollout_mode:`;
+# OneStepOffRayTrainer sets it False too, and runs it.
+SETTLED_TRAINER = """\
+class RayPPOTrainer:
+    def __init__(self, actor_rollout_wg):
+        self.actor_rollout_wg = actor_rollout_wg
+        self.async_rollout_mode = True
+
+    def generate(self, batch):
+        if not self.async_rollout_mode:
+            return self.actor_rollout_wg.generate_sequences(batch)
+        return self.actor_rollout_wg.async_generate(batch)
+
+    def validate(self, batch):
+        if self.async_rollout_mode:
+            return self.actor_rollout_wg.async_generate(batch)
+        # After "if self.async_rollout_mode: return": never run by RayPPOTrainer either.
+        return self.actor_rollout_wg.generate_sequences(batch)
+
+
+class OneStepOffRayTrainer(RayPPOTrainer):
+    def __init__(self, actor_rollout_wg):
+        super().__init__(actor_rollout_wg)
+        self.async_rollout_mode = False
+"""
+
+SETTLED_WORKERS = """\
+class AsyncRolloutWorker:
+    def async_generate(self, batch):
+        return batch
+
+
+class OneStepOffWorker(AsyncRolloutWorker):
+    def generate_sequences(self, batch):
+        return batch
+"""
+
+SETTLED_CONFIG = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.proxy]]
+name = "trainer"
+callers = ["verl.trainer.RayPPOTrainer"]
+receivers = ["self.actor_rollout_wg"]
+handlers = ["verl.workers.AsyncRolloutWorker"]
+
+[[tool.rpcsurface.proxy]]
+name = "one-step-off"
+callers = ["verl.trainer.OneStepOffRayTrainer"]
+receivers = ["self.actor_rollout_wg"]
+handlers = ["verl.workers.OneStepOffWorker"]
+"""
+
+SETTLED_FILES = {
+    "pyproject.toml": SETTLED_CONFIG,
+    "verl/__init__.py": "",
+    "verl/trainer.py": SETTLED_TRAINER,
+    "verl/workers.py": SETTLED_WORKERS,
+}
+
+
+def _unanswered_lines(tree: Path) -> set[int]:
+    run = run_pylint(tree, "--recursive=y", "verl")
+    assert_no_crash(run)
+    check = run_check(tree, "--format", "json", "--no-cache")
+    assert {(m.symbol, m.path, m.line) for m in check.messages} == run.keys()
+    assert {m.symbol for m in run.messages} <= {"rpc-proxy-unanswered"}, run.messages
+    return {m.line for m in run.messages if m.path == "verl/trainer.py"}
+
+
+def test_a_branch_a_caller_never_runs_is_not_judged_for_it(tmp_path: Path) -> None:
+    assert _unanswered_lines(project(tmp_path, SETTLED_FILES)) == set()
+
+
+@pytest.mark.parametrize(
+    ("where", "text"),
+    [
+        ("verl/main.py", "def run(trainer):\n    trainer.async_rollout_mode = False\n"),
+        ("verl/main.py", "def run(trainer):\n    setattr(trainer, 'async_rollout_mode', 0)\n"),
+        ("verl/trainer.py", SETTLED_TRAINER + "\n\ndef sync(t):\n    t.async_rollout_mode = 0\n"),
+    ],
+    ids=["assigned-on-an-instance", "setattr", "assigned-in-the-same-module"],
+)
+def test_a_branch_another_assignment_may_open_is_judged(
+    tmp_path: Path, where: str, text: str
+) -> None:
+    """An assignment on something but self, anywhere, may change it on RayPPOTrainer's
+    instances: both sends of generate_sequences are judged for it again."""
+    tree = project(tmp_path, {**SETTLED_FILES, where: text})
+    sends = {
+        number
+        for number, line in enumerate(SETTLED_TRAINER.splitlines(), 1)
+        if "generate_sequences" in line
+    }
+    assert len(sends) == 2
+    assert _unanswered_lines(tree) == sends
+
+
+def test_a_caller_that_binds_both_truths_runs_the_branch(tmp_path: Path) -> None:
+    """OneStepOffRayTrainer's own code binds True (its base's __init__, through super())
+    and False: it may run either branch, and its table judges both (its worker answers)."""
+    edited = SETTLED_WORKERS.replace(
+        "    def generate_sequences(self, batch):\n        return batch\n", "    pass\n"
+    )
+    assert edited != SETTLED_WORKERS
+    tree = project(tmp_path, {**SETTLED_FILES, "verl/workers.py": edited})
+    sends = {
+        number
+        for number, line in enumerate(SETTLED_TRAINER.splitlines(), 1)
+        if "generate_sequences" in line
+    }
+    assert _unanswered_lines(tree) == sends

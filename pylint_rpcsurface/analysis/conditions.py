@@ -17,13 +17,13 @@ nested function tests says nothing of when that function runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 from astroid import nodes
 
 from pylint_rpcsurface.config.expressions import implied
 
-__all__ = ["conditions_of"]
+__all__ = ["attribute_truths", "conditions_of"]
 
 _EXITS = (nodes.Return, nodes.Raise, nodes.Continue, nodes.Break)
 # Where the walk stops: what the code around them tests says nothing of when they run.
@@ -71,3 +71,39 @@ def _guards_before(
                 ):
                     yield earlier.test, False
             return
+
+
+def attribute_truths(
+    order: Iterable[nodes.ClassDef], codes: Iterable[nodes.NodeNG], attributes: Collection[str]
+) -> tuple[tuple[str, bool | None], ...]:
+    """The truth of each of *attributes* on an instance of the class whose MRO is *order*
+    and whose own code is *codes*: True or False when every binding of it there (at
+    class level in the MRO, ``self.<name> = ...`` in the code) is a constant of that
+    truth; None when one is not a constant, the code assigns it on another object, or
+    nothing binds it."""
+    found: dict[str, set[bool | None]] = {name: set() for name in attributes}
+    for klass in order:
+        for name, values in found.items():
+            values.update(
+                _constant_truth(binding) if isinstance(binding, nodes.NodeNG) else None
+                for binding in klass.locals.get(name, [])
+            )
+    for code in codes:
+        for node in code.nodes_of_class(nodes.AssignAttr):
+            if node.attrname in found:
+                mine = isinstance(node.expr, nodes.Name) and node.expr.name == "self"
+                found[node.attrname].add(_constant_truth(node) if mine else None)
+    return tuple(
+        (name, next(iter(values)) if len(values) == 1 else None)
+        for name, values in sorted(found.items())
+    )
+
+
+def _constant_truth(binding: nodes.NodeNG) -> bool | None:
+    """The truth of the constant *binding* (a target) is bound to, or None."""
+    statement = binding.parent
+    alone = isinstance(statement, nodes.Assign) and statement.targets == [binding]
+    if not (alone or isinstance(statement, nodes.AnnAssign)):
+        return None
+    value = getattr(statement, "value", None)
+    return bool(value.value) if isinstance(value, nodes.Const) else None

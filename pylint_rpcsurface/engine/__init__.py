@@ -13,7 +13,6 @@ import gc
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 
 import astroid
 from astroid import nodes
@@ -33,6 +32,7 @@ from pylint_rpcsurface.engine.memo import Memo
 from pylint_rpcsurface.engine.pieces import Pieces
 from pylint_rpcsurface.engine.proxy_facts import ProxyTables
 from pylint_rpcsurface.engine.queries import Queries, Ref, Resolved, family_members
+from pylint_rpcsurface.engine.settled import SettledBranches
 from pylint_rpcsurface.engine.words_index import WordSearch
 from pylint_rpcsurface.model import (
     Analysis,
@@ -211,8 +211,9 @@ class _Run:
             ],
             family.classes,
         )
+        settled = SettledBranches(self.queries, self.store, self.words, family.classes)
         facts = [
-            self._surface_facts(surface, family, partial(judging.judges, position))
+            self._surface_facts(surface, family, _judge(judging, position, settled))
             for position, surface in enumerate(usable)
         ]
         proxy_judging = Judging(
@@ -228,7 +229,7 @@ class _Run:
             family.classes,
         )
         proxy_facts = [
-            self.proxies.facts(proxy, family, errors, partial(proxy_judging.judges, position))
+            self.proxies.facts(proxy, family, errors, _judge(proxy_judging, position, settled))
             for position, proxy in enumerate(proxies)
         ]
         return Facts(
@@ -470,6 +471,19 @@ def modules_astroid_has_read() -> dict[str, str]:
         for name, module in astroid.MANAGER.astroid_cache.items()
     }
     return {name: real(file) for name, file in files.items() if isinstance(file, str)}
+
+
+def _judge(judging: Judging, position: int, settled: SettledBranches) -> Judge:
+    """Whether the table at *position* of *judging* judges a caller's call: one of the
+    tables that judge it (:mod:`.judging`), in a branch that caller may run
+    (:mod:`.settled`)."""
+
+    def judges(caller: str, key: str, conditions: Sequence[str]) -> bool:
+        return judging.judges(position, caller, key, conditions) and not settled.never_runs(
+            caller, conditions
+        )
+
+    return judges
 
 
 def _keyed(site: Broadcast, table_keys: set[str] | None) -> Broadcast:

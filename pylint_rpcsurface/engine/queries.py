@@ -48,6 +48,7 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.broadcasts import own_code
 from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
+from pylint_rpcsurface.analysis.conditions import attribute_truths
 from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.inference import infer_unique, location_of
@@ -463,6 +464,31 @@ class Queries:
             tuple[frozenset[str], bool],
         )
         return frozenset(names), bool(complete)
+
+    def attribute_truths(
+        self, ref: Ref, attributes: Sequence[str]
+    ) -> tuple[tuple[str, bool | None], ...]:
+        """The truth each of *attributes* certainly has on an instance of the class at
+        *ref*, by its bindings in the code that class runs as its own
+        (:func:`..analysis.conditions.attribute_truths`); None for each when an ancestor
+        does not resolve (it may bind them)."""
+
+        def compute() -> tuple[tuple[str, bool | None], ...]:
+            order, complete = self.index.linearize(self._class(ref))
+            if not complete:
+                return tuple((name, None) for name in sorted(attributes))
+            for klass in order:
+                self.pieces.reads.file(klass.root().file, BODY)
+            return attribute_truths(order, own_code(order), attributes)
+
+        return self.pieces.piece(
+            "attribute-truths",
+            (ref.path, ref.name, ref.index, sorted(attributes)),
+            [ref.path],
+            compute,
+            tuple[tuple[str, bool | None], ...],
+            own=BODY,
+        )
 
     def group_needs(
         self, ref: Ref, receivers: Sequence[str], remote: bool
