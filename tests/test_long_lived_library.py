@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import uuid
 from contextlib import redirect_stdout
 from io import StringIO
@@ -83,8 +84,9 @@ def lint_here(*args: str) -> list[Key]:
     return sorted((m["symbol"], Path(m["path"]).name, m["line"]) for m in report["messages"])
 
 
-def lint_fresh(root: Path, library_folder: Path, *args: str) -> list[Key]:
-    run = run_pylint(root, *args, env={"PYTHONPATH": str(library_folder)})
+def lint_fresh(root: Path, search_path: str, *args: str) -> list[Key]:
+    """The same run in a new process, with *search_path* as its ``PYTHONPATH``."""
+    run = run_pylint(root, *args, env={"PYTHONPATH": search_path})
     assert "Traceback" not in run.stderr, run.stderr
     return sorted((m.symbol, Path(m.path).name, m.line) for m in run.messages)
 
@@ -98,7 +100,7 @@ def test_a_library_edit_between_runs_shows_in_the_next_run(
     sent_at = ("core.py", 3)
     assert lint_here(flag, "core.py") == [("rpc-unanswered", *sent_at)]
     module.write_text(LIBRARY_WITH_BETA, encoding="utf-8")
-    fresh = lint_fresh(root, module.parents[1], flag, "core.py")
+    fresh = lint_fresh(root, str(module.parents[1]), flag, "core.py")
     # Runner's base class answers "beta" now, which no base handler does: waited on,
     # answered, and in no registry.
     assert fresh == [("rpc-unlisted", *sent_at)]
@@ -115,7 +117,7 @@ def test_a_library_edit_shows_when_pylint_lints_the_whole_tree(
     root, module = library_project
     assert lint_here("--rpcsurface-no-cache=y", ".") == [("rpc-unanswered", "core.py", 3)]
     module.write_text(LIBRARY_WITH_BETA, encoding="utf-8")
-    expected = lint_fresh(root, module.parents[1], "--rpcsurface-no-cache=y", ".")
+    expected = lint_fresh(root, str(module.parents[1]), "--rpcsurface-no-cache=y", ".")
     assert expected == [("rpc-unlisted", "core.py", 3)]
     assert lint_here("--rpcsurface-no-cache=y", ".") == expected
 
@@ -134,3 +136,37 @@ def test_an_unchanged_library_is_not_built_again(library_project: tuple[Path, Pa
     os.utime(module)  # a touch: the same bytes, but its stat says it may have changed
     lint_here("--rpcsurface-no-cache=y", "core.py")
     assert MANAGER.astroid_cache[name] is not held
+
+
+def test_a_library_moved_removed_and_installed_again(
+    library_project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """astroid remembers where it found each module, and that it found none: a library
+    moved to another folder of the search path, removed, then installed again is looked
+    for anew by each run, as a fresh process does."""
+    root, module = library_project
+    package = module.parent
+    elsewhere = package.parents[1] / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.syspath_prepend(str(elsewhere))
+    search_path = f"{package.parent}{os.pathsep}{elsewhere}"
+    flag = "--rpcsurface-no-cache=y"
+    assert lint_here(flag, "core.py") == [("rpc-unanswered", "core.py", 3)]
+    moved = package.rename(elsewhere / package.name)
+    (moved / "base.py").write_text(LIBRARY_WITH_BETA, encoding="utf-8")
+    steps = [lint_here(flag, "core.py")]
+    expected = [lint_fresh(root, search_path, flag, "core.py")]
+    shutil.rmtree(moved)
+    steps.append(lint_here(flag, "core.py"))
+    expected.append(lint_fresh(root, search_path, flag, "core.py"))
+    project(package.parent, {f"{package.name}/__init__.py": "", f"{package.name}/base.py": LIBRARY})
+    steps.append(lint_here(flag, "core.py"))
+    expected.append(lint_fresh(root, search_path, flag, "core.py"))
+    assert steps == expected
+    # Answered by the moved library's Runner base; then unresolved (the callers' names
+    # can't all be judged unanswered); then as at first.
+    assert expected == [
+        [("rpc-unlisted", "core.py", 3)],
+        [],
+        [("rpc-unanswered", "core.py", 3)],
+    ]

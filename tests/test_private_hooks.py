@@ -13,7 +13,9 @@ hooks, each marked in the package with a comment that points here:
 * ``astroid.interpreter._import.spec``'s ModuleSpec and ModuleType (analysis/modules.py);
 * ``bases.UnboundMethod._proxied`` (analysis/helper_calls.py);
 * the ``lru_cache`` of ``LookupMixIn.lookup`` (reached as ``nodes.Name.lookup``) and of
-  ``ClassDef._metaclass_lookup_attribute``, emptied (analysis/modules.py).
+  ``ClassDef._metaclass_lookup_attribute``, emptied (analysis/modules.py);
+* the ``lru_cache``s of astroid's search for module files (``modutils``, the import
+  ``spec`` and ``util`` modules), emptied (analysis/modules.py).
 """
 
 from __future__ import annotations
@@ -582,3 +584,43 @@ def test_the_look_up_caches_hold_nodes_until_cleared() -> None:
         shape(cache.cache_info().currsize > 0, hook, "an entry kept per call", RELEASE)
         cache.cache_clear()
         shape(cache.cache_info().currsize == 0, hook, "cache_clear() emptying it", RELEASE)
+
+
+SEARCHES = "analysis/modules.py, _forget_where_files_are"
+
+
+def test_the_searches_for_module_files_are_caches_that_clear(tmp_path: Path) -> None:
+    """astroid's searches for a module's file keep their answers (a file found, a folder
+    without ``__init__.py``) in ``lru_cache``s, which the analysis empties once a module
+    outside the project changed: a moved library is then found where it is now."""
+    from astroid import modutils  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+    from astroid.interpreter._import import spec as import_spec  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+    from astroid.interpreter._import import util as import_util  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    from pylint_rpcsurface.analysis import modules  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    probe = tmp_path / "probe.py"
+    probe.write_text("", encoding="utf-8")
+    shape(modutils.cached_os_path_isfile(str(probe)), "cached_os_path_isfile", "a bool", SEARCHES)
+    probe.unlink()
+    shape(
+        modutils.cached_os_path_isfile(str(probe)),
+        "astroid's modutils.cached_os_path_isfile",
+        "an answer kept after the file is gone",
+        SEARCHES,
+    )
+    modules._forget_where_files_are()  # pylint: disable=protected-access
+    shape(
+        not modutils.cached_os_path_isfile(str(probe)),
+        "astroid's modutils.cached_os_path_isfile",
+        "cache_clear() forgetting it",
+        SEARCHES,
+    )
+    for hook, search in {
+        "astroid's interpreter._import.spec._find_spec": import_spec._find_spec,  # pylint: disable=protected-access
+        "astroid's interpreter._import.util.is_namespace": import_util.is_namespace,
+        "astroid's interpreter._import.spec._SPEC_FINDERS": import_spec._SPEC_FINDERS[
+            0
+        ].find_module,  # pylint: disable=protected-access
+    }.items():
+        shape(callable(getattr(search, "cache_clear", None)), hook, "an lru_cache", SEARCHES)

@@ -23,11 +23,13 @@ from typing import Any
 
 import astroid
 import astroid.context
-from astroid import nodes
+from astroid import modutils, nodes
 from astroid.builder import AstroidBuilder, build_namespace_package_module
 from astroid.inference_tip import clear_inference_tip_cache
 
 # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+from astroid.interpreter._import import spec as import_spec
+from astroid.interpreter._import import util as import_util
 from astroid.interpreter._import.spec import ModuleSpec, ModuleType
 from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
@@ -735,7 +737,11 @@ def _drop_changed_modules(project_names: Container[str]) -> int:
     earlier analysis of this process first saw it (:func:`_stamp_modules`): astroid keeps
     a module for the life of the process, and would answer from the old text. How many
     were dropped; the project's own modules are :meth:`ModuleStore._evict_unverified_modules`'s.
-    A module not noted yet is noted now, before the analysis reads it."""
+    A module not noted yet is noted now, before the analysis reads it.
+
+    The cost is a stat per module noted, once each, and per module noted before at each
+    analysis; plus, when a module was dropped or a name was not found before, astroid's
+    searches for files done again."""
     cache = astroid.MANAGER.astroid_cache
     dropped = []
     for name, module in list(cache.items()):
@@ -750,8 +756,41 @@ def _drop_changed_modules(project_names: Container[str]) -> int:
             dropped.append(name)
     for name in dropped:
         del cache[name]
+    # Where astroid found each module name, or that it found none: a library moved,
+    # removed or installed since is searched for again. Our names are forgotten anyway
+    # (ModuleStore._forget_look_ups).
+    gone = set(dropped)
+    # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+    found = astroid.MANAGER._mod_file_cache  # pylint: disable=protected-access
+    forgotten = [
+        key
+        for key, where in found.items()
+        if key[0] in gone or isinstance(where, astroid.AstroidBuildingError)
+    ]
+    for key in forgotten:
+        del found[key]
+    if forgotten or dropped:
+        _forget_where_files_are()
     _stamp_modules(project_names, time.time_ns())
     return len(dropped)
+
+
+def _forget_where_files_are() -> None:
+    """Empty astroid's caches of the search for module files (which file is a file, which
+    folder a package, where a name's spec is), as its own ``clear_cache`` does, without
+    dropping the modules it holds: a library moved or removed is looked for anew."""
+    # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+    searches: list[Any] = [
+        modutils._cache_normalize_path_,  # pylint: disable=protected-access
+        modutils._has_init,  # pylint: disable=protected-access
+        modutils.cached_os_path_isfile,
+        import_util.is_namespace,
+        import_spec._find_spec,  # pylint: disable=protected-access
+        import_spec._is_setuptools_namespace,  # pylint: disable=protected-access
+        *(finder.find_module for finder in import_spec._SPEC_FINDERS),  # pylint: disable=protected-access
+    ]
+    for search in searches:
+        search.cache_clear()
 
 
 @dataclass(frozen=True)
