@@ -140,7 +140,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "(`add_fallback_fn`) answers every name. It assumes the surfaces that judge a call "
         "are those of its caller's nearest configured ancestor (the most specific caller "
         "wins), and of those, with `when`, the ones whose condition holds where the call "
-        "runs, read from the `if` tests around it.",
+        "runs, read from the `if` tests around it; a call in a branch its caller never "
+        "runs (`if not self.X:` where every binding of X is a true constant) is not "
+        "judged for that caller.",
         "A worker like ATOM's looks the name up with getattr(runner, name, None) and skips "
         "it when it is missing: a caller that waits for the reply then blocks forever, and "
         "one that does not wait loses the call without a trace. A worker like vLLM's "
@@ -314,8 +316,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "*args or **kwargs is not judged, nor a handler under a decorator that is not "
         "transparent (listed in transparent-decorators, or a pass-through wrapper astroid "
         "can see).",
-        "The worker calls the handler with the forwarded arguments and gets a TypeError: "
-        "the worker loop dies or skips the call, and a waiting caller blocks forever.",
+        "The worker calls the handler with the forwarded arguments (or the payload dict) "
+        "and gets a TypeError, or a KeyError for a key the payload lacks: the worker loop "
+        "dies or skips the call, and a waiting caller blocks forever.",
         "INFERENCE",
         settings=(
             "dispatch.args-from",
@@ -342,7 +345,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "group method on that instance, naming where it was built. It assumes the tables "
         "that judge a call are those of its caller's nearest configured ancestor among the "
         "tables naming its receiver, and of those, with `when`, the ones whose condition "
-        "holds where the call runs.",
+        "holds where the call runs; a call in a branch its caller never runs (`if not "
+        "self.X:` where every binding of X is a true constant) is not judged for it.",
         "Whichever handler is behind the proxy at run time (the Megatron worker or the FSDP "
         "one, one actor implementation or another) gets the call. On the path that uses a "
         "handler without the method, the call raises AttributeError, often only after the "
