@@ -391,6 +391,17 @@ def marked_findings(source: str) -> set[tuple[str, int]]:
     return found
 
 
+def marked_in(files: dict[str, str]) -> set[tuple[str, str, int]]:
+    """The (symbol, path, line) the markers of a project's *files* (path -> text) plant,
+    as :meth:`PylintRun.keys` gives them."""
+    return {
+        (symbol, path, line)
+        for path, text in files.items()
+        if path.endswith(".py")
+        for symbol, line in marked_findings(text)
+    }
+
+
 # --- Copy what it takes to build and install this package into a fresh folder.
 
 ROOT = Path(__file__).resolve().parents[1]

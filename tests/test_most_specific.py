@@ -21,7 +21,7 @@ import pytest
 from support import (
     assert_no_crash,
     line_of,
-    marked_findings,
+    marked_in,
     project,
     run_check,
     run_cli,
@@ -142,15 +142,6 @@ FILES = {
 }
 
 
-def expected() -> set[tuple[str, str, int]]:
-    return {
-        (symbol, path, line)
-        for path, text in FILES.items()
-        if path.endswith(".py")
-        for symbol, line in marked_findings(text)
-    }
-
-
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return project(tmp_path_factory.mktemp("most_specific"), FILES)
@@ -159,12 +150,12 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_pylint_whole_tree(tree: Path) -> None:
     run = run_pylint(tree, "--recursive=y", "atom", "verl")
     assert_no_crash(run)
-    assert run.keys() == expected()
+    assert run.keys() == marked_in(FILES)
 
 
 def test_check_names_the_callers_each_table_judged(tree: Path) -> None:
     run = run_check(tree, "--format", "json", "--no-cache")
-    assert {(m.symbol, m.path, m.line) for m in run.messages} == expected()
+    assert {(m.symbol, m.path, m.line) for m in run.messages} == marked_in(FILES)
     base = next(m for m in run.messages if m.symbol == "rpc-unanswered" and "transfer_kv" in m.text)
     # The base table judged the inherited send for EngineCore alone: its subclasses'
     # table answers it for them.

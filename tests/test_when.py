@@ -19,7 +19,7 @@ import pytest
 from support import (
     assert_no_crash,
     line_of,
-    marked_findings,
+    marked_in,
     project,
     run_check,
     run_cli,
@@ -170,15 +170,6 @@ FILES = {
 }
 
 
-def expected(files: dict[str, str]) -> set[tuple[str, str, int]]:
-    return {
-        (symbol, path, line)
-        for path, text in files.items()
-        if path.endswith(".py")
-        for symbol, line in marked_findings(text)
-    }
-
-
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return project(tmp_path_factory.mktemp("when"), FILES)
@@ -187,12 +178,12 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_pylint_whole_tree(tree: Path) -> None:
     run = run_pylint(tree, "--recursive=y", "atom", "verl")
     assert_no_crash(run)
-    assert run.keys() == expected(FILES)
+    assert run.keys() == marked_in(FILES)
 
 
 def test_check(tree: Path) -> None:
     run = run_check(tree, "--format", "json", "--no-cache")
-    assert {(m.symbol, m.path, m.line) for m in run.messages} == expected(FILES)
+    assert {(m.symbol, m.path, m.line) for m in run.messages} == marked_in(FILES)
 
 
 def _keys(tree: Path, *args: str) -> set[tuple[str, str, int]]:
@@ -203,7 +194,7 @@ def _keys(tree: Path, *args: str) -> set[tuple[str, str, int]]:
 
 def test_an_edit_that_takes_a_call_out_of_its_branch_is_judged_again(tmp_path: Path) -> None:
     tree = project(tmp_path, FILES)
-    assert _keys(tree) == expected(FILES)  # the cache now holds the pieces
+    assert _keys(tree) == marked_in(FILES)  # the cache now holds the pieces
     edited = TRAINER.replace(
         'def init_workers(self):\n        if self.use_legacy_worker_impl == "disable":',
         'def init_workers(self):\n        if self.use_legacy_worker_impl == "disabled":',
@@ -219,7 +210,7 @@ def test_an_edit_that_takes_a_call_out_of_its_branch_is_judged_again(tmp_path: P
         ("rpc-proxy-unanswered", "verl/trainer.py", reset),
         ("rpc-proxy-unanswered", "verl/trainer.py", reset + 2),
     }
-    assert warm == expected({**FILES, "verl/trainer.py": edited}) | flipped
+    assert warm == marked_in({**FILES, "verl/trainer.py": edited}) | flipped
 
 
 @pytest.mark.parametrize("table", ["surface", "proxy"])
@@ -312,6 +303,13 @@ receivers = ["self.actor_rollout_wg"]
 handlers = ["verl.workers.OneStepOffWorker"]
 """
 
+# The lines of the two sends of generate_sequences.
+SENDS = {
+    number
+    for number, line in enumerate(SETTLED_TRAINER.splitlines(), 1)
+    if "generate_sequences" in line
+}
+
 SETTLED_FILES = {
     "pyproject.toml": SETTLED_CONFIG,
     "verl/__init__.py": "",
@@ -348,13 +346,8 @@ def test_a_branch_another_assignment_may_open_is_judged(
     """An assignment on something but self, anywhere, may change it on RayPPOTrainer's
     instances: both sends of generate_sequences are judged for it again."""
     tree = project(tmp_path, {**SETTLED_FILES, where: text})
-    sends = {
-        number
-        for number, line in enumerate(SETTLED_TRAINER.splitlines(), 1)
-        if "generate_sequences" in line
-    }
-    assert len(sends) == 2
-    assert _unanswered_lines(tree) == sends
+    assert len(SENDS) == 2
+    assert _unanswered_lines(tree) == SENDS
 
 
 def test_a_caller_that_binds_both_truths_runs_the_branch(tmp_path: Path) -> None:
@@ -365,9 +358,4 @@ def test_a_caller_that_binds_both_truths_runs_the_branch(tmp_path: Path) -> None
     )
     assert edited != SETTLED_WORKERS
     tree = project(tmp_path, {**SETTLED_FILES, "verl/workers.py": edited})
-    sends = {
-        number
-        for number, line in enumerate(SETTLED_TRAINER.splitlines(), 1)
-        if "generate_sequences" in line
-    }
-    assert _unanswered_lines(tree) == sends
+    assert _unanswered_lines(tree) == SENDS
