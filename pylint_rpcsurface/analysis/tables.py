@@ -3,13 +3,20 @@
 An engine that looks the handler up in a table (``handler = self._HANDLERS[name]``, then
 ``getattr(self, handler)()``) answers exactly the table's keys. A ``tables`` entry of a
 surface names such a dict: a module constant, a class attribute (``ClassVar``
-annotations allowed), or an instance attribute its class's ``__init__`` assigns once. Its
-keys must be str literals or enum members; its values name the handlers:
+annotations allowed), or an instance attribute assigned once, by its class's ``__init__``
+or a method ``__init__`` calls. Its keys must be str literals, enum members or classes;
+its values name the handlers:
 
 - a str: the name of a method of the table's class;
 - a reference to a method: ``self.method`` (in a method of the class), a method
   defined earlier in the class body, or ``Class.method``;
-- a module-level function.
+- a module-level function;
+- a lambda, or a method of an object the instance holds (``self.updater.load``): a
+  handler whose class is not written there, never judged.
+
+A table of (type, handler) pairs may be given a fallback, ``<table>.add_fallback_fn(f)``
+right after it is made: it then answers every key. Whether a key it lacks raises is read
+from the code (:attr:`Table.miss_raises`).
 
 A ``tables`` entry may also name a function or method that makes the table by binding
 each key with one call of one method, ``manager.bind_func(RequestType.ADD, self._on_add)``
@@ -102,7 +109,7 @@ def read_table(
 # The methods that give a table of (type, handler) pairs the handler of every type it
 # lacks: SGLang's ``TypeBasedDispatcher.add_fallback_fn``.
 _FALLBACK_ADDERS = frozenset({"add_fallback_fn"})
-FALLBACK_KEY = "*"  # the key of a table's fallback entry: every key the others lack
+_FALLBACK_KEY = "*"  # the key of a table's fallback entry: every key the others lack
 
 
 def _fallback(
@@ -142,7 +149,7 @@ def _fallback(
                 f"is given a fallback at line {line} that is not one handler, once: "
                 "which one answers is not known"
             )
-        entry = _entry(FALLBACK_KEY, call.args[0], owner, qualname_of)
+        entry = _entry(_FALLBACK_KEY, call.args[0], owner, qualname_of)
         if isinstance(entry, str):
             return entry
         found = entry
