@@ -357,11 +357,18 @@ class Queries:
 
         One piece per name and class, so that an edit of a handler module recomputes only
         the classes whose modules may read it (a subclass's edit leaves its base alone).
+        A name the class doesn't bind (its :meth:`answers`, a piece of its own that no
+        name sent reads) has no method to look for: typing a new RPC name, most of whose
+        spellings nobody answers, builds no handler module.
         """
         transparent = partial(all_transparent, listed=self.config.transparent_decorators)
         merged: dict[tuple[str, Location], HandlerMethod] = {}
+        unique = {c.ref: c for c in classes if c.ref is not None}
+        bound = {ref: self.answers([resolved]).names for ref, resolved in unique.items()}
         for rpc in sorted(set(rpcs)):
-            for ref in dict.fromkeys(c.ref for c in classes if c.ref is not None):
+            for ref in unique:
+                if rpc not in bound[ref]:
+                    continue
 
                 def compute(rpc: str = rpc, ref: Ref = ref) -> tuple[HandlerMethod, ...]:
                     return handler_methods([rpc], [self._class(ref)], self.index, transparent)
