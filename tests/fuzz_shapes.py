@@ -157,6 +157,14 @@ TWIN_CHAIN = "twin:core-as-b"
 # ViaAlias waits on a name no handler answers: a finding exactly when it is seen.
 VIA_ALIAS_CALLS: tuple[Call, ...] = (("alpha", True, False), ("via_alias_only", True, False))
 
+# A module that adds methods to the handlers' classes, replaces the caller's method, or
+# rebinds the handlers' names in their module (a monkeypatch, zpatch.py): none of it is
+# seen (docs/how-it-works.md, "Handlers and the MRO"), whichever modules a mode built
+# first. The twin has no such module; pylint builds it before the analysis, check only
+# when it names a caller. (A handler's method replaced would show only in a signature or
+# a reply, which these projects never judge: tests/test_monkeypatch.py has that case.)
+PATCHES = ("patch:adds-method", "patch:replaces-caller", "patch:rebinds-handler")
+
 # A cache folder that can't be used: the environment of the runs that say so.
 CACHE_SHAPES = (
     "cache:under-proc",
@@ -175,6 +183,7 @@ TWINNED_SHAPES = frozenset(
         "rename:util",
         "decorated:method",
         *ALIAS_CHAINS,
+        *PATCHES,
     }
 )
 
@@ -222,6 +231,7 @@ class Spec:
     shapes: frozenset[str] = field(default_factory=frozenset)  # every shape drawn, for stats
     alias_chain: str = ""  # one of ALIAS_CHAINS (or TWIN_CHAIN): via_alias.py is written
     cache: str = ""  # one of CACHE_SHAPES: runs under an unusable cache folder too
+    patch: str = ""  # one of PATCHES: zpatch.py is written
 
     def world(self, caller: bool) -> Spec:
         """The twin with every base that may be the caller made the caller (or *object*)."""
@@ -250,6 +260,7 @@ class Spec:
             modules=modules,
             extras=extras,
             alias_chain=TWIN_CHAIN if self.alias_chain else "",
+            patch="",
         )
 
 
@@ -342,7 +353,8 @@ def specs(draw: st.DrawFn, pending: frozenset[str] = PENDING_FIXES) -> Spec:
         shapes.add("decorated:method")
     alias_chain = draw(st.sampled_from(["", *(c for c in ALIAS_CHAINS if c not in pending)]))
     cache = draw(st.sampled_from(["", *(c for c in CACHE_SHAPES if c not in pending)]))
-    shapes.update({alias_chain, cache} - {""})
+    patch = draw(st.sampled_from(["", *(p for p in PATCHES if p not in pending)]))
+    shapes.update({alias_chain, cache, patch} - {""})
     return Spec(
         base_answers=frozenset(draw(st.sets(st.sampled_from(answerable))))
         if answerable
@@ -360,6 +372,7 @@ def specs(draw: st.DrawFn, pending: frozenset[str] = PENDING_FIXES) -> Spec:
         shapes=frozenset(shapes),
         alias_chain=alias_chain,
         cache=cache,
+        patch=patch,
     )
 
 
@@ -379,8 +392,9 @@ def covering(pending: frozenset[str] = PENDING_FIXES) -> list[Spec]:
     extras = [s for s in EXTRA_SHAPES if s not in pending]
     chains = [c for c in ALIAS_CHAINS if c not in pending]
     caches = [c for c in CACHE_SHAPES if c not in pending]
+    patches = [p for p in PATCHES if p not in pending]
     count = max(len(broken) // 2 + 1, len(extras) // 3 + 1, len(forms) // 3 + 1, 5)
-    count = max(count, len(chains), len(caches))
+    count = max(count, len(chains), len(caches), len(patches))
     found: list[Spec] = []
     for index in range(count):
         pool = ["alpha", "beta", *names[index::count]]
@@ -413,7 +427,8 @@ def covering(pending: frozenset[str] = PENDING_FIXES) -> list[Spec]:
         shapes |= {"rename:util", "decorated:method"}
         chain = chains[index] if index < len(chains) else ""
         cache = caches[index] if index < len(caches) else ""
-        shapes |= {chain, cache} - {""}
+        patch = patches[index] if index < len(patches) else ""
+        shapes |= {chain, cache, patch} - {""}
         found.append(
             Spec(
                 base_answers=frozenset(answerable[::2]),
@@ -428,6 +443,7 @@ def covering(pending: frozenset[str] = PENDING_FIXES) -> list[Spec]:
                 shapes=frozenset(shapes),
                 alias_chain=chain,
                 cache=cache,
+                patch=patch,
             )
         )
     return found
@@ -671,7 +687,29 @@ def render(spec: Spec) -> dict[str, Content]:
         files.update(_extra(extra, index))
     if spec.alias_chain:
         files.update(_alias_chain(spec.alias_chain))
+    if spec.patch:
+        files["zpatch.py"] = _patch(spec)
     return files
+
+
+def _patch(spec: Spec) -> str:
+    """zpatch.py: *spec.patch*'s assignments to the handlers' or the caller's classes,
+    each of which would change the findings if it were seen."""
+    calls = (*spec.core_calls, *(call for sub in spec.subs for call in sub.calls))
+    sent = sorted({name for name, _, _ in calls if is_answerable(name)})
+    if spec.patch == "patch:adds-method":
+        assigned = [f"{cls}.{name} = _added\n" for cls in ("Runner", "FastRunner") for name in sent]
+        return (
+            "from handlers import FastRunner, Runner\n\n\ndef _added(self, *args):\n"
+            "    return None\n\n\n" + "".join(assigned)
+        )
+    if spec.patch == "patch:replaces-caller":
+        return "from core import Core\n\n\ndef _run(self):\n    pass\n\n\nCore.run = _run\n"
+    return (  # patch:rebinds-handler
+        "import handlers\n\n\n"
+        + _methods("Other", frozenset(sent))
+        + "\n\nhandlers.Runner = Other\nhandlers.FastRunner = Other\n"
+    )
 
 
 def _alias_chain(chain: str) -> dict[str, Content]:
@@ -713,7 +751,8 @@ def readable_modules(spec: Spec) -> list[str]:
         if shaped.get(m, "module:none") not in BROKEN_MODULE
     ]
     chained = sorted(_alias_chain(spec.alias_chain)) if spec.alias_chain else []
-    return own + chained
+    patched = ["zpatch.py"] if spec.patch else []
+    return own + chained + patched
 
 
 # ---------------------------------------------------------------------------

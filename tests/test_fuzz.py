@@ -79,6 +79,7 @@ UNIVERSE = {
     *fz.HOSTILE_CLASSES,
     *fz.ALIAS_CHAINS,
     *fz.CACHE_SHAPES,
+    *fz.PATCHES,
 }
 
 
