@@ -165,6 +165,12 @@ VIA_ALIAS_CALLS: tuple[Call, ...] = (("alpha", True, False), ("via_alias_only", 
 # a reply, which these projects never judge: tests/test_monkeypatch.py has that case.)
 PATCHES = ("patch:adds-method", "patch:replaces-caller", "patch:rebinds-handler")
 
+# Runs in one process, as an editor's language server makes them: the handler derives
+# from a class of a library outside the roots, which gains the names sent between two
+# runs; the second run must give what a fresh process gives (tests/test_long_lived_library.py).
+LIVED = ("lived:library-edit",)
+LIVED_LIBRARY = "fuzz_library"
+
 # A cache folder that can't be used: the environment of the runs that say so.
 CACHE_SHAPES = (
     "cache:under-proc",
@@ -232,6 +238,7 @@ class Spec:
     alias_chain: str = ""  # one of ALIAS_CHAINS (or TWIN_CHAIN): via_alias.py is written
     cache: str = ""  # one of CACHE_SHAPES: runs under an unusable cache folder too
     patch: str = ""  # one of PATCHES: zpatch.py is written
+    lived: str = ""  # one of LIVED: runs in one process, beside the project
 
     def world(self, caller: bool) -> Spec:
         """The twin with every base that may be the caller made the caller (or *object*)."""
@@ -354,7 +361,8 @@ def specs(draw: st.DrawFn, pending: frozenset[str] = PENDING_FIXES) -> Spec:
     alias_chain = draw(st.sampled_from(["", *(c for c in ALIAS_CHAINS if c not in pending)]))
     cache = draw(st.sampled_from(["", *(c for c in CACHE_SHAPES if c not in pending)]))
     patch = draw(st.sampled_from(["", *(p for p in PATCHES if p not in pending)]))
-    shapes.update({alias_chain, cache, patch} - {""})
+    lived = draw(st.sampled_from(["", *(p for p in LIVED if p not in pending)]))
+    shapes.update({alias_chain, cache, patch, lived} - {""})
     return Spec(
         base_answers=frozenset(draw(st.sets(st.sampled_from(answerable))))
         if answerable
@@ -373,6 +381,7 @@ def specs(draw: st.DrawFn, pending: frozenset[str] = PENDING_FIXES) -> Spec:
         alias_chain=alias_chain,
         cache=cache,
         patch=patch,
+        lived=lived,
     )
 
 
@@ -393,6 +402,7 @@ def covering(pending: frozenset[str] = PENDING_FIXES) -> list[Spec]:
     chains = [c for c in ALIAS_CHAINS if c not in pending]
     caches = [c for c in CACHE_SHAPES if c not in pending]
     patches = [p for p in PATCHES if p not in pending]
+    liveds = [p for p in LIVED if p not in pending]
     count = max(len(broken) // 2 + 1, len(extras) // 3 + 1, len(forms) // 3 + 1, 5)
     count = max(count, len(chains), len(caches), len(patches))
     found: list[Spec] = []
@@ -428,7 +438,8 @@ def covering(pending: frozenset[str] = PENDING_FIXES) -> list[Spec]:
         chain = chains[index] if index < len(chains) else ""
         cache = caches[index] if index < len(caches) else ""
         patch = patches[index] if index < len(patches) else ""
-        shapes |= {chain, cache, patch} - {""}
+        lived = liveds[index] if index < len(liveds) else ""
+        shapes |= {chain, cache, patch, lived} - {""}
         found.append(
             Spec(
                 base_answers=frozenset(answerable[::2]),
@@ -444,6 +455,7 @@ def covering(pending: frozenset[str] = PENDING_FIXES) -> list[Spec]:
                 alias_chain=chain,
                 cache=cache,
                 patch=patch,
+                lived=lived,
             )
         )
     return found
@@ -822,6 +834,22 @@ def pylint(root: Path, files: list[str], json_path: Path, env: dict[str, str] | 
     )
 
 
+# pylint twice in one interpreter: argv is the library's file, its text after the edit,
+# the two json2 reports, then the modules to lint.
+_LIVED_DRIVER = """
+import sys
+from pathlib import Path
+from pylint.lint import Run
+
+library, edited, first, second, *modules = sys.argv[1:]
+options = ["--load-plugins=pylint_rpcsurface", "--disable=all", "--enable=rpcsurface",
+           "--persistent=n", "--score=n"]
+Run([*options, "--output-format=json2:" + first, *modules], exit=False)
+Path(library).write_text(edited, encoding="utf-8")
+Run([*options, "--output-format=json2:" + second, *modules], exit=False)
+"""
+
+
 def unusable_cache(shape: str, root: Path) -> tuple[dict[str, str], str]:
     """The environment of a run whose cache folder is *shape*, and the folder it names
     (a file in the way is made beside *root*)."""
@@ -924,6 +952,8 @@ def examine(spec: Spec, root: Path, *, twin_root: Path | None = None) -> Examine
     examination.pylint_parity()
     if spec.cache:
         examination.cache_folder()
+    if spec.lived:
+        examination.lived()
     if twin_root is not None:
         examination.twin(twin_root)
         if any(s.form in MAYBE_BASES for s in spec.subs):
@@ -1116,6 +1146,65 @@ class _Examination:
             and sorted(map(_key, ours)) != sorted(map(_key, theirs))
         ):
             self.problem("unusable cache folder: pylint's findings differ", "", lint)
+
+    def lived(self) -> None:
+        """Two pylint runs in one process with the library edited between them: the
+        second gives what a fresh process gives (:data:`LIVED`). On a copy of the
+        project beside it, whose handler is ``lived.LivedRunner``, deriving from the
+        library's class, and whose base handler answers nothing: every name the library
+        gains is then answered by it alone."""
+        side = self.root.parent / f"{self.root.name}-lived"
+        library = self.root.parent / f"{self.root.name}-library"
+        files = render(self.spec)
+        files["pyproject.toml"] = fast_surface(
+            "core.Core", "lived.LivedRunner", "lived.LivedBase", "handlers.RPCS"
+        )
+        files["lived.py"] = (
+            f"from {LIVED_LIBRARY} import LibraryBase\n\n\nclass LivedBase:\n    pass\n\n\n"
+            "class LivedRunner(LibraryBase):\n    pass\n"
+        )
+        write(side, files)
+        write(library, {f"{LIVED_LIBRARY}.py": _methods("LibraryBase", frozenset())})
+        calls = (*self.spec.core_calls, *(call for sub in self.spec.subs for call in sub.calls))
+        edited = _methods("LibraryBase", frozenset(n for n, _, _ in calls if is_answerable(n)))
+        env = {**clean_environment(), "PYTHONPATH": str(library)}
+        modules = [*readable_modules(self.spec), "lived.py"]
+        outputs = [side.parent / f"{side.name}.{n}.json" for n in ("first", "second", "fresh")]
+        driver = self.ran(
+            _run(
+                side,
+                [sys.executable, "-c", _LIVED_DRIVER, str(library / f"{LIVED_LIBRARY}.py"), edited]
+                + [str(path) for path in outputs[:2]]
+                + modules,
+                "python -c LIVED_DRIVER (pylint twice in one process, the library edited between)",
+                env,
+            ),
+            (),
+        )
+        # Without the store, which the runs in one process wrote: nothing remembered.
+        fresh = self.ran(pylint(side, modules, outputs[2], {**env, "RPCSURFACE_NO_CACHE": "1"}), ())
+        try:
+            second, alone = (
+                sorted(
+                    _key(m)
+                    for m in _reported(json.loads(path.read_text("utf-8"))["messages"], side)
+                    if m.symbol.startswith("rpc")
+                )
+                for path in outputs[1:]
+            )
+        except (OSError, json.JSONDecodeError, KeyError) as error:
+            self.problem("long-lived: no json2 report", repr(error), driver)
+            return
+        finally:
+            for path in outputs:
+                path.unlink(missing_ok=True)
+        if second != alone:
+            self.problem(
+                "long-lived: a library edit between runs differs from a fresh process",
+                f"in one process only: {sorted(set(second) - set(alone))}\n"
+                f"fresh only: {sorted(set(alone) - set(second))}",
+                fresh,
+            )
 
     def twin(self, twin_root: Path) -> None:
         """The relation: the project gives what its twin gives."""
