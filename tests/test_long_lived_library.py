@@ -9,17 +9,14 @@ analysis, and must be too, with the fact cache on or off.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import uuid
-from contextlib import redirect_stdout
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from pylint.lint import Run
 from support import fast_surface, project, run_pylint
+from test_long_lived import lint as lint_here  # pylint in this process, as an editor runs it
 
 Key = tuple[str, str, int]
 
@@ -63,25 +60,6 @@ def library_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Pa
     monkeypatch.syspath_prepend(str(libraries))
     monkeypatch.chdir(root)
     return root, module
-
-
-def lint_here(*args: str) -> list[Key]:
-    """pylint run in this process, as an editor's language server runs it."""
-    out = StringIO()
-    with redirect_stdout(out):
-        Run(
-            [
-                "--load-plugins=pylint_rpcsurface",
-                "--disable=all",
-                "--enable=rpcsurface",
-                "--output-format=json2",
-                "--persistent=n",
-                *args,
-            ],
-            exit=False,
-        )
-    report = json.loads(out.getvalue())
-    return sorted((m["symbol"], Path(m["path"]).name, m["line"]) for m in report["messages"])
 
 
 def lint_fresh(root: Path, search_path: str, *args: str) -> list[Key]:
