@@ -218,8 +218,9 @@ def report(
     edits = sites[0].where_edited
     by_check = options.growth == "check"
     curve_lines, verdict = growth(curve, by_check=by_check)
+    measured = [c for p in pairs for c in (p.numerator, p.denominator) if c is not None]
     every_command = {
-        c.label: c for p in pairs for c in (p.numerator, p.denominator) if c is not None
+        c.label: c for c in [*measured, *(c.before for c in measured if c.before is not None)]
     }
     used = [f"- {label}: {c.shown(sites[0].path)}" for label, c in every_command.items()]
     site = sites[0]
@@ -276,11 +277,23 @@ def report(
         "`# a bench comment <N>`. An interface edit adds a method, `bench_interface_<N>`, at "
         "the end of a caller class, returning a copy of one of its waited dispatch calls "
         "whose RPC name is already sent in the file (one of a configured caller class if "
-        "there is one). The buffer rows send the saved caller module with their edit as a "
+        "there is one). A name edit changes the RPC name, a string, of one send: in a "
+        "class every caller class of the file is or derives from (the one most classes "
+        "derive from), in its `__init__` if it sends there, else its first send, on no "
+        "line with an expected finding; to another name the file's judged sends give with "
+        "the same arguments (failing any, for a send with no payload, a method of the "
+        "handler module that needs no argument), the next one each time, or to the name "
+        "followed by a new letter sequence each time (mistyped: `namea`, `nameb`, ...); "
+        "after it, the file's expected findings are a pylint run on that buffer under "
+        "`RPCSURFACE_NO_CACHE=1` on every tree, and an answered name must have none on "
+        "its line. The buffer rows send the saved caller module with their edit as a "
         "new buffer on stdin (the file on disk unchanged) and their baseline gets the same "
         "buffer; the saved edits (body edits of the handler or the caller module) add one "
         "more statement each time, and every file is put back after the run. The whole-tree "
-        "rows name every `.py` file of the tree on the command line. "
+        "rows name every `.py` file of the tree on the command line. The row after a "
+        "warm `check` runs `rpcsurface check` unmeasured first whenever the cache was "
+        "deleted or a file edited since; the row after a cold whole-tree `-j 2` run makes "
+        "that run (cache deleted first) unmeasured before each measured run. "
         + ("Peak RSS is the whole-tree run's own `ru_maxrss` (cold). " if rss else "")
         + "The cache's size is every file "
         f"under `.rpcsurface_cache/` and `${CACHE_DIR_ENV}`. Every run reported exactly "

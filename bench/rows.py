@@ -47,7 +47,9 @@ class Pair:
 
 def commands(site: Site, cli: str | None) -> dict[str, Command | None]:
     caller = site.manifest["largest_caller_module"]
+    handler = site.manifest.get("handler_module")
     assert isinstance(caller, str)
+    two = (caller, handler) if isinstance(handler, str) else (caller,)
     stdin_file = site.path / caller
     stdin = ("--from-stdin", str(stdin_file))
     check = None if cli is None else (cli, "check")
@@ -77,6 +79,8 @@ def commands(site: Site, cli: str | None) -> dict[str, Command | None]:
         "ours stdin comment": stdin_row("ours stdin comment", edit="comment"),
         "ours stdin buffer edit": stdin_row("ours stdin buffer edit", edit="buffer"),
         "ours stdin interface": stdin_row("ours stdin interface", edit="interface"),
+        "ours stdin name": stdin_row("ours stdin name", edit="name"),
+        "ours stdin mistyped": stdin_row("ours stdin mistyped", edit="mistyped"),
         "base stdin same buffer": Command(
             "base stdin same buffer",
             (*PYLINT, *BASELINE, *stdin),
@@ -96,6 +100,33 @@ def commands(site: Site, cli: str | None) -> dict[str, Command | None]:
         ),
         "hook caller saved": Command("hook caller saved", hook, "ours", only=caller, edit="caller"),
         "base file": Command("base file", (*PYLINT, *BASELINE, caller), "baseline"),
+        "ours two files -j 2": (
+            None
+            if check is None
+            else Command(
+                "ours two files -j 2",
+                (*PYLINT, *OURS, "-j", "2", *two),
+                "ours",
+                within=two,
+                before=Command("check warm", check, "check", warm=True),
+            )
+        ),
+        "base two files -j 2": Command(
+            "base two files -j 2", (*PYLINT, *BASELINE, "-j", "2", *two), "baseline"
+        ),
+        "ours file after tree -j 2": Command(
+            "ours file after tree -j 2",
+            hook,
+            "ours",
+            only=caller,
+            before=Command(
+                "ours tree -j 2",
+                (*PYLINT, *OURS, "-j", "2", *every),
+                "ours",
+                cold=True,
+                files=n,
+            ),
+        ),
         "parse": Command("parse", (sys.executable, "-c", PARSE_ALL), "parse"),
     }
 
@@ -107,8 +138,10 @@ def growth_pair(pairs: list[Pair], by_check: bool) -> Pair | None:
 
 
 def whole_tree(pair: Pair) -> bool:
-    """Whether the pair runs pylint over the whole tree (the slow rows)."""
-    return any(c is not None and " tree" in c.label for c in (pair.numerator, pair.denominator))
+    """Whether the pair runs pylint over the whole tree (the slow rows), measured or
+    right before what it measures."""
+    run = [c for c in (pair.numerator, pair.denominator) if c is not None]
+    return any(" tree" in c.label for c in [*run, *(c.before for c in run if c.before)])
 
 
 def select(pairs: list[Pair], rows: str) -> list[Pair]:
@@ -153,6 +186,12 @@ def pairs_at(site: Site, cli: str | None, primary: bool, *, by_check: bool = Fal
         Pair("stdin (IDE), after an interface edit of the buffer (a new method of the caller "
              "class waiting on a name it sends): rpcsurface ÷ unused-import", site,
              c["ours stdin interface"], cmd("base stdin same buffer"), 1.5),
+        Pair("stdin (IDE), after an RPC name changed to another answered name (at a send "
+             "every caller class inherits): rpcsurface ÷ unused-import", site,
+             c["ours stdin name"], cmd("base stdin same buffer"), 1.2),
+        Pair("stdin (IDE), after an RPC name mistyped (that send, a new name each "
+             "keystroke): rpcsurface ÷ unused-import", site, c["ours stdin mistyped"],
+             cmd("base stdin same buffer"), 1.2),
         Pair("stdin (IDE) on the caller, after a body edit saved in the handler module: "
              "rpcsurface ÷ unused-import", site, c["ours stdin handler saved"],
              cmd("base stdin"), 1.5),
@@ -167,5 +206,11 @@ def pairs_at(site: Site, cli: str | None, primary: bool, *, by_check: bool = Fal
              site, c["check caller saved"], cmd("parse"), 0.3),
         Pair("pre-commit hook (pylint-rpcsurface) on a commit touching one caller file ÷ "
              "pylint with unused-import on that file", site, c["hook caller saved"],
+             cmd("base file"), 1.25),
+        Pair("pylint -j 2 on two files (the caller and the handler module) after a warm "
+             "`rpcsurface check`: rpcsurface ÷ unused-import, both -j 2", site,
+             c["ours two files -j 2"], cmd("base two files -j 2"), 1.25),
+        Pair("one file (the caller module) right after a cold whole-tree -j 2 run: "
+             "rpcsurface ÷ unused-import", site, c["ours file after tree -j 2"],
              cmd("base file"), 1.25),
     ]  # fmt: skip

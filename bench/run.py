@@ -45,15 +45,23 @@ benchmark owns. "Cold" deletes that folder and the project's .rpcsurface_cache/ 
 run (no cache at all); "warm" runs the command once, unmeasured, whenever the cache was
 deleted or a file edited since its last run. A row "after an edit" runs its command once,
 unmeasured, on what is saved, then makes its edit (a new stdin buffer: a comment appended,
-a statement added in a method that sends, or a new caller method waiting on a name the
-file already sends; or a statement saved in the handler or the caller module; see
-edit_text, comment_text and interface_text), then measures; the files are put back after
-the run. The whole-tree rows name every .py file of the tree. Every run's exit status is
-checked (pylint: only the findings bits 2 and 4, never 1 fatal or 32 usage; `rpcsurface
-check`: 0 or 1) and its findings are compared with the expected ones (the generator's
-planted ones, in an edited file or buffer its markers' lines; on a real tree the
-oracle's): every mode must report exactly the same set. A failing run aborts with a clear
-message.
+a statement added in a method that sends, a new caller method waiting on a name the
+file already sends, or the RPC name of a send every caller class inherits changed to
+another answered name or mistyped, a new name each time; or a statement saved in the
+handler or the caller module; see bench/edits.py), then measures; the files are put
+back after the run. A row measured right after another run (`pylint -j 2` on two files
+after a warm `rpcsurface check`; one file after a cold whole-tree `-j 2` run) makes that
+run first, unmeasured. The whole-tree rows name every .py file of the tree. Every run's
+exit status is checked (pylint: only the findings bits 2 and 4, never 1 fatal or 32
+usage; `rpcsurface check`: 0 or 1) and its findings are compared with the expected ones
+(the generator's planted ones, in an edited file or buffer its markers' lines; on a real
+tree, and after a name edit on every tree, the oracle's): every mode must report exactly
+the same set. A failing run aborts with a clear message.
+
+The script is split by what it does: bench/sites.py (the project or tree measured on,
+its commands and expected findings), bench/edits.py (the edits), bench/runs.py (one
+measured run, checked), bench/rows.py (the rows, and which --rows selects) and
+bench/reporting.py (the report).
 
 This is a script, not a test: never run it at full settings on a shared machine.
 """
@@ -74,7 +82,7 @@ sys.path.insert(0, str(HERE))
 # Sibling scripts, not a package: what is measured on (sites), the edits (edits), one
 # measured run (runs), the rows (rows) and the report (reporting).
 import generate_project as gen  # noqa: E402
-from edits import comment_text, edit_text, interface_text  # noqa: E402
+from edits import comment_text, edit_text, interface_text, name_send, name_text  # noqa: E402
 from reporting import growth, load, report, size_rows, table  # noqa: E402
 from rows import Pair, growth_pair, pairs_at, select  # noqa: E402
 from runs import _needs_bytecode, compile_bytecode, measure, run_once, validate  # noqa: E402
@@ -120,6 +128,8 @@ __all__ = [
     "main",
     "markers",
     "measure",
+    "name_send",
+    "name_text",
     "pairs_at",
     "prepare",
     "prepare_tree",

@@ -16,13 +16,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from edits import comment_text, edit_text, interface_text
+from edits import comment_text, edit_text, interface_text, name_send, name_text
 from sites import (
     BUFFER_EDITS,
     CACHE,
     CACHE_DIR_ENV,
     EDITED,
     EDITS,
+    NAME_EDITS,
     Abort,
     Command,
     Finding,
@@ -58,6 +59,8 @@ def apply_edit(site: Site, command: Command) -> None:
             text, where = comment_text(saved, site.edits)
         elif command.edit == "interface":
             text, where = interface_text(saved, site.edits, site.dispatch, site.callers)
+        elif command.edit in NAME_EDITS:
+            text, where, line = name_edit(site, command, saved)
         else:
             text, where = edit_text(saved, site.edits, site.dispatch)
         folder = site.path.with_name(site.path.name + ".buffers")
@@ -66,8 +69,16 @@ def apply_edit(site: Site, command: Command) -> None:
         buffer.write_text(text, encoding="utf-8")
         site.buffer = (buffer, text)
         site.where_edited[command.edit] = f"`{command.only}`, {where}"
-        if site.oracle is not None:
+        if site.oracle is not None or command.edit in NAME_EDITS:
             site.buffer_expected = buffer_oracle(site, command, buffer)
+        if command.edit in NAME_EDITS:
+            there = sorted(s for s, _, n in site.buffer_expected if n == line)
+            if command.edit == "name" and there:
+                raise Abort(
+                    f"{command.label}: {where}, but the new name is not answered there: "
+                    f"a pylint run on the buffer under RPCSURFACE_NO_CACHE=1 reports {there}"
+                )
+            site.where_edited[command.edit] += f"; found there: {', '.join(there) or 'nothing'}"
         return
     # The caller edit goes to the stdin file, the largest caller module.
     path = site.manifest["handler_module" if command.edit == "handler" else "largest_caller_module"]
@@ -82,6 +93,20 @@ def apply_edit(site: Site, command: Command) -> None:
     site.where_edited[command.edit] = f"`{path}`, {where}"
     if site.oracle is not None:
         site.oracle = tree_oracle(site)
+
+
+def name_edit(site: Site, command: Command, saved: str) -> tuple[str, str, int]:
+    """*saved* with an RPC name edit (*command*'s: another answered name, or mistyped),
+    where, and the edited line."""
+    assert command.edit in NAME_EDITS
+    assert command.only is not None
+    handler = site.manifest.get("handler_module")
+    handler_text = (site.path / handler).read_text("utf-8") if isinstance(handler, str) else ""
+    flagged = frozenset(n for _, path, n in site.expected if path == command.only)
+    send = name_send(saved, site.dispatch, site.callers, flagged, handler_text)
+    count = site.edits_of[command.edit] = site.edits_of.get(command.edit, 0) + 1
+    text, where = name_text(saved, send, count, mistyped=command.edit == "mistyped")
+    return text, where, send.literal.lineno
 
 
 def buffer_oracle(site: Site, command: Command, buffer: Path) -> set[Finding]:
@@ -191,18 +216,24 @@ def validate(site: Site, command: Command, sample: Sample, buffer: str | None = 
         found = pylint_findings(site, command, sample)
     else:
         found = check_findings(site, sample)
-    expected = {f for f in site.expected if command.only in (None, f[1])}
+    expected = {
+        f
+        for f in site.expected
+        if command.only in (None, f[1]) and (not command.within or f[1] in command.within)
+    }
     if buffer is not None and command.only is not None:
         expected = (
-            site.buffer_expected if site.oracle is not None else markers(command.only, buffer)
+            site.buffer_expected
+            if site.oracle is not None or command.edit in NAME_EDITS
+            else markers(command.only, buffer)
         )
     if found != expected:
         missing = sorted(expected - found)
         extra = sorted(found - expected)
-        if site.oracle is None:
-            whose = "the planted ones"
-        elif buffer is not None:
+        if buffer is not None and (site.oracle is not None or command.edit in NAME_EDITS):
             whose = "the oracle's (a pylint run on the same buffer, RPCSURFACE_NO_CACHE=1)"
+        elif site.oracle is None:
+            whose = "the planted ones"
         else:
             whose = "the oracle's (rpcsurface check --no-cache on the tree as saved)"
         raise Abort(f"{where}: findings differ from {whose}: missing {missing}, extra {extra}")
@@ -211,6 +242,9 @@ def validate(site: Site, command: Command, sample: Sample, buffer: str | None = 
 
 
 def measure(site: Site, command: Command) -> Sample:
+    before = command.before
+    if before is not None and (not before.warm or site.warmed.get(before.label) != site.state):
+        run_once(site, before)  # unmeasured: what the row measures right after
     if command.edit is not None:
         # Unmeasured, on what is saved now: fills the cache; then the edit.
         run_once(site, dataclasses.replace(command, edit=None, label=f"{command.label} (before)"))

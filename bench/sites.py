@@ -32,9 +32,9 @@ CACHE_DIR_ENV = "RPCSURFACE_CACHE_DIR"  # where the cache goes: a folder the ben
 EDITED = ".bench-edited"  # in a project whose files an interrupted run left edited
 
 
-BUFFER_EDITS = ("buffer", "comment", "interface")  # a new buffer on stdin, nothing saved
-
-
+# The RPC name edits: at one send, another answered name, or a new mistyped one each time.
+NAME_EDITS = ("name", "mistyped")
+BUFFER_EDITS = ("buffer", "comment", "interface", *NAME_EDITS)  # new stdin buffers, unsaved
 EDITS = (*BUFFER_EDITS, "handler", "caller")
 
 
@@ -66,6 +66,10 @@ class Command:
     edit: str | None = None
     same_buffer: bool = False  # stdin: the buffer the last buffer edit sent
     files: int = 0  # the argv ends with this many files: every .py file of the tree
+    within: tuple[str, ...] = ()  # findings compared only in these files (relative paths)
+    # Run unmeasured before each measured run: every time, or, if it is warm, whenever
+    # the cache was deleted or a file edited since its last run.
+    before: Command | None = None
 
     def shown(self, project: Path) -> str:
         """The command as a markdown line, with the project folder written as $PROJECT."""
@@ -96,8 +100,21 @@ class Command:
             "module, saved)",
             "caller": " (after an unmeasured run: one statement inserted in the caller "
             "module, saved)",
+            "name": " (after an unmeasured run on the saved file: BUFFER is a new buffer, "
+            "the caller module with the RPC name of a send every caller class inherits "
+            "changed to another name answered from it, the next one each time)",
+            "mistyped": " (after an unmeasured run on the saved file: BUFFER is a new "
+            "buffer, the caller module with the RPC name of that send mistyped, a new "
+            "name each time)",
         }
         note += edits.get(self.edit or "", "")
+        if self.before is not None:
+            every = (
+                "whenever the cache was deleted or a file edited since"
+                if (self.before.warm)
+                else "each time"
+            )
+            note += f" (right after an unmeasured `{self.before.label}` run, {every})"
         if self.same_buffer:
             note += " (BUFFER: the one the numerator was just sent)"
         return f"`{text}`" + note + (" (warm)" if self.warm else "")
@@ -123,6 +140,7 @@ class Site:
     deletions: int = 0  # how many times its cache was deleted
     warmed: dict[str, int] = field(default_factory=dict)  # command label -> state then
     edits: int = 0  # statements inserted so far, in buffers or saved files
+    edits_of: dict[str, int] = field(default_factory=dict)  # edit kind -> how many so far
     saved_edits: int = 0  # how many of them were saved to disk
     edited: dict[str, str] = field(default_factory=dict)  # path -> its text as edited
     originals: dict[str, bytes] = field(default_factory=dict)  # path -> its bytes before
@@ -197,6 +215,7 @@ class Dispatch:
     waits_unless: str | None = None  # the keyword whose true value means not waited
     waits_when_absent: bool = False
     function: bool = False  # called-as = "function": a plain call is a dispatch too
+    payload: tuple[str, ...] = ()  # the keywords args-from and kwargs-from name
 
     def matches(self, call: ast.Call) -> bool:
         func = call.func
@@ -242,6 +261,11 @@ def dispatches_of(pyproject: Path) -> tuple[Dispatch, ...]:
                 entry.get("waits-unless"),
                 bool(entry.get("waits-when-absent", False)),
                 entry.get("called-as") == "function",
+                tuple(
+                    str(entry[key])
+                    for key in ("args-from", "kwargs-from")
+                    if isinstance(entry.get(key), str)
+                ),
             )
         )
     return tuple(found)

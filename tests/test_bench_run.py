@@ -333,7 +333,10 @@ def test_rows_editor_are_every_row_but_the_whole_tree_runs(site: object) -> None
     editor = run.select(every, "editor")
     trees = [p for p in every if p not in editor]
     assert trees
-    assert all(p.measure.startswith("whole tree") for p in trees)
+    # The row measured right after a whole-tree run is as slow as one: with them.
+    after_tree = "one file (the caller module) right after a cold whole-tree -j 2 run"
+    assert all(p.measure.startswith(("whole tree", after_tree)) for p in trees)
+    assert any(p.measure.startswith(after_tree) for p in trees)
     for pair in editor:
         for command in (pair.numerator, pair.denominator):
             assert "--recursive=y" not in command.argv
@@ -343,6 +346,9 @@ def test_rows_editor_are_every_row_but_the_whole_tree_runs(site: object) -> None
         "after a body edit of the buffer",
         "after an interface edit of the buffer",
         "after a body edit saved in the handler module",
+        "after an RPC name changed to another answered name",
+        "after an RPC name mistyped",
+        "pylint -j 2 on two files",
         "truly cold",
         "rpcsurface check, cold",
         "after a one-file body edit",
@@ -600,9 +606,17 @@ def test_the_new_rows_have_the_new_targets_and_the_whole_tree_names_every_file(
         "rpcsurface check, warm": 0.5,
         "rpcsurface check, after a one-file body edit (saved)": 0.3,
         "pre-commit hook (pylint-rpcsurface) on a commit touching one caller file": 1.25,
+        "stdin (IDE), after an RPC name changed to another answered name (at a send every "
+        "caller class inherits)": 1.2,
+        "stdin (IDE), after an RPC name mistyped (that send, a new name each keystroke)": 1.2,
+        "pylint -j 2 on two files (the caller and the handler module) after a warm "
+        "`rpcsurface check`": 1.25,
+        "one file (the caller module) right after a cold whole-tree -j 2 run": 1.25,
     }
     edits = {p.numerator.edit for p in every if p.numerator is not None}
-    assert edits == {None, "comment", "buffer", "interface", "handler", "caller"}
+    assert edits == {
+        None, "comment", "buffer", "interface", "handler", "caller", "name", "mistyped"
+    }  # fmt: skip
     for pair in every[:2]:
         assert pair.numerator.argv[-3:] == ("ns/deep/m.py", "pkg/a.py", "pkg/h.py")
         assert pair.numerator.files == 3
@@ -831,3 +845,294 @@ def test_trees_fetches_a_wheel_once_unpacks_only_python_and_writes_the_config(
     assert mp.caller.removesuffix(".py").replace("/", ".") + ".MPExecutor" in lmdeploy
     assert "WorkerWrapper" in lmdeploy
     assert mp.handler.endswith("executor/base_worker.py")
+
+
+# ------------------------------------------------- issue 47's rows: RPC names, -j 2, after a tree
+
+NAMES = (
+    "class Helper:\n"  # 1: no caller: its sends are never judged, its names never taken
+    "    def go(self):\n"
+    "        return self.mgr.call_func('helper_only', wait_out=True)\n"
+    "\n"
+    "\n"
+    "class Base:\n"  # 6: every caller class derives from it
+    "    def __init__(self, mgr):\n"
+    "        self.mgr = mgr\n"
+    '        self.mgr.call_func("load_model", wait_out=True)\n'  # 9
+    "\n"
+    "    def step(self):\n"
+    "        self.mgr.call_func('typo', wait_out=True)  # expect: rpc-unanswered\n"  # 12
+    "        return self.mgr.call_func('forward', wait_out=True)\n"  # 13
+    "\n"
+    "    def sync(self, x):\n"
+    "        return self.mgr.call_func('sync_kv', x, wait_out=True)\n"  # another shape
+    "\n"
+    "    def flush(self):\n"
+    "        return self.mgr.call_func('flush_cache', wait_out=True)\n"
+    "\n"
+    "\n"
+    "class Engine(Base):\n"  # 22: the configured caller
+    "    def run(self):\n"
+    "        return self.mgr.call_func('engine_run', wait_out=True)\n"
+    "\n"
+    "\n"
+    "class Other(Engine):\n"  # a caller too, by deriving from one
+    "    pass\n"
+)
+HANDLER_METHODS = (
+    "class Runner:\n"
+    "    def ping(self):\n"
+    "        return 1\n"
+    "\n"
+    "    def need(self, x):\n"
+    "        return x\n"
+    "\n"
+    "    def _private(self):\n"
+    "        return 0\n"
+    "\n"
+    "    def opt(self, x=1, *args, y=2, **kwargs):\n"
+    "        return x\n"
+    "\n"
+    "    @property\n"
+    "    def prop(self):\n"
+    "        return 2\n"
+)
+
+
+def test_a_name_edit_is_at_a_send_every_caller_class_inherits_and_cycles_answered_names() -> None:
+    callers = frozenset({"Engine"})
+    send = run.name_send(NAMES, CALL_FUNC, callers, frozenset({12}))
+    assert send.name == "load_model"  # the base's __init__, before any other method
+    assert send.where == "class `Base`, method `__init__`"
+    # The same arguments, sent by a caller class or its base, on no flagged line.
+    assert send.answered == ("forward", "flush_cache", "engine_run")
+    texts = [run.name_text(NAMES, send, n, mistyped=False) for n in (1, 2, 3, 4)]
+    assert [t.splitlines()[8] for t, _ in texts] == [
+        '        self.mgr.call_func("forward", wait_out=True)',
+        '        self.mgr.call_func("flush_cache", wait_out=True)',
+        '        self.mgr.call_func("engine_run", wait_out=True)',
+        '        self.mgr.call_func("forward", wait_out=True)',
+    ]
+    for text, _ in texts:  # nothing else changed
+        changed = [a for a, b in zip(text.splitlines(), NAMES.splitlines(), strict=True) if a != b]
+        assert len(changed) == 1
+    assert texts[0][1] == (
+        "line 9, class `Base`, method `__init__`: 'load_model' changed to 'forward' "
+        "(another answered name)"
+    )
+    mistyped = [run.name_text(NAMES, send, n, mistyped=True)[0] for n in (1, 2, 27)]
+    assert [t.splitlines()[8].split('"')[1] for t in mistyped] == [
+        "load_modela", "load_modelb", "load_modelaa"
+    ]  # fmt: skip
+    # Its line flagged (a finding is expected there): the base's next send.
+    assert run.name_send(NAMES, CALL_FUNC, callers, frozenset({9, 12})).name == "forward"
+    # Its __init__ first, wherever it is; the base first, wherever the callers are.
+    init = NAMES.index("    def __init__")
+    step, end = NAMES.index("    def step"), NAMES.index("    def sync")
+    init_later = NAMES[:init] + NAMES[step:end] + NAMES[init:step] + NAMES[end:]
+    assert run.name_send(init_later, CALL_FUNC, callers).name == "load_model"
+    engine = NAMES.index("class Engine")
+    callers_first = NAMES[engine:] + "\n\n" + NAMES[:engine]
+    assert run.name_send(callers_first, CALL_FUNC, callers).name == "load_model"
+    no_init_send = callers_first.replace('self.mgr.call_func("load_model", wait_out=True)', "1")
+    assert run.name_send(no_init_send, CALL_FUNC, callers).name == "typo"  # Base.step's
+    # A typo's line is never a source of answered names.
+    assert "typo" not in run.name_send(NAMES, CALL_FUNC, callers, frozenset({12})).answered
+
+
+def test_a_send_with_no_other_name_of_its_shape_takes_the_handler_methods_needing_nothing() -> None:
+    alone = (
+        "class Engine(Executor):\n"  # a caller by its base, configured in another module
+        "    def check(self):\n"
+        "        self.collective_rpc('check_health', timeout=10)\n"
+        "\n"
+        "    def load(self, x):\n"
+        "        self.collective_rpc('load', x)\n"
+    )
+    table = (run.Dispatch("collective_rpc", True, payload=("args", "kwargs")),)
+    send = run.name_send(alone, table, frozenset({"Executor"}), handler_text=HANDLER_METHODS)
+    assert send.name == "check_health"
+    assert send.answered == ("ping", "opt")
+    # A send with a payload is answered by no method needing nothing: no name edit there.
+    with_payload = alone.replace("'check_health', timeout=10", "'check_health', args=(1,)")
+    with pytest.raises(run.Abort, match="no send with its RPC name as a string literal"):
+        run.name_send(with_payload, table, frozenset({"Executor"}), handler_text=HANDLER_METHODS)
+
+
+ANSWERED = ("load_model", "forward", "flush_cache", "engine_run", "sync_kv")
+
+
+def name_oracle(refused_at_9: str = "") -> str:
+    """A stand-in for pylint and ``rpcsurface check``: rpc-unanswered at each call_func of
+    no answered name (and at line 9, the base's __init__, of *refused_at_9* too), in the
+    stdin buffer (``--from-stdin FILE``), the files named, or every file (``check``);
+    nothing for pylint alone (unused-import)."""
+    return (
+        "import json, os, pathlib, re, sys\n"
+        "args = sys.argv[1:]\n"
+        "if '--from-stdin' in args:\n"
+        "    texts = {args[args.index('--from-stdin') + 1]: sys.stdin.read()}\n"
+        "else:\n"
+        "    named = sorted(pathlib.Path('.').rglob('*.py')) if args[:1] == ['check'] else [\n"
+        "        a for a in args if a.endswith('.py')]\n"
+        "    texts = {str(p): pathlib.Path(p).read_text() for p in named}\n"
+        f"answered = {ANSWERED!r}\n"
+        "found = [(path, n) for path, text in texts.items()\n"
+        "         for n, line in enumerate(text.splitlines(), 1)\n"
+        "         for name in re.findall(r'call_func\\([\\'\"](\\w+)', line)\n"
+        "         if name not in answered and not name.startswith('helper')\n"
+        f"         or (name, n) == ({refused_at_9!r}, 9)]\n"
+        "if '--enable=unused-import' in args:\n"
+        "    found = []\n"
+        "if args[:1] == ['check']:\n"
+        "    print('\\n'.join(f'{p}:{n}:1: rpc-unanswered: not answered' for p, n in found))\n"
+        "    sys.exit(1 if found else 0)\n"
+        "messages = [{'symbol': 'rpc-unanswered', 'absolutePath': os.path.abspath(p), 'line': n}\n"
+        "            for p, n in found]\n"
+        "print(json.dumps({'messages': messages}))\n"
+        "sys.exit(4 if found else 0)\n"
+    )
+
+
+@pytest.fixture
+def name_site(edit_site: object) -> object:
+    site = edit_site
+    (site.path / "pkg" / "a.py").write_text(NAMES, encoding="utf-8")  # type: ignore[attr-defined]
+    site.manifest["expected_findings"] = [["rpc-unanswered", "pkg/a.py", 12]]  # type: ignore[attr-defined]
+    site.dispatch = CALL_FUNC  # type: ignore[attr-defined]
+    site.callers = frozenset({"Engine"})  # type: ignore[attr-defined]
+    return site
+
+
+def test_the_name_rows_send_new_buffers_judged_by_a_no_cache_run_on_each(name_site: object) -> None:
+    site = name_site
+    a = site.path / "pkg/a.py"  # type: ignore[attr-defined]
+    argv = (sys.executable, "-c", name_oracle(), "--from-stdin", str(a))
+    answered = run.Command("n", argv, "ours", stdin=a, only="pkg/a.py", edit="name")
+    mistyped = dataclasses.replace(answered, label="m", edit="mistyped")
+    sent = []
+    for command in (answered, answered, mistyped, mistyped):
+        run.measure(site, command)
+        sent.append(site.buffer[1].splitlines()[8].split('"')[1])  # type: ignore[attr-defined]
+    assert sent == ["forward", "flush_cache", "load_modela", "load_modelb"]
+    assert a.read_text("utf-8") == NAMES  # the file on disk is never changed
+    # The mistyped name's finding is expected: the no-cache run on the buffer says so.
+    assert site.buffer_expected == {  # type: ignore[attr-defined]
+        ("rpc-unanswered", "pkg/a.py", 9),
+        ("rpc-unanswered", "pkg/a.py", 12),
+    }
+    assert site.where_edited["mistyped"].endswith("found there: rpc-unanswered")  # type: ignore[attr-defined]
+    assert site.where_edited["name"].endswith("found there: nothing")  # type: ignore[attr-defined]
+    # An "answered" name the no-cache run flags there: the row would measure another edit.
+    refusing = name_oracle(refused_at_9="forward")
+    flagged = dataclasses.replace(
+        answered, argv=(sys.executable, "-c", refusing, "--from-stdin", str(a))
+    )
+    run.measure(site, flagged)  # 'engine_run', the third answered name
+    with pytest.raises(run.Abort, match=r"'forward' \(another .* is not answered there"):
+        run.measure(site, flagged)
+
+
+def test_a_row_measured_right_after_another_run_runs_it_unmeasured_first(
+    edit_site: object,
+) -> None:
+    site = edit_site
+    log = site.path.parent / "log"  # type: ignore[attr-defined]
+    note = "import sys; open('../log', 'a').write(sys.argv[1])"
+    cold = run.Command("tree", (sys.executable, "-c", note, "T"), "parse", cold=True)
+    warm = run.Command("check", (sys.executable, "-c", note, "C"), "parse", warm=True)
+    after_cold = run.Command("f", (sys.executable, "-c", note, "f"), "parse", before=cold)
+    after_warm = run.Command("j", (sys.executable, "-c", note, "j"), "parse", before=warm)
+    run.measure(site, after_cold)
+    run.measure(site, after_cold)  # the cold run again, each time
+    assert log.read_text("utf-8") == "TfTf"
+    run.measure(site, after_warm)  # the warm run: once after the cache was deleted
+    run.measure(site, after_warm)
+    assert log.read_text("utf-8") == "TfTfCjj"
+    run.measure(site, after_cold)  # deletes the cache: the warm run must run again
+    run.measure(site, after_warm)
+    assert log.read_text("utf-8") == "TfTfCjjTfCj"
+    assert "right after an unmeasured `tree` run, each time" in after_cold.shown(site.path)  # type: ignore[attr-defined]
+
+
+def test_the_two_file_and_after_tree_rows_run_what_they_say(edit_site: object) -> None:
+    site = edit_site
+    every = run.pairs_at(site, "rpcsurface", primary=True)
+
+    def row(start: str) -> object:
+        return next(p for p in every if p.measure.startswith(start))
+
+    two = row("pylint -j 2 on two files")
+    assert two.numerator.argv[-4:] == ("-j", "2", "pkg/a.py", "pkg/h.py")
+    assert two.denominator.argv[-4:] == ("-j", "2", "pkg/a.py", "pkg/h.py")
+    assert "--enable=unused-import" in two.denominator.argv
+    assert two.numerator.within == ("pkg/a.py", "pkg/h.py")
+    assert two.numerator.before.argv == ("rpcsurface", "check")
+    assert two.numerator.before.warm
+    after = row("one file (the caller module) right after a cold whole-tree -j 2 run")
+    assert after.numerator.argv[-1] == "pkg/a.py"
+    assert after.numerator.before.cold
+    assert after.numerator.before.argv[-4:] == ("-j", "2", "pkg/a.py", "pkg/h.py")
+    assert after.numerator.before.files == 2  # every .py file of the tree
+    assert after.denominator.argv[-1] == "pkg/a.py"
+    assert "--enable=unused-import" in after.denominator.argv
+    # Findings of a run on two files are compared in those two files only.
+    ours = dataclasses.replace(two.numerator, argv=("python",), before=None)
+    planted = [["rpc-unlisted", "pkg/a.py", 6]]
+    run.validate(site, ours, sample(4, json2(site, planted)))
+    site.manifest["expected_findings"] = [*planted, ["rpc-unlisted", "pkg/z.py", 1]]  # type: ignore[attr-defined]
+    run.validate(site, ours, sample(4, json2(site, planted)))
+    with pytest.raises(run.Abort, match="missing"):
+        run.validate(site, ours, sample(0, json2(site, [])))
+    # Without the rpcsurface script, the row after a warm check can't run.
+    absent = next(p for p in run.pairs_at(site, None, primary=True) if p.measure == two.measure)
+    assert absent.numerator is None
+
+
+def test_each_new_row_runs_and_gives_a_ratio(
+    name_site: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = name_site
+    cli = tmp_path / "fake-rpcsurface"
+    cli.write_text(f"#!{sys.executable}\n{name_oracle()}", encoding="utf-8")
+    cli.chmod(0o755)
+    stand_in = (sys.executable, "-c", name_oracle())
+
+    def faked(command: object) -> object:  # pylint's argv with the stand-in instead
+        argv = command.argv  # type: ignore[attr-defined]
+        if argv[1:3] == ("-m", "pylint"):
+            argv = (*stand_in, *argv[3:])
+        before = command.before  # type: ignore[attr-defined]
+        return dataclasses.replace(
+            command, argv=argv, before=None if before is None else faked(before)
+        )  # type: ignore[type-var]
+
+    new = (
+        "stdin (IDE), after an RPC name changed",
+        "stdin (IDE), after an RPC name mistyped",
+        "pylint -j 2 on two files",
+        "one file (the caller module) right after",
+    )
+    rows = [
+        dataclasses.replace(p, numerator=faked(p.numerator), denominator=faked(p.denominator))
+        for p in run.pairs_at(site, str(cli), primary=True)
+        if p.measure.startswith(new)
+    ]
+    assert len(rows) == 4
+    monkeypatch.setattr(run, "pairs_at", lambda *a, **k: rows)
+    options = run._arguments().parse_args(["--repeat", "2", "--growth", "tree"])
+    pairs, _ = run.run_all([site], str(cli), options)  # type: ignore[list-item]
+    lines = run.table(pairs, None)[2:]
+    assert len(lines) == 4
+    for line in lines:
+        ratio = float(line.split(" | ")[3])
+        assert ratio > 0, line
+    assert site.where_edited["name"].startswith(  # type: ignore[attr-defined]
+        "`pkg/a.py`, line 9, class `Base`, method `__init__`: 'load_model' changed to 'flush_cache'"
+    )
+    assert (
+        "'load_modelb' (mistyped); found there: rpc-unanswered"
+        in site.where_edited[  # type: ignore[attr-defined]
+            "mistyped"
+        ]
+    )
