@@ -80,6 +80,7 @@ UNIVERSE = {
     *fz.ALIAS_CHAINS,
     *fz.CACHE_SHAPES,
     *fz.PATCHES,
+    *fz.LIVED,
 }
 
 
