@@ -9,14 +9,8 @@ from dataclasses import dataclass, field
 from sites import Command, Sample, Site, python_files
 
 PYLINT = (sys.executable, "-m", "pylint", "--persistent=n", "--score=n", "--output-format=json2")
-
-
 OURS = ("--load-plugins=pylint_rpcsurface", "--disable=all", "--enable=rpcsurface")
-
-
 BASELINE = ("--disable=all", "--enable=unused-import")
-
-
 # Each tree is dropped as soon as it is parsed: keeping them all alive (a list
 # comprehension) makes the garbage collector rescan a growing heap and tripled the time.
 PARSE_ALL = (

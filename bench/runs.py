@@ -37,17 +37,15 @@ from sites import (
 )
 
 CHECK_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<symbol>[a-z][a-z0-9-]*): ")
-
-
 PYLINT_FINDINGS_BITS = 2 | 4  # error, warning; 1 fatal and 32 usage error must never be set
 
 
 def apply_edit(site: Site, command: Command) -> None:
     """Make *command*'s edit: a new buffer for stdin, or a statement saved in a module.
 
-    On a real tree (no markers) the findings expected after it are computed again: a
-    ``--no-cache`` pylint run on the new buffer, or ``rpcsurface check --no-cache`` on
-    the tree as saved now.
+    On a real tree (no markers), and after a name edit on any tree, the findings
+    expected after it are computed again: a ``--no-cache`` pylint run on the new buffer,
+    or ``rpcsurface check --no-cache`` on the tree as saved now.
     """
     assert command.edit in EDITS, command.edit
     site.edits += 1

@@ -24,23 +24,13 @@ else:  # tomli is the package's dependency below 3.11
 import generate_project as gen
 
 CACHE = ".rpcsurface_cache"  # the in-project cache folder (before the per-user one)
-
-
 CACHE_DIR_ENV = "RPCSURFACE_CACHE_DIR"  # where the cache goes: a folder the benchmark owns
-
-
 EDITED = ".bench-edited"  # in a project whose files an interrupted run left edited
-
-
 # The RPC name edits: at one send, another answered name, or a new mistyped one each time.
 NAME_EDITS = ("name", "mistyped")
 BUFFER_EDITS = ("buffer", "comment", "interface", *NAME_EDITS)  # new stdin buffers, unsaved
 EDITS = (*BUFFER_EDITS, "handler", "caller")
-
-
 NO_CLI = "n/a (rpcsurface CLI not installed)"
-
-
 Finding = tuple[str, str, int]  # symbol, path relative to the project, line
 
 
