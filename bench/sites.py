@@ -99,11 +99,9 @@ class Command:
         }
         note += edits.get(self.edit or "", "")
         if self.before is not None:
-            every = (
-                "whenever the cache was deleted or a file edited since"
-                if (self.before.warm)
-                else "each time"
-            )
+            every = "whenever the cache was deleted or a file edited since"
+            if not self.before.warm:
+                every = "each time"
             note += f" (right after an unmeasured `{self.before.label}` run, {every})"
         if self.same_buffer:
             note += " (BUFFER: the one the numerator was just sent)"
