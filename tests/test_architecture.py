@@ -6,7 +6,10 @@
   adapter (``pylint_plugin.py``) and the engine that wires analysis to rules;
 * ``rules/``: pure functions from facts to findings; ``rules.findings`` is the one entry
   point, so no front end derives a finding of its own;
-* the front ends: ``pylint_plugin.py`` and ``commands/``.
+* the front ends: ``pylint_plugin.py`` and ``commands/``;
+* ``discovery/``, beside them: what ``rpcsurface init`` reads, with the analysis's
+  readers. The checker never imports it, not even for the type checker: only the ``init``
+  command does; and its own modules import each other one way, never in a circle.
 
 The imports are read with :mod:`ast`, lazy ones inside functions included, and checked
 against those rules; a fresh interpreter then shows that importing the bottom layers
@@ -35,15 +38,21 @@ from support import (
 
 PACKAGE = ROOT / "pylint_rpcsurface"
 NAME = PACKAGE.name
-MAX_TOP_LEVEL_ENTRIES = 12
+# Twelve, and init's discovery: a package of its own so the checker's analysis/ holds
+# only what the checker runs.
+MAX_TOP_LEVEL_ENTRIES = 13
 
 # Where astroid may be imported, and where pylint may.
-MAY_IMPORT_ASTROID = ("analysis.", "engine", "engine.", "pylint_plugin")
+MAY_IMPORT_ASTROID = ("analysis.", "engine", "engine.", "pylint_plugin", "discovery", "discovery.")
 MAY_IMPORT_PYLINT = ("pylint_plugin",)
 # The layers that must stay free of astroid and pylint, even through what they import.
 PURE = ("rules", "rules.", "model", "config", "messages", "sources")
 # The rules' entry points; their modules inside are the rules' own business.
 RULES_API = ("rules", "rules.text")
+# init's discovery, the one front end that imports it, and what it may read code with.
+DISCOVERY = ("discovery", "discovery.")
+INIT_COMMAND = "commands.init"
+DISCOVERY_READS = (*DISCOVERY, "analysis", "analysis.", "model", "sources", "config", "config.")
 
 
 def module_name(path: Path) -> str:
@@ -66,26 +75,27 @@ def _is_type_checking(node: ast.AST) -> bool:
     )
 
 
-def _import_nodes(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The imports that can run: everything but the body of ``if TYPE_CHECKING:``."""
+def _import_nodes(node: ast.AST, typing_too: bool = False) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The imports that can run: everything but the body of ``if TYPE_CHECKING:``, unless
+    *typing_too*."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.Import, ast.ImportFrom)):
             yield child
-        elif _is_type_checking(child):
+        elif _is_type_checking(child) and not typing_too:
             assert isinstance(child, ast.If)
             for other in child.orelse:
                 yield from _import_nodes(other)
         else:
-            yield from _import_nodes(child)
+            yield from _import_nodes(child, typing_too)
 
 
-def imports_of(path: Path, own_name: str) -> Iterator[tuple[int, str]]:
+def imports_of(path: Path, own_name: str, typing_too: bool = False) -> Iterator[tuple[int, str]]:
     """Every module *path* imports when it runs, anywhere in it (lazy imports too), fully
     qualified: ``(line, "astroid.nodes")`` or ``(line, "pylint_rpcsurface.rules.text")``.
-    Imports only for the type checker don't run, so they don't count."""
+    Imports only for the type checker don't run, so they count only with *typing_too*."""
     is_package = path.name == "__init__.py"
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    for node in _import_nodes(tree):
+    for node in _import_nodes(tree, typing_too):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield node.lineno, alias.name
@@ -141,6 +151,22 @@ def violations(modules: dict[str, Path]) -> list[str]:
                     f"{where}:{line}: imports {imported}; front ends use rules.findings "
                     "(or rules.text), never a rule module itself"
                 )
+        # What only the type checker reads counts here: a layer named for the type
+        # checker is still a layer the code leans on.
+        for line, imported in imports_of(path, name, typing_too=True):
+            target = internal(imported, modules)
+            if not target:
+                continue
+            if _matches(target, DISCOVERY) and not _matches(name, (*DISCOVERY, INIT_COMMAND)):
+                found.append(
+                    f"{where}:{line}: imports {imported}; the checker never imports init's "
+                    "discovery (only the init command does)"
+                )
+            if _matches(name, DISCOVERY) and not _matches(target, DISCOVERY_READS):
+                found.append(
+                    f"{where}:{line}: imports {imported}; init's discovery reads code with "
+                    "analysis/ and the facts below it, nothing of the checker's above"
+                )
     # ``from astroid import nodes`` names astroid and astroid.nodes: one breach, not two.
     once: dict[tuple[str, str], str] = {}
     for breach in found:
@@ -167,9 +193,50 @@ def reached(start: str, modules: dict[str, Path]) -> dict[str, str]:
     return chains
 
 
-def test_the_package_has_at_most_twelve_top_level_entries() -> None:
+def import_cycle(modules: dict[str, Path], package: tuple[str, ...]) -> list[str]:
+    """A circle of imports among the modules of *package*, those only for the type
+    checker included (``[a, b, a]``: a imports b, which imports a), or ``[]``.
+
+    ``from pkg import module`` imports the package first, but a module importing a sibling
+    that way does not lean on the package's own code: only the sibling counts."""
+    inside = {name: path for name, path in modules.items() if _matches(name, package)}
+    edges: dict[str, set[str]] = {}
+    for name, path in inside.items():
+        by_line: dict[int, set[str]] = {}
+        for line, imported in imports_of(path, name, typing_too=True):
+            target = internal(imported, modules)
+            if target in inside and target != name:
+                by_line.setdefault(line, set()).add(target)
+        edges[name] = {
+            target
+            for targets in by_line.values()
+            for target in targets
+            if not any(other.startswith(f"{target}.") for other in targets)
+        }
+    done: set[str] = set()
+
+    def walk(name: str, trail: list[str]) -> list[str]:
+        if name in trail:
+            return [*trail[trail.index(name) :], name]
+        if name in done:
+            return []
+        for target in sorted(edges[name]):
+            cycle = walk(target, [*trail, name])
+            if cycle:
+                return cycle
+        done.add(name)
+        return []
+
+    for start in sorted(inside):
+        cycle = walk(start, [])
+        if cycle:
+            return cycle
+    return []
+
+
+def test_the_package_has_few_top_level_entries() -> None:
     entries = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__")
-    assert {"analysis", "rules", "commands"} <= set(entries), entries
+    assert {"analysis", "rules", "commands", "discovery"} <= set(entries), entries
     assert len(entries) <= MAX_TOP_LEVEL_ENTRIES, entries
 
 
@@ -187,7 +254,9 @@ def test_the_pure_layers_reach_neither_astroid_nor_pylint(layer: str) -> None:
         name: chain
         for name, chain in chains.items()
         if _top(name) in ("astroid", "pylint")
-        or _matches(name, ("analysis", "analysis.", "engine", "pylint_plugin", "commands."))
+        or _matches(
+            name, ("analysis", "analysis.", "engine", "pylint_plugin", "commands.", *DISCOVERY)
+        )
     }
     assert bad == {}
 
@@ -199,6 +268,19 @@ def test_the_pure_layers_reach_neither_astroid_nor_pylint(layer: str) -> None:
         ("model", "from pylint import interfaces\n", "only the adapter"),
         ("commands.report", "from ..rules.registry_rules import registry_findings\n", "never a"),
         ("store", "from astroid import nodes\n", "outside analysis/"),
+        ("engine", "from pylint_rpcsurface.discovery import discover\n", "never imports init"),
+        (
+            "analysis.classes",
+            "def lazily():\n    from pylint_rpcsurface.discovery.reading import Proposal\n",
+            "never imports init",
+        ),
+        (
+            "commands.report",
+            "if TYPE_CHECKING:\n    from pylint_rpcsurface.discovery import Proposal\n",
+            "never imports init",
+        ),
+        ("discovery.keys", "from pylint_rpcsurface.engine import Analysis\n", "nothing of the"),
+        ("discovery.core", "from pylint_rpcsurface.commands import init\n", "nothing of the"),
     ],
 )
 def test_the_layer_check_sees_each_kind_of_breach(
@@ -211,6 +293,62 @@ def test_the_layer_check_sees_each_kind_of_breach(
     found = violations({**modules, module: planted})
     (breach,) = found
     assert why in breach
+
+
+def test_init_lives_in_a_package_of_its_own_beside_the_analysis() -> None:
+    modules = package_modules()
+    assert {"discovery", "discovery.core", "discovery.callers", "discovery.table_surfaces"} <= (
+        modules.keys()
+    )
+    assert not any(name.startswith("analysis.discovery") for name in modules)
+    readers = {
+        name
+        for name, path in modules.items()
+        for _, imported in imports_of(path, name, typing_too=True)
+        if _matches(internal(imported, modules) or "", DISCOVERY) and not _matches(name, DISCOVERY)
+    }
+    assert readers == {INIT_COMMAND}
+
+
+def test_the_discovery_modules_import_each_other_one_way() -> None:
+    modules = package_modules()
+    assert {"discovery.core", "discovery.callers", "discovery.table_surfaces"} <= modules.keys()
+    assert import_cycle(modules, DISCOVERY) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        # what a lower module names for the type checker only is still a circle
+        (
+            "discovery.reading",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from pylint_rpcsurface.discovery.core import Discovery\n",
+        ),
+        # the package's own names, from a module the package imports
+        ("discovery.core", "from pylint_rpcsurface.discovery import discover\n"),
+        ("discovery.workers", "def lazily():\n    from . import keys\n"),
+    ],
+)
+def test_the_cycle_check_sees_a_circle(tmp_path: Path, module: str, source: str) -> None:
+    modules = package_modules()
+    planted = tmp_path / modules[module].name
+    planted.write_text(modules[module].read_text(encoding="utf-8") + source, encoding="utf-8")
+    cycle = import_cycle({**modules, module: planted}, DISCOVERY)
+    assert module in cycle, cycle
+    assert cycle[0] == cycle[-1], cycle
+
+
+def test_a_sibling_imported_through_its_package_is_not_a_circle(tmp_path: Path) -> None:
+    """``from pkg import module``: the sibling is imported, not the package's code."""
+    modules = package_modules()
+    planted = tmp_path / "core.py"
+    planted.write_text(
+        modules["discovery.core"].read_text(encoding="utf-8")
+        + "from pylint_rpcsurface.discovery import reading\n",
+        encoding="utf-8",
+    )
+    assert import_cycle({**modules, "discovery.core": planted}, DISCOVERY) == []
 
 
 def test_a_pure_layer_reaching_astroid_through_another_module_is_seen(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from support import ROOT, run_cli
 
-from pylint_rpcsurface.analysis import discovery
+from pylint_rpcsurface import discovery
 from pylint_rpcsurface.commands.main import main
 from pylint_rpcsurface.config import load_config
 from pylint_rpcsurface.sources import MAX_SOURCE_BYTES

@@ -1,7 +1,7 @@
 """``rpcsurface init [--diff] [PATH]``: propose the ``[tool.rpcsurface]`` table.
 
 The project in PATH (the current folder by default) is read with astroid, never imported
-(:mod:`pylint_rpcsurface.analysis.dispatch_discovery`), and the table it proposes is
+(:mod:`pylint_rpcsurface.discovery`), and the table it proposes is
 appended to its ``pyproject.toml``: every byte already there stays as it was. ``--diff``
 prints the change instead of writing it.
 
@@ -57,7 +57,7 @@ else:  # pragma: no cover - tomli is the dependency below 3.11
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 if TYPE_CHECKING:
-    from pylint_rpcsurface.analysis.discovery import Choice, Proposal, SurfaceProposal
+    from pylint_rpcsurface.discovery import Choice, Proposal, SurfaceProposal
 
 _HEADER = "# Proposed by `rpcsurface init`: each comment names the evidence for its key."
 
@@ -200,7 +200,7 @@ def plan(folder: Path, progress: Progress | None = None) -> Outcome:
     old = _read(path)
     existing, roots = _existing(old or b"", path)
     # astroid is imported by the analysis only: --help stays cheap.
-    from pylint_rpcsurface.analysis.discovery import (  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+    from pylint_rpcsurface.discovery import (  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
         discover,
     )
 

@@ -34,14 +34,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
-from pylint_rpcsurface.analysis.discovery.core import Discovery
-from pylint_rpcsurface.analysis.discovery.reading import (
+from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.discovery.core import Discovery
+from pylint_rpcsurface.discovery.reading import (
     Choice,
     DispatchProposal,
     Proposal,
     SurfaceProposal,
 )
-from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.sources import SourceTree
 
 __all__ = [

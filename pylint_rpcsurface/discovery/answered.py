@@ -26,7 +26,7 @@ from typing import TypeGuard
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.discovery.reading import SEND_CALLS, call_name, names_in
+from pylint_rpcsurface.discovery.reading import SEND_CALLS, call_name, names_in
 
 _LEAVES = (nodes.Return, nodes.Continue, nodes.Break)
 

@@ -18,15 +18,12 @@ what this class passes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.discovery.evidence import Found, Receivers
-from pylint_rpcsurface.analysis.discovery.reading import Group, Site, Worker, is_method
-
-if TYPE_CHECKING:
-    from pylint_rpcsurface.analysis.discovery.core import Discovery
+from pylint_rpcsurface.discovery.evidence import Found, Receivers
+from pylint_rpcsurface.discovery.readers import CallerReader, RunMethodHelpers
+from pylint_rpcsurface.discovery.reading import Group, Site, Worker, is_method
 
 # A hierarchy with more classes than this is kept whole: reading each class alone would
 # cost a receive side per class.
@@ -164,7 +161,7 @@ class CallerSplit:
     """Splits a caller hierarchy whose classes send to different handlers into the
     subtrees that agree, reading each class alone with *discovery*'s own readers."""
 
-    def __init__(self, discovery: Discovery) -> None:
+    def __init__(self, discovery: CallerReader) -> None:
         self.discovery = discovery
 
     def split_callers(
@@ -173,7 +170,7 @@ class CallerSplit:
         groups: list[Group],
         sites: dict[int, list[Site]],
         workers: list[Worker],
-        helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
+        helpers: RunMethodHelpers,
     ) -> list[Part] | None:
         """The parts *root*'s hierarchy splits into, or None when it is one: every class
         of it whose receive side is read alone reaches the same handlers. *sites* are the

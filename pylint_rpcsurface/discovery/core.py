@@ -12,10 +12,17 @@ from pathlib import Path
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
-from pylint_rpcsurface.analysis.discovery.callers import CallerSplit, ExactReceivers
-from pylint_rpcsurface.analysis.discovery.evidence import Found, Receivers, function_of
-from pylint_rpcsurface.analysis.discovery.keys import DispatchKeys
-from pylint_rpcsurface.analysis.discovery.reading import (
+from pylint_rpcsurface.analysis.inference import (
+    INFERENCE_ERRORS,
+    enum_member_key,
+    inferred_values,
+)
+from pylint_rpcsurface.analysis.registry import read_registry
+from pylint_rpcsurface.discovery.callers import CallerSplit, ExactReceivers
+from pylint_rpcsurface.discovery.evidence import Found, Receivers, function_of
+from pylint_rpcsurface.discovery.keys import DispatchKeys
+from pylint_rpcsurface.discovery.readers import CallerHierarchies
+from pylint_rpcsurface.discovery.reading import (
     MIN_NAMES,
     MOSTLY,
     SEND_CALLS,
@@ -41,27 +48,8 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     tainted_names,
     where,
 )
-from pylint_rpcsurface.analysis.discovery.table_surfaces import TablesRead, TableSurfaces
-from pylint_rpcsurface.analysis.discovery.workers import WorkerSide, top_of
-from pylint_rpcsurface.analysis.inference import (
-    INFERENCE_ERRORS,
-    enum_member_key,
-    inferred_values,
-)
-from pylint_rpcsurface.analysis.registry import read_registry
-
-
-@dataclass
-class _Callers:
-    """The callers' hierarchies, each by the id of its root: the root, the names its
-    sites send, its first site, and its sites by group index."""
-
-    roots: dict[int, nodes.ClassDef | nodes.FunctionDef] = field(default_factory=dict)
-    names_of: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
-    first_site: dict[int, Site] = field(default_factory=dict)
-    groups_of: dict[int, dict[int, list[Site]]] = field(
-        default_factory=lambda: defaultdict(lambda: defaultdict(list))
-    )
+from pylint_rpcsurface.discovery.table_surfaces import TablesRead, TableSurfaces
+from pylint_rpcsurface.discovery.workers import WorkerSide, top_of
 
 
 @dataclass
@@ -681,7 +669,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 plans.add(key, chosen, proven, self._loop_answers(root, sides, chosen, workers))
         return refused + self._proposals(callers, plans)
 
-    def caller_hierarchies(self, groups: list[Group]) -> _Callers:
+    def caller_hierarchies(self, groups: list[Group]) -> CallerHierarchies:
         """The sites' owners by the root of their hierarchy among them: a class none of
         whose ancestors owns a site, or a module-level function."""
         sites = [
@@ -695,7 +683,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             assert site.owner is not None
             owners[id(site.owner)] = site.owner
         classes = [o for o in owners.values() if isinstance(o, nodes.ClassDef)]
-        callers = _Callers()
+        callers = CallerHierarchies()
         root_of: dict[int, int] = {}
         for owner in owners.values():
             if isinstance(owner, nodes.ClassDef):
@@ -765,7 +753,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             ),
         )
 
-    def _proposals(self, callers: _Callers, plans: _Plans) -> list[SurfaceProposal]:
+    def _proposals(self, callers: CallerHierarchies, plans: _Plans) -> list[SurfaceProposal]:
         """One proposal per set of handlers, with every caller that reaches it."""
         proposals: list[SurfaceProposal] = []
         used: set[str] = set()

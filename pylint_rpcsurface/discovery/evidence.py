@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 from astroid import bases, nodes
 
-from pylint_rpcsurface.analysis.discovery.reading import is_method, positional_params
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
 from pylint_rpcsurface.analysis.syntax import appended
+from pylint_rpcsurface.discovery.reading import is_method, positional_params
 
 # How many steps a chain may take (a name to its binding, a parameter to its call site, a
 # list to its element are one each): deep enough for an actor made in a list comprehension

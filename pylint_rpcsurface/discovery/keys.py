@@ -7,7 +7,8 @@ from pathlib import Path
 from astroid import nodes
 from astroid.exceptions import NoDefault
 
-from pylint_rpcsurface.analysis.discovery.reading import (
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
+from pylint_rpcsurface.discovery.reading import (
     Choice,
     DispatchProposal,
     Group,
@@ -22,9 +23,8 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     tainted_names,
     where,
 )
-from pylint_rpcsurface.analysis.discovery.replies import after_send
-from pylint_rpcsurface.analysis.discovery.workers import WorkerSide
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique
+from pylint_rpcsurface.discovery.replies import after_send
+from pylint_rpcsurface.discovery.workers import WorkerSide
 
 
 class DispatchKeys:

@@ -19,13 +19,13 @@ from collections.abc import Callable, Iterator
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.discovery.reading import (
+from pylint_rpcsurface.analysis.inference import inferred_values
+from pylint_rpcsurface.discovery.reading import (
     assignments_in,
     is_getattr,
     names_in,
     tainted_names,
 )
-from pylint_rpcsurface.analysis.inference import inferred_values
 
 
 def helper_of(

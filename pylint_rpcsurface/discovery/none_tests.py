@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.discovery.reading import own_nodes
 from pylint_rpcsurface.analysis.syntax import builtin_call
+from pylint_rpcsurface.discovery.reading import own_nodes
 
 
 def _compares(test: nodes.NodeNG, name: str, operators: tuple[str, ...]) -> bool:

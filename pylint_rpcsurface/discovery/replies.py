@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.discovery.reading import (
+from pylint_rpcsurface.discovery.reading import (
     call_name,
     names_in,
     own_nodes,

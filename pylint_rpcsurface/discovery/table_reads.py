@@ -18,13 +18,13 @@ from typing import cast
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.discovery.reading import (
+from pylint_rpcsurface.analysis.syntax import builtin_call, changes_in_place
+from pylint_rpcsurface.discovery.reading import (
     assignments_in,
     is_getattr,
     names_in,
     own_nodes,
 )
-from pylint_rpcsurface.analysis.syntax import builtin_call, changes_in_place
 
 
 @dataclass(frozen=True)

@@ -13,19 +13,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.discovery.reading import Group, SurfaceProposal
-from pylint_rpcsurface.analysis.discovery.table_reads import TableRead
-from pylint_rpcsurface.analysis.discovery.workers import top_of
 from pylint_rpcsurface.analysis.inference import instance_class
 from pylint_rpcsurface.analysis.tables import read_table
+from pylint_rpcsurface.discovery.readers import TableReader
+from pylint_rpcsurface.discovery.reading import Group, SurfaceProposal
+from pylint_rpcsurface.discovery.table_reads import TableRead
+from pylint_rpcsurface.discovery.workers import top_of
 from pylint_rpcsurface.model import Table
-
-if TYPE_CHECKING:
-    from pylint_rpcsurface.analysis.discovery.core import Discovery
 
 # table -> (what proves the receive side reads it, its keys).
 TablesRead = dict[str, tuple[str, frozenset[str]]]
@@ -35,7 +32,7 @@ class TableSurfaces:
     """Reads which tables answer a dispatch, and proposes their surfaces, with
     *discovery*'s own readers."""
 
-    def __init__(self, discovery: Discovery) -> None:
+    def __init__(self, discovery: TableReader) -> None:
         self.discovery = discovery
 
     def read(self, group: Group, reads: list[TableRead]) -> TablesRead:

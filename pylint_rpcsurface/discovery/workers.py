@@ -7,13 +7,13 @@ from pathlib import Path
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.discovery.answered import answered_before
-from pylint_rpcsurface.analysis.discovery.loop_helpers import (
+from pylint_rpcsurface.discovery.answered import answered_before
+from pylint_rpcsurface.discovery.loop_helpers import (
     looked_up_through,
     received_through,
 )
-from pylint_rpcsurface.analysis.discovery.none_tests import guarded, is_none, is_not_none
-from pylint_rpcsurface.analysis.discovery.reading import (
+from pylint_rpcsurface.discovery.none_tests import guarded, is_none, is_not_none
+from pylint_rpcsurface.discovery.reading import (
     SEND_CALLS,
     Worker,
     assignments_in,
@@ -26,7 +26,7 @@ from pylint_rpcsurface.analysis.discovery.reading import (
     tainted_names,
     where,
 )
-from pylint_rpcsurface.analysis.discovery.table_reads import (
+from pylint_rpcsurface.discovery.table_reads import (
     Linearize,
     TableRead,
     bound_table_reads,
