@@ -23,23 +23,11 @@ from astroid import nodes
 
 from pylint_rpcsurface.discovery.evidence import Found, Receivers
 from pylint_rpcsurface.discovery.readers import CallerReader, RunMethodHelpers
-from pylint_rpcsurface.discovery.reading import Group, Site, Worker, is_method
+from pylint_rpcsurface.discovery.reading import Group, Site, Worker, class_of, is_method
 
 # A hierarchy with more classes than this is kept whole: reading each class alone would
 # cost a receive side per class.
 _MAX_CLASSES = 16
-
-
-def _class_of(node: nodes.NodeNG) -> nodes.ClassDef | None:
-    """The class whose method holds *node* (a nested function's outer method's class)."""
-    scope = node.scope()
-    while not isinstance(scope, nodes.Module):
-        if isinstance(scope, nodes.FunctionDef) and isinstance(scope.parent, nodes.ClassDef):
-            return scope.parent
-        if scope.parent is None:
-            return None
-        scope = scope.parent.scope()
-    return None
 
 
 class ExactReceivers(Receivers):
@@ -57,7 +45,7 @@ class ExactReceivers(Receivers):
     def _own_self(self, node: nodes.NodeNG) -> bool:
         """Whether *node* is in a method of one of *exact*'s bases, where astroid would
         read ``self`` as that base."""
-        owner = _class_of(node)
+        owner = class_of(node)
         return owner is not None and owner is not self.exact and id(owner) in self.mine
 
     def _inferred(self, node: nodes.NodeNG, classes: bool) -> Found:
@@ -67,7 +55,7 @@ class ExactReceivers(Receivers):
 
     def _attribute(self, attribute: nodes.Attribute, depth: int, classes: bool) -> Found:
         expr = attribute.expr
-        owner = _class_of(attribute)
+        owner = class_of(attribute)
         if not (
             isinstance(expr, nodes.Name)
             and expr.name == "self"
@@ -113,7 +101,7 @@ class ExactReceivers(Receivers):
     def _passed(self, function: nodes.FunctionDef, index: int, param: str) -> list[nodes.NodeNG]:
         kept = []
         for arg in super()._passed(function, index, param):
-            owner = _class_of(arg)
+            owner = class_of(arg)
             if owner is not None and id(owner) in self.family and id(owner) not in self.mine:
                 continue  # a sibling's (or a subclass's) call: not this class's code
             kept.append(arg)

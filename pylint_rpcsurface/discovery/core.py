@@ -13,13 +13,17 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.inference import (
-    INFERENCE_ERRORS,
     enum_member_key,
     inferred_values,
 )
-from pylint_rpcsurface.analysis.registry import read_registry
 from pylint_rpcsurface.discovery.callers import CallerSplit, ExactReceivers
-from pylint_rpcsurface.discovery.evidence import Found, Receivers, function_of
+from pylint_rpcsurface.discovery.evidence import (
+    Found,
+    Receivers,
+    bound_to,
+    function_of,
+    looked_up_on,
+)
 from pylint_rpcsurface.discovery.keys import DispatchKeys
 from pylint_rpcsurface.discovery.readers import CallerHierarchies
 from pylint_rpcsurface.discovery.reading import (
@@ -48,6 +52,7 @@ from pylint_rpcsurface.discovery.reading import (
     tainted_names,
     where,
 )
+from pylint_rpcsurface.discovery.registries import Registries
 from pylint_rpcsurface.discovery.table_surfaces import TablesRead, TableSurfaces
 from pylint_rpcsurface.discovery.workers import WorkerSide, top_of
 
@@ -90,15 +95,17 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self.classes: list[nodes.ClassDef] = []
         self.calls: dict[str, list[nodes.Call]] = defaultdict(list)
         self.notes: list[str] = []
-        # Where a module-level name is tested for membership or iterated: the uses that
-        # make a constant a registry (sharing names with the surface does not).
-        self.uses: dict[str, list[tuple[nodes.NodeNG, str]]] = defaultdict(list)
+        self.registries = Registries(
+            modules,
+            lambda module: index.store.tree.module_name(module.file or "") or module.name,
+            self.where,
+        )
         for module in modules:
             for node in module.nodes_of_class(
                 (nodes.FunctionDef, nodes.ClassDef, nodes.Call, nodes.Compare, nodes.For)
             ):
                 if isinstance(node, (nodes.Compare, nodes.For)):
-                    self._note_use(node)
+                    self.registries.note_use(node)
                 elif isinstance(node, nodes.Call):
                     name = call_name(node)
                     if name is not None:
@@ -141,20 +148,6 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
 
     def where(self, node: nodes.NodeNG) -> str:
         return where(node, self.project)
-
-    def _note_use(self, node: nodes.Compare | nodes.For) -> None:
-        if isinstance(node, nodes.For):
-            used, kind = node.iter, "iterated"
-        else:
-            op, used = node.ops[0]
-            if op not in ("in", "not in"):
-                return
-            kind = "tested for membership"
-        name = used.name if isinstance(used, nodes.Name) else None
-        if isinstance(used, nodes.Attribute):
-            name = used.attrname
-        if name is not None:
-            self.uses[name].append((node, kind))
 
     # -- helpers shaped like run_method(obj, name, ...) ----------------------
 
@@ -517,14 +510,14 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             )
         else:
             for obj, at in self._sender_objects(function, tainted, helpers):
-                own.update(_proof(at, obj, self.receivers.instances(obj)))
+                own.update(looked_up_on(at, obj, self.receivers.instances(obj)))
         top = top_of(function)
         for worker in workers:
             if worker.obj is None or worker.top is None or top is None:
                 continue
             if worker.top is top or self.names(top, worker.top):
                 found = self.receivers.instances(worker.obj)
-                linked.append((worker.top, _proof(worker.where, worker.obj, found)))
+                linked.append((worker.top, looked_up_on(worker.where, worker.obj, found)))
         if depth > 0:
             for callee, inner in self._forwarded(function, tainted):
                 more, loops = self.sender_side(callee, inner, workers, helpers, depth - 1)
@@ -607,7 +600,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         to it, or imported from its module under its name."""
         if id(code) not in self._named:
             self._named[id(code)] = {
-                named for used in code.nodes_of_class(nodes.Name) for named in _bound(used)
+                named for used in code.nodes_of_class(nodes.Name) for named in bound_to(used)
             }
         named = self._named[id(code)]
         name = str(getattr(target, "name", ""))
@@ -972,78 +965,9 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     # -- registry and base handlers -------------------------------------------
 
     def registry(self, names: set[str], handlers: list[nodes.ClassDef]) -> Choice | None:
-        """The module-level constant the code uses as the surface's registry: its elements
-        are mostly names sent that the handlers answer, and the code tests a name for
-        membership in it or iterates it. A constant that only shares the names is listed,
-        not written."""
-        answered = self._answered_by(handlers, names)
-        found: list[tuple[str, str, int, str]] = []
-        for module in self.modules:
-            for attribute, bindings in module.locals.items():
-                if attribute.startswith("__") or len(bindings) != 1:
-                    continue
-                binding = bindings[0]
-                if not (
-                    isinstance(binding, nodes.AssignName)
-                    and isinstance(binding.parent, (nodes.Assign, nodes.AnnAssign))
-                ):
-                    continue
-                value = binding.parent.value
-                if not isinstance(
-                    value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict, nodes.Call)
-                ):
-                    continue
-                modname = self.index.store.tree.module_name(module.file or "") or module.name
-                dotted = f"{modname}.{attribute}"
-                read = read_registry(module, attribute, dotted)
-                if read.problem is not None:
-                    continue
-                elements = [e.value for e in read.elements]
-                if len(elements) < MIN_NAMES or any(e is None for e in elements):
-                    continue
-                hits = sum(1 for e in elements if e in answered)
-                if hits / len(elements) > MOSTLY:
-                    found.append(
-                        (
-                            dotted,
-                            self.where(binding),
-                            hits,
-                            self._used_as_registry(attribute, binding),
-                        )
-                    )
-        if not found:
-            return None
-        used = [entry for entry in found if entry[3]]
-        if not used:
-            return Choice(
-                "registry",
-                None,
-                "",
-                tuple(
-                    f"{dotted} ({where}: {hits} of its elements are sent RPC names)"
-                    for dotted, where, hits, _ in found
-                ),
-                why="candidates by overlap only (not written): no code tests a name for "
-                "membership in it or iterates it",
-            )
-        if len(used) > 1:
-            return Choice(
-                "registry",
-                None,
-                "",
-                tuple(f"{dotted} ({where}: {hits} RPC names)" for dotted, where, hits, _ in used),
-            )
-        dotted, at, hits, use = used[0]
-        return Choice("registry", dotted, f"{use}; {at}: {hits} of its elements are sent RPC names")
-
-    def _used_as_registry(self, attribute: str, binding: nodes.AssignName) -> str:
-        """Where the code tests a name for membership in the constant or iterates it
-        (``name in RPCS``, ``for name in RPCS``), or ``""``."""
-        for node, kind in self.uses.get(attribute, []):
-            if node.parent is binding.parent:
-                continue
-            return f"{self.where(node)}: {kind}"
-        return ""
+        """The module-level constant the code uses as the surface's registry (see
+        :meth:`.Registries.choice`), among the names sent that the handlers answer."""
+        return self.registries.choice(self._answered_by(handlers, names))
 
     def base_handlers(
         self, handlers: list[nodes.ClassDef], names: set[str], proven: Found
@@ -1072,33 +996,3 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 ),
             ), ()
         return (), ()
-
-
-def _bound(used: nodes.Name) -> set[tuple[str, str]]:
-    """(name, module) of what *used* is bound to: a function or class by its module,
-    an imported one by the last part of the module it is imported from (``*part``)."""
-    try:
-        _, bindings = used.lookup(used.name)
-    except (*INFERENCE_ERRORS, AttributeError, KeyError):
-        return set()
-    found: set[tuple[str, str]] = set()
-    for binding in bindings:
-        if isinstance(binding, (nodes.FunctionDef, nodes.ClassDef)):
-            found.add((binding.name, binding.root().name))
-        elif isinstance(binding, nodes.ImportFrom):
-            module = (binding.modname or "").rsplit(".", 1)[-1]
-            found.update(
-                (original, f"*{module}")
-                for original, alias in binding.names
-                if (alias or original) == used.name
-            )
-    return found
-
-
-def _proof(at: str, obj: nodes.NodeNG, found: Found) -> Found:
-    """*found*, each evidence prefixed with where the name is looked up on *obj*."""
-    shown = " ".join(obj.as_string().split())
-    return {
-        key: (cls, f"{at}: the name is looked up on {shown}, bound by {evidence}")
-        for key, (cls, evidence) in found.items()
-    }

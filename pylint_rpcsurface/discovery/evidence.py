@@ -379,6 +379,36 @@ def function_of(value: object) -> nodes.FunctionDef | None:
     return None
 
 
+def bound_to(used: nodes.Name) -> set[tuple[str, str]]:
+    """(name, module) of what *used* is bound to: a function or class by its module,
+    an imported one by the last part of the module it is imported from (``*part``)."""
+    try:
+        _, bindings = used.lookup(used.name)
+    except (*INFERENCE_ERRORS, AttributeError, KeyError):
+        return set()
+    found: set[tuple[str, str]] = set()
+    for binding in bindings:
+        if isinstance(binding, (nodes.FunctionDef, nodes.ClassDef)):
+            found.add((binding.name, binding.root().name))
+        elif isinstance(binding, nodes.ImportFrom):
+            module = (binding.modname or "").rsplit(".", 1)[-1]
+            found.update(
+                (original, f"*{module}")
+                for original, alias in binding.names
+                if (alias or original) == used.name
+            )
+    return found
+
+
+def looked_up_on(at: str, obj: nodes.NodeNG, found: Found) -> Found:
+    """*found*, each evidence prefixed with where the name is looked up on *obj*."""
+    shown = " ".join(obj.as_string().split())
+    return {
+        key: (cls, f"{at}: the name is looked up on {shown}, bound by {evidence}")
+        for key, (cls, evidence) in found.items()
+    }
+
+
 def _names(name: nodes.Name, target: nodes.FunctionDef | nodes.ClassDef) -> bool:
     """Whether *name* is bound to *target*, or imported from its module under its name."""
     try:

@@ -89,16 +89,13 @@ class DispatchKeys:
             if reading is not None:
                 readings.append(reading)
         if not readings:
-            where = self.where(group.senders[0].function)
+            at = self.where(group.senders[0].function)
             return [
                 Choice(
                     "waits",
                     None,
                     "",
-                    (
-                        f"{where}: no receive found in {group.method}(): whether it waits is "
-                        "not known",
-                    ),
+                    (f"{at}: no receive found in {group.method}(): whether it waits is not known",),
                 )
             ]
         values = {(key, value) for key, value, _ in readings}
@@ -168,17 +165,17 @@ class DispatchKeys:
         conditions: list[tuple[str | None, bool]] = []
         for receive in receives:
             conditions.append(self._wait_condition(receive, function, flags))
-        where = self.where(receives[0])
+        at = self.where(receives[0])
         if any(flag is None for flag, _ in conditions):
-            return "waits", True, f"{where}: {function.name}() always receives the reply"
+            return "waits", True, f"{at}: {function.name}() always receives the reply"
         kinds = set(conditions)
         if len(kinds) != 1:
             return None
-        ((flag, polarity),) = kinds
+        flag, polarity = next(iter(kinds))
         assert flag is not None
         if polarity:
-            return "waits", flag, f"{where}: the reply is received only when {flag} is true"
-        return "waits-unless", flag, f"{where}: the reply is received unless {flag} is true"
+            return "waits", flag, f"{at}: the reply is received only when {flag} is true"
+        return "waits-unless", flag, f"{at}: the reply is received unless {flag} is true"
 
     def _receives(self, function: nodes.FunctionDef, depth: int) -> list[nodes.NodeNG]:
         found: list[nodes.NodeNG] = []
@@ -231,7 +228,7 @@ class DispatchKeys:
                 for name in self._carrier_params(function, sender.param, star is not None):
                     found.setdefault(name, f"{self.where(function)}: the parameter {name!r}")
             if len(found) == 1:
-                ((name, evidence),) = found.items()
+                name, evidence = next(iter(found.items()))
                 choices.append(Choice(key, name, evidence))
             elif len(found) > 1:
                 choices.append(Choice(key, None, "", tuple(found.values())))

@@ -15,15 +15,25 @@ from pylint_rpcsurface.analysis.syntax import builtin_call
 from pylint_rpcsurface.discovery.reading import own_nodes
 
 
-def _compares(test: nodes.NodeNG, name: str, operators: tuple[str, ...]) -> bool:
+def compares_to_none(test: nodes.NodeNG, name: str, operators: tuple[str, ...]) -> bool:
+    """Whether *test* is ``name <op> None`` for one of *operators*, or a chain that
+    begins so."""
     return (
         isinstance(test, nodes.Compare)
-        and len(test.ops) == 1
         and isinstance(test.left, nodes.Name)
         and test.left.name == name
         and test.ops[0][0] in operators
         and isinstance(test.ops[0][1], nodes.Const)
         and test.ops[0][1].value is None
+    )
+
+
+def _compares(test: nodes.NodeNG, name: str, operators: tuple[str, ...]) -> bool:
+    """Whether *test* is ``name <op> None`` alone, not in a chain."""
+    return (
+        isinstance(test, nodes.Compare)
+        and len(test.ops) == 1
+        and compares_to_none(test, name, operators)
     )
 
 

@@ -249,6 +249,19 @@ def at_module_level(node: nodes.NodeNG) -> bool:
     return node.parent is not None and isinstance(node.parent.scope(), nodes.Module)
 
 
+def class_of(node: nodes.NodeNG) -> nodes.ClassDef | None:
+    """The class whose method holds *node* (a nested function's outer method's class:
+    its ``self`` is the method's)."""
+    scope = node.scope()
+    while not isinstance(scope, nodes.Module):
+        if isinstance(scope, nodes.FunctionDef) and isinstance(scope.parent, nodes.ClassDef):
+            return scope.parent
+        if scope.parent is None:
+            return None
+        scope = scope.parent.scope()
+    return None
+
+
 def is_method(function: nodes.FunctionDef) -> bool:
     return isinstance(function.parent, nodes.ClassDef)
 

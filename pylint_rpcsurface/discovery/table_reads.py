@@ -21,6 +21,7 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.syntax import builtin_call, changes_in_place
 from pylint_rpcsurface.discovery.reading import (
     assignments_in,
+    class_of,
     is_getattr,
     names_in,
     own_nodes,
@@ -168,7 +169,7 @@ def _owner(
     bound at the module's top level. None for anything else (an imported name, a
     local, an expression)."""
     if isinstance(table, nodes.Attribute) and isinstance(table.expr, nodes.Name):
-        klass = _class_of(function)
+        klass = class_of(function)
         if table.expr.name != "self" or klass is None:
             return None
         for candidate in linearize(klass):
@@ -180,17 +181,4 @@ def _owner(
         bound = module.locals.get(table.name, [])
         if bound and all(isinstance(b, nodes.AssignName) for b in bound):
             return module, table.name
-    return None
-
-
-def _class_of(function: nodes.FunctionDef) -> nodes.ClassDef | None:
-    """The class of the method *function* is (or is defined in, for a nested function,
-    whose ``self`` is the method's)."""
-    scope: nodes.NodeNG = function
-    while isinstance(scope, nodes.FunctionDef):
-        if isinstance(scope.parent, nodes.ClassDef):
-            return scope.parent
-        if scope.parent is None:
-            return None
-        scope = scope.parent.scope()
     return None

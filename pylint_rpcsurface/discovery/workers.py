@@ -12,7 +12,12 @@ from pylint_rpcsurface.discovery.loop_helpers import (
     looked_up_through,
     received_through,
 )
-from pylint_rpcsurface.discovery.none_tests import guarded, is_none, is_not_none
+from pylint_rpcsurface.discovery.none_tests import (
+    compares_to_none,
+    guarded,
+    is_none,
+    is_not_none,
+)
 from pylint_rpcsurface.discovery.reading import (
     SEND_CALLS,
     Worker,
@@ -243,11 +248,11 @@ class WorkerSide:
             result is not None and any(self._is_not_none(g, result) for g in gs) for gs in guards
         ]
         worker.drops_none = all(none_guarded)
-        where = self.where(sends[0])
+        at = self.where(sends[0])
         worker.drops_evidence = (
-            f"{where}: the reply is sent only if {result} is not None"
+            f"{at}: the reply is sent only if {result} is not None"
             if worker.drops_none
-            else f"{where}: the reply is sent whatever it is"
+            else f"{at}: the reply is sent whatever it is"
         )
         # `if func is not None:` around the call and its send tests the callable the
         # lookup gave, not the request: no flag of the caller's decides the reply.
@@ -261,9 +266,9 @@ class WorkerSide:
         ids = any(self._carries_more(send, result) for send in sends)
         worker.shared = not other_guard and not ids
         worker.shared_evidence = (
-            f"{where}: every reply goes to {sends[0].func.as_string()}() with no request id"
+            f"{at}: every reply goes to {sends[0].func.as_string()}() with no request id"
             if worker.shared
-            else f"{where}: the reply is conditional or carries more than the result"
+            else f"{at}: the reply is conditional or carries more than the result"
         )
 
     @staticmethod
@@ -278,7 +283,7 @@ class WorkerSide:
 
     @staticmethod
     def _is_not_none(test: nodes.NodeNG, name: str) -> bool:
-        return _compares_to_none(test, name, ("is not", "!="))
+        return compares_to_none(test, name, ("is not", "!="))
 
     @staticmethod
     def _carries_more(send: nodes.Call, result: str | None) -> bool:
@@ -310,15 +315,3 @@ def top_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
             found = scope
         scope = scope.parent.scope()
     return found
-
-
-def _compares_to_none(test: nodes.NodeNG, name: str, operators: tuple[str, ...]) -> bool:
-    """Whether *test* is ``name <op> None`` for one of *operators*."""
-    return (
-        isinstance(test, nodes.Compare)
-        and isinstance(test.left, nodes.Name)
-        and test.left.name == name
-        and test.ops[0][0] in operators
-        and isinstance(test.ops[0][1], nodes.Const)
-        and test.ops[0][1].value is None
-    )

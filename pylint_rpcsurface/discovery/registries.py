@@ -1,0 +1,117 @@
+"""The registry ``init`` proposes for a surface: the module-level constant whose elements
+are mostly names sent that the handlers answer, and that the code uses as a registry (it
+tests a name for membership in it, or iterates it). A constant that only shares the names
+is listed, not written."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+from astroid import nodes
+
+from pylint_rpcsurface.analysis.registry import read_registry
+from pylint_rpcsurface.discovery.reading import MIN_NAMES, MOSTLY, Choice
+
+
+class Registries:
+    """The module-level constants of *modules* that may be a registry, and the uses that
+    make one a registry: names *module_name* gives the module, places *where* shows."""
+
+    def __init__(
+        self,
+        modules: list[nodes.Module],
+        module_name: Callable[[nodes.Module], str],
+        where: Callable[[nodes.NodeNG], str],
+    ) -> None:
+        self.modules = modules
+        self.module_name = module_name
+        self.where = where
+        # Where a module-level name is tested for membership or iterated: the uses that
+        # make a constant a registry (sharing names with the surface does not).
+        self.uses: dict[str, list[tuple[nodes.NodeNG, str]]] = defaultdict(list)
+
+    def note_use(self, node: nodes.Compare | nodes.For) -> None:
+        """Keeps *node* if it tests a name for membership in a constant or iterates one."""
+        if isinstance(node, nodes.For):
+            used, kind = node.iter, "iterated"
+        else:
+            op, used = node.ops[0]
+            if op not in ("in", "not in"):
+                return
+            kind = "tested for membership"
+        name = used.name if isinstance(used, nodes.Name) else None
+        if isinstance(used, nodes.Attribute):
+            name = used.attrname
+        if name is not None:
+            self.uses[name].append((node, kind))
+
+    def choice(self, answered: set[str]) -> Choice | None:
+        """The registry key for a surface whose handlers answer the names sent *answered*:
+        the one constant used as a registry, else the candidates, else None."""
+        found: list[tuple[str, str, int, str]] = []
+        for module in self.modules:
+            for attribute, bindings in module.locals.items():
+                if attribute.startswith("__") or len(bindings) != 1:
+                    continue
+                binding = bindings[0]
+                if not (
+                    isinstance(binding, nodes.AssignName)
+                    and isinstance(binding.parent, (nodes.Assign, nodes.AnnAssign))
+                ):
+                    continue
+                value = binding.parent.value
+                if not isinstance(
+                    value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict, nodes.Call)
+                ):
+                    continue
+                dotted = f"{self.module_name(module)}.{attribute}"
+                read = read_registry(module, attribute, dotted)
+                if read.problem is not None:
+                    continue
+                elements = [e.value for e in read.elements]
+                if len(elements) < MIN_NAMES or any(e is None for e in elements):
+                    continue
+                hits = sum(1 for e in elements if e in answered)
+                if hits / len(elements) > MOSTLY:
+                    found.append(
+                        (
+                            dotted,
+                            self.where(binding),
+                            hits,
+                            self._used_as_registry(attribute, binding),
+                        )
+                    )
+        if not found:
+            return None
+        used = [entry for entry in found if entry[3]]
+        if not used:
+            return Choice(
+                "registry",
+                None,
+                "",
+                tuple(
+                    f"{dotted} ({at}: {hits} of its elements are sent RPC names)"
+                    for dotted, at, hits, _ in found
+                ),
+                why="candidates by overlap only (not written): no code tests a name for "
+                "membership in it or iterates it",
+            )
+        if len(used) > 1:
+            return Choice(
+                "registry",
+                None,
+                "",
+                tuple(f"{dotted} ({at}: {hits} RPC names)" for dotted, at, hits, _ in used),
+            )
+        dotted, at, hits, use = used[0]
+        return Choice("registry", dotted, f"{use}; {at}: {hits} of its elements are sent RPC names")
+
+    def _used_as_registry(self, attribute: str, binding: nodes.AssignName) -> str:
+        """Where the code tests a name for membership in the constant or iterates it
+        (``name in RPCS``, ``for name in RPCS``), or ``""``."""
+        for node, kind in self.uses.get(attribute, []):
+            if node.parent is binding.parent:
+                continue
+            return f"{self.where(node)}: {kind}"
+        return ""
