@@ -27,6 +27,9 @@ Nothing is imported: every fact comes from astroid's reading of the source under
 Each fact carries its evidence (``file:line: what``). Where the evidence is ambiguous the
 candidates are kept and no value is chosen: :mod:`pylint_rpcsurface.commands.init` writes
 nothing for that key.
+
+Only that command imports this package, never the checker. Which module reads what, and
+the one way their imports run, is in docs/how-it-works.md ("The layers").
 """
 
 from __future__ import annotations
