@@ -21,18 +21,20 @@ Design rules, and why:
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import hashlib
 import json
-import keyword
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from pylint_rpcsurface.config.expressions import checked_expression
+from pylint_rpcsurface.config.values import describe as _describe
+from pylint_rpcsurface.config.values import is_dotted as _is_dotted
+from pylint_rpcsurface.config.values import is_identifier as _is_identifier
+from pylint_rpcsurface.config.values import key_part as _key_part
+from pylint_rpcsurface.config.values import one_line as _one_line
 
 TABLE = ("tool", "rpcsurface")
 
@@ -58,11 +60,6 @@ _CLASS_FIELDS = ("callers", "handlers", "base-handlers", "tables")
 _PROXY_CLASS_FIELDS = ("callers", "handlers", "own-members")
 
 _DOTTED = "a dotted name such as 'package.module.Class'"
-# TOML bare keys; any other key is shown quoted so the path stays unambiguous.
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-# Values longer than this are shortened in messages so one bad value cannot
-# flood the terminal.
-_MAX_SHOWN = 80
 
 # ---------------------------------------------------------------- the keys
 #
@@ -926,49 +923,6 @@ class _Checker:
                     f"duplicate {what} {_describe(value)}, already used by {first_key[value]}",
                 )
             first_key[value] = entry.key
-
-
-def _is_identifier(value: object) -> bool:
-    """A name Python accepts after a dot or as a keyword argument (so not ``class``)."""
-    return isinstance(value, str) and value.isidentifier() and not keyword.iskeyword(value)
-
-
-def _is_dotted(value: str) -> bool:
-    parts = value.split(".")
-    return len(parts) >= 2 and all(_is_identifier(part) for part in parts)
-
-
-def _key_part(name: object) -> str:
-    """Show a key as TOML would need it written, so odd keys stay unambiguous."""
-    if isinstance(name, str) and _BARE_KEY.fullmatch(name):
-        return name
-    # A JSON string is a valid TOML basic string.
-    return json.dumps(name if isinstance(name, str) else repr(name), ensure_ascii=False)
-
-
-def _describe(value: object) -> str:  # pylint: disable=too-many-return-statements
-    """Describe a value in TOML terms for the 'got ...' half of a message."""
-    if isinstance(value, str):
-        shown = repr(value)
-        return shown if len(shown) <= _MAX_SHOWN else repr(value[: _MAX_SHOWN - 10]) + "..."
-    if isinstance(value, bool):
-        return f"boolean {str(value).lower()}"
-    if isinstance(value, int):
-        return f"integer {value}"
-    if isinstance(value, float):
-        return f"float {value}"
-    if isinstance(value, list):
-        return "an empty array" if not value else "an array"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date subclass
-        return f"date/time {value.isoformat()}"
-    return f"a value of type {type(value).__name__}"
-
-
-def _one_line(text: str) -> str:
-    """Collapse line breaks (of any kind) so an error stays a single line."""
-    return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _digest(
