@@ -380,6 +380,32 @@ def test_importing_the_rules_loads_neither_astroid_nor_pylint() -> None:
     assert (run.returncode, run.stdout.strip()) == (0, "[]"), run.stderr
 
 
+def test_neither_pylint_nor_a_cold_check_loads_init_s_discovery(tmp_path: Path) -> None:
+    """The checker runs the analysis, the engine and the rules, never init's discovery."""
+    root = project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": APP_PLANTED})
+    probe = (
+        "import sys\n"
+        "from pylint.lint import Run\n"
+        "from pylint_rpcsurface.commands.main import main\n"
+        "Run(['--load-plugins=pylint_rpcsurface', '--disable=all', '--enable=rpcsurface',"
+        " 'app.py'], exit=False)\n"
+        "code = main(['check', '--no-cache'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('pylint_rpcsurface.discovery')))\n"
+        "sys.exit(code)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=root,
+        env=clean_environment(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 1, run.stderr
+    assert run.stdout.count(f":{PLANTED_LINE}:") == 2, run.stdout  # pylint's, then check's
+    assert run.stdout.splitlines()[-1] == "[]"
+
+
 def test_a_warm_check_does_not_import_astroid_or_pylint(tmp_path: Path) -> None:
     """The point of the fast path: a hit is a stat of every module and nothing else."""
     root = project(tmp_path / "proj", {"pyproject.toml": PYPROJECT, "app.py": APP_PLANTED})
