@@ -204,10 +204,18 @@ def test_an_edit_of_the_caller_recomputes_only_what_reads_it(tmp_path: Path) -> 
     found = facts.analysis()
     assert _answer(found) == _answer(surface_facts(config).analysis())
     assert {f.symbol for f in found.all_findings()} >= {"rpc-unanswered"}  # 'gamma'
-    # The caller's module is built again, and the handlers' module, where the name now
-    # sent ('gamma') is looked for; no other.
-    assert [os.path.basename(path) for path in facts.counts.built] == ["core.py", "handlers.py"]
+    # The caller's module is built again, and no other: no handler binds the name now
+    # sent ('gamma'), so there is no handler method to read (each class's names are a
+    # piece the edit doesn't touch).
+    assert [os.path.basename(path) for path in facts.counts.built] == ["core.py"]
     assert facts.counts.reused > 0
+    # A name a handler binds but no caller sent before: its method is read, in the
+    # handlers' module.
+    calls = (("alpha", True), ("gamma", True), ("beta", True))
+    _write(root, render(replace(version, core_calls=calls)), 0)
+    facts = surface_facts(config, memo=_memo(root))
+    assert _answer(facts.analysis()) == _answer(surface_facts(config).analysis())
+    assert [os.path.basename(path) for path in facts.counts.built] == ["core.py", "handlers.py"]
 
 
 def test_a_memo_that_is_not_one_is_an_empty_memo(tmp_path: Path) -> None:
