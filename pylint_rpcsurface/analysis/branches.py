@@ -84,9 +84,10 @@ def _version_check(test: nodes.Compare) -> bool | None:
         return None
     wanted = []
     for element in right.elts:
-        if not (isinstance(element, nodes.Const) and type(element.value) is int):
+        value = element.value if isinstance(element, nodes.Const) else None
+        if not isinstance(value, int) or isinstance(value, bool):  # True is no version part
             return None
-        wanted.append(element.value)
+        wanted.append(value)
     running: tuple[int, ...] = tuple(int(part) for part in sys.version_info[:3])
     if length is not None:
         running = running[:length]

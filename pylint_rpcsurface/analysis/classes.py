@@ -3,9 +3,11 @@ module-level function), MRO, answered names."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import TypeGuard
 
 from astroid import nodes
+from astroid.typing import InferenceResult
 
 from pylint_rpcsurface.analysis.branches import live_bindings
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, infer_unique, name_bindings
@@ -287,6 +289,19 @@ def _c3_merge(sequences: list[list[nodes.ClassDef]]) -> list[nodes.ClassDef] | N
         merged.append(head)
         pending = [rest for rest in ([c for c in seq if c is not head] for seq in pending) if rest]
     return merged
+
+
+def effective_bindings(
+    order: Sequence[nodes.ClassDef],
+) -> Iterator[tuple[str, list[InferenceResult]]]:
+    """Each name a class of *order* (an MRO) binds, with its bindings in the first class
+    that binds it: the definition an instance of the first class gets."""
+    seen: set[str] = set()
+    for klass in order:
+        for name, bindings in klass.locals.items():
+            if name not in seen:
+                seen.add(name)
+                yield name, bindings
 
 
 def binds_at_class_level(binding: object) -> bool:

@@ -25,7 +25,7 @@ from typing import TypeVar
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.broadcasts import unpacked_by, waiter_of
-from pylint_rpcsurface.analysis.classes import binds_at_class_level
+from pylint_rpcsurface.analysis.classes import binds_at_class_level, effective_bindings
 from pylint_rpcsurface.analysis.conditions import conditions_of
 from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import (
@@ -34,7 +34,7 @@ from pylint_rpcsurface.analysis.inference import (
     name_bindings,
 )
 from pylint_rpcsurface.analysis.reply_reads import Fate, Transparent, keeps_replies, value_fate
-from pylint_rpcsurface.analysis.syntax import builtin_call
+from pylint_rpcsurface.analysis.syntax import before_options, builtin_call
 from pylint_rpcsurface.model import ProxyCall, Sent
 
 __all__ = ["exposed_names", "proxy_calls", "receivers_in"]
@@ -148,14 +148,8 @@ def _read_call(call: nodes.Call, receivers: frozenset[str], remote: bool) -> _Re
     if remote:
         if not isinstance(func, nodes.Attribute) or func.attrname != "remote":
             return None
-        target = func.expr
-        if (
-            isinstance(target, nodes.Call)
-            and isinstance(target.func, nodes.Attribute)
-            and target.func.attrname == "options"
-        ):
-            target = target.func.expr  # <proxy>.<name>.options(...).remote(...)
-        return _read_member(target, receivers)
+        # <proxy>.<name>.remote(...), or <proxy>.<name>.options(...).remote(...)
+        return _read_member(before_options(func.expr), receivers)
     return _read_member(func, receivers)
 
 
@@ -315,22 +309,15 @@ def exposed_names(
     """The names a class whose MRO is *order* answers: every name bound at class level,
     or with *exposed_by*, the methods whose effective definition (by MRO) carries that
     decorator (``@register`` or ``@register(...)``)."""
-    seen: set[str] = set()
     names: set[str] = set()
-    for klass in order:
-        for name, bindings in klass.locals.items():
-            if name in seen:
-                continue
-            seen.add(name)
-            if exposed_by is None:
-                if any(binds_at_class_level(b) for b in bindings):
-                    names.add(name)
-                continue
-            binding = bindings[-1]
-            if isinstance(binding, nodes.FunctionDef) and _decorated_by(
-                binding, exposed_by, qualname
-            ):
+    for name, bindings in effective_bindings(order):
+        if exposed_by is None:
+            if any(binds_at_class_level(b) for b in bindings):
                 names.add(name)
+            continue
+        binding = bindings[-1]
+        if isinstance(binding, nodes.FunctionDef) and _decorated_by(binding, exposed_by, qualname):
+            names.add(name)
     return frozenset(names)
 
 

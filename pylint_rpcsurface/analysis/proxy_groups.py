@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from astroid import bases, nodes
 
+from pylint_rpcsurface.analysis.classes import effective_bindings
 from pylint_rpcsurface.analysis.inference import (
     class_of_instance,
     infer_unique,
@@ -112,18 +113,13 @@ def method_needs(
 ) -> list[MethodNeeds]:
     """Each method of a class whose MRO is *order* (its effective definition), with the
     proxy calls it makes and the methods it calls on ``self``, by name."""
-    seen: set[str] = set()
     found: list[MethodNeeds] = []
-    for klass in order:
-        for name, bindings in klass.locals.items():
-            if name in seen:
-                continue
-            seen.add(name)
-            method = bindings[-1]
-            if not isinstance(method, nodes.FunctionDef):
-                continue
-            calls = sorted(proxy_calls(method, receivers, remote), key=lambda c: (c.at, c.source))
-            found.append((name, tuple(calls), tuple(sorted(_self_calls(method)))))
+    for name, bindings in effective_bindings(order):
+        method = bindings[-1]
+        if not isinstance(method, nodes.FunctionDef):
+            continue
+        calls = sorted(proxy_calls(method, receivers, remote), key=lambda c: (c.at, c.source))
+        found.append((name, tuple(calls), tuple(sorted(_self_calls(method)))))
     return sorted(found, key=lambda entry: entry[0])
 
 

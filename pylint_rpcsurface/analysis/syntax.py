@@ -140,3 +140,15 @@ def changes_in_place(
             target = node.target
         if names_it(target):
             yield node
+
+
+def before_options(target: nodes.NodeNG) -> nodes.NodeNG:
+    """What a Ray call's ``.remote`` is taken on, past an ``.options(...)`` between them:
+    ``<x>`` of ``<x>.options(...).remote(...)``, else *target* itself."""
+    if (
+        isinstance(target, nodes.Call)
+        and isinstance(target.func, nodes.Attribute)
+        and target.func.attrname == "options"
+    ):
+        return target.func.expr
+    return target

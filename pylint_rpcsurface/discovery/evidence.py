@@ -18,7 +18,7 @@ from collections.abc import Callable
 from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
-from pylint_rpcsurface.analysis.syntax import appended
+from pylint_rpcsurface.analysis.syntax import appended, before_options
 from pylint_rpcsurface.discovery.reading import is_method, positional_params
 
 # How many steps a chain may take (a name to its binding, a parameter to its call site, a
@@ -149,14 +149,7 @@ class Receivers:
         func = call.func
         if isinstance(func, nodes.Attribute) and func.attrname == "remote":
             # Cls.remote(...), Cls.options(...).remote(...), ray.remote(Cls).remote(...)
-            target = func.expr
-            if (
-                isinstance(target, nodes.Call)
-                and isinstance(target.func, nodes.Attribute)
-                and target.func.attrname == "options"
-            ):
-                target = target.func.expr
-            made = self._read(target, depth, classes=True)
+            made = self._read(before_options(func.expr), depth, classes=True)
             return {
                 k: (cls, f"{self.where(call)}: an actor made from {cls.name}: {_short(call)}")
                 for k, (cls, _) in made.items()
