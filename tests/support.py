@@ -25,6 +25,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pylint_rpcsurface.store import CACHE_DIR_ENV, STATS_ENV
+
 # --- Run real pylint with the plugin in a subprocess and read its json2 report.
 
 ONLY_OUR_CHECKER = ("--disable=all", "--enable=rpcsurface")
@@ -462,3 +464,34 @@ def read_terminal(descriptor: int) -> str:
             break
         chunks.append(chunk)
     return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+# --- The real_layout fixture, copied, and what each run there says it did
+
+
+REAL_LAYOUT = Path(__file__).parent / "fixtures" / "real_layout"
+
+
+def real_layout_copy(tmp_path: Path) -> Path:
+    """A copy of the real_layout fixture (an engine's layout) at ``tmp_path/proj``, by
+    its real path (the paths the runs report)."""
+    root = tmp_path / "proj"
+    shutil.copytree(REAL_LAYOUT, root)
+    return Path(os.path.realpath(root))
+
+
+def stats_env(tree: Path) -> dict[str, str]:
+    """The environment of a run in *tree* with a cache folder and a stats file of its own
+    beside it (``RPCSURFACE_CACHE_DIR``, ``RPCSURFACE_STATS``)."""
+    return {
+        CACHE_DIR_ENV: str(tree.parent / "cache"),
+        STATS_ENV: str(tree.parent / "stats.jsonl"),
+    }
+
+
+def stats_records(tree: Path) -> list[dict[str, Any]]:
+    """Every record the runs with :func:`stats_env` appended so far, oldest first."""
+    path = tree.parent / "stats.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

@@ -10,18 +10,23 @@ keeps its pieces, so they hold whatever its layout.
 from __future__ import annotations
 
 import errno
-import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Reported, load_bench_script, run_check, run_pylint
+from support import (
+    Reported,
+    load_bench_script,
+    real_layout_copy,
+    run_check,
+    run_pylint,
+    stats_env,
+    stats_records,
+)
 
-from pylint_rpcsurface.store import CACHE_DIR_ENV, STATS_ENV
+from pylint_rpcsurface.store import STATS_ENV
 
-FIXTURE = Path(__file__).parent / "fixtures" / "real_layout"
 CALLER = "engine/model_engine/engine_core.py"  # it holds pylint pragmas
 HANDLER = "engine/model_engine/model_runner.py"  # it holds none
 GROUPS = "engine/model_engine/groups.py"  # a finding in it, and no pragma
@@ -29,31 +34,16 @@ GROUPS = "engine/model_engine/groups.py"  # a finding in it, and no pragma
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    shutil.copytree(FIXTURE, root)
-    return Path(os.path.realpath(root))
-
-
-def _env(tree: Path) -> dict[str, str]:
-    return {
-        CACHE_DIR_ENV: str(tree.parent / "cache"),
-        STATS_ENV: str(tree.parent / "stats.jsonl"),
-    }
-
-
-def _records(tree: Path) -> list[dict[str, Any]]:
-    """Every record the runs so far appended, oldest first."""
-    text = (tree.parent / "stats.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines()]
+    return real_layout_copy(tmp_path)
 
 
 def _checked(tree: Path) -> tuple[tuple[Reported, ...], dict[str, Any]]:
     """``rpcsurface check``'s findings, held to ``--no-cache``'s, and what the cached run
     did (its record: the oracle's comes after it)."""
-    found = run_check(tree, "--format", "json", env=_env(tree))
+    found = run_check(tree, "--format", "json", env=stats_env(tree))
     assert found.returncode in (0, 1), found.stderr
-    record = _records(tree)[-1]
-    oracle = run_check(tree, "--format", "json", "--no-cache", env=_env(tree))
+    record = stats_records(tree)[-1]
+    oracle = run_check(tree, "--format", "json", "--no-cache", env=stats_env(tree))
     assert found.messages == oracle.messages
     assert found.messages  # the fixture plants findings: an empty answer proves nothing
     return found.messages, record
@@ -105,13 +95,13 @@ def test_an_editor_buffer_costs_no_build(tree: Path) -> None:
     """pylint builds the buffer it lints, and the analysis takes that module: a comment in
     the buffer builds nothing more, and a statement added to a method builds at most the
     modules that method's code reads (never the handlers')."""
-    env = _env(tree)
+    env = stats_env(tree)
     saved = (tree / CALLER).read_text(encoding="utf-8")
     assert run_pylint(tree, "--from-stdin", CALLER, stdin=saved, env=env).messages
 
     def linted(buffer: str) -> dict[str, Any]:
         found = run_pylint(tree, "--from-stdin", CALLER, stdin=buffer, env=env)
-        record = _records(tree)[-1]
+        record = stats_records(tree)[-1]
         oracle = run_pylint(
             tree, "--from-stdin", CALLER, "--rpcsurface-no-cache=y", stdin=buffer, env=env
         )
@@ -126,7 +116,7 @@ def test_an_editor_buffer_costs_no_build(tree: Path) -> None:
 
 
 def test_a_stats_file_that_cannot_be_written_is_said_and_changes_nothing(tree: Path) -> None:
-    env = _env(tree)
+    env = stats_env(tree)
     expected = run_check(tree, "--format", "json", env=env)
     env[STATS_ENV] = str(tree)  # a folder
     found = run_check(tree, "--format", "json", "--no-cache", env=env)
@@ -139,7 +129,7 @@ def test_a_stats_file_that_cannot_be_written_is_said_and_changes_nothing(tree: P
 def test_a_stats_fifo_nobody_reads_is_said_not_waited_on(tree: Path) -> None:
     fifo = tree.parent / "stats.fifo"
     os.mkfifo(fifo)
-    env = {**_env(tree), STATS_ENV: str(fifo)}
+    env = {**stats_env(tree), STATS_ENV: str(fifo)}
     found = run_check(tree, "--format", "json", "--no-cache", env=env, timeout=120)
     assert found.returncode == 1, found.stderr  # the findings, as ever
     reason = os.strerror(errno.ENXIO)

@@ -9,8 +9,6 @@ held to ``--no-cache``'s.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,34 +17,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CONSOLE_SCRIPT, clean_environment, run_check, run_pylint
+from support import (
+    CONSOLE_SCRIPT,
+    clean_environment,
+    real_layout_copy,
+    run_check,
+    run_pylint,
+    stats_env,
+    stats_records,
+)
 
-from pylint_rpcsurface.store import CACHE_DIR_ENV, STATS_ENV
-
-FIXTURE = Path(__file__).parent / "fixtures" / "real_layout"
 CALLER = "engine/model_engine/engine_core.py"
 HANDLER = "engine/model_engine/model_runner.py"
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    shutil.copytree(FIXTURE, root)
-    return Path(os.path.realpath(root))
-
-
-def _env(tree: Path) -> dict[str, str]:
-    return {
-        CACHE_DIR_ENV: str(tree.parent / "cache"),
-        STATS_ENV: str(tree.parent / "stats.jsonl"),
-    }
-
-
-def _records(tree: Path) -> list[dict[str, Any]]:
-    path = tree.parent / "stats.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return real_layout_copy(tmp_path)
 
 
 def _computed(records: list[dict[str, Any]]) -> int:
@@ -67,18 +54,18 @@ def _keys(run: Any) -> set[tuple[str, str, int]]:
 def test_a_cold_j2_run_computes_once_and_leaves_the_store(tree: Path) -> None:
     oracle = _pylint(tree, "-j", "2", "--recursive=y", ".", env={"RPCSURFACE_NO_CACHE": "1"})
     assert oracle.messages, oracle.stderr  # the fixture plants findings
-    cold = _pylint(tree, "-j", "2", "--recursive=y", ".", env=_env(tree))
+    cold = _pylint(tree, "-j", "2", "--recursive=y", ".", env=stats_env(tree))
     assert _keys(cold) == _keys(oracle)
-    records = _records(tree)
+    records = stats_records(tree)
     # Both workers analyse the project; the second reads what the first stored.
     assert len(records) == 2, records
     assert _computed(records) == 1, records
     # Later runs of every mode answer from what the -j run stored.
-    one_file = _pylint(tree, CALLER, env=_env(tree))
+    one_file = _pylint(tree, CALLER, env=stats_env(tree))
     source = (tree / CALLER).read_text(encoding="utf-8")
-    stdin = _pylint(tree, "--from-stdin", CALLER, stdin=source, env=_env(tree))
-    checked = run_check(tree, "--format", "json", env=_env(tree))
-    later = _records(tree)[len(records) :]
+    stdin = _pylint(tree, "--from-stdin", CALLER, stdin=source, env=stats_env(tree))
+    checked = run_check(tree, "--format", "json", env=stats_env(tree))
+    later = stats_records(tree)[len(records) :]
     assert len(later) == 3, later
     assert _computed(later) == 0, later
     in_caller = {key for key in _keys(oracle) if key[1] == CALLER}
@@ -88,18 +75,18 @@ def test_a_cold_j2_run_computes_once_and_leaves_the_store(tree: Path) -> None:
 
 
 def test_pylint_answers_from_what_check_stored_and_back(tree: Path) -> None:
-    checked = run_check(tree, "--format", "json", env=_env(tree))
+    checked = run_check(tree, "--format", "json", env=stats_env(tree))
     assert checked.messages, checked.stderr
-    both = _pylint(tree, "-j", "2", CALLER, HANDLER, env=_env(tree))
-    assert _computed(_records(tree)) == 1  # check's own run, and no other
+    both = _pylint(tree, "-j", "2", CALLER, HANDLER, env=stats_env(tree))
+    assert _computed(stats_records(tree)) == 1  # check's own run, and no other
     assert _keys(both) == {k for k in _keys(checked) if k[1] in (CALLER, HANDLER)}
     # And the other way: check after an edit pylint analysed first.
     with (tree / HANDLER).open("a", encoding="utf-8") as stream:
         stream.write("\n# a comment pylint sees first\n")
-    _pylint(tree, HANDLER, env=_env(tree))
-    before = len(_records(tree))
-    again = run_check(tree, "--format", "json", env=_env(tree))
-    assert _computed(_records(tree)[before:]) == 0
+    _pylint(tree, HANDLER, env=stats_env(tree))
+    before = len(stats_records(tree))
+    again = run_check(tree, "--format", "json", env=stats_env(tree))
+    assert _computed(stats_records(tree)[before:]) == 0
     assert again.messages == run_check(tree, "--format", "json", "--no-cache").messages
 
 
@@ -118,7 +105,7 @@ _HOLDER = textwrap.dedent(
 def test_a_holder_killed_mid_analysis_lets_the_next_run_go_on(tree: Path) -> None:
     """A process that dies holding the lock (killed in the middle of its analysis) never
     leaves the others waiting: the system releases its lock."""
-    cold = run_check(tree, "--format", "json", env=_env(tree))  # makes the store's folder
+    cold = run_check(tree, "--format", "json", env=stats_env(tree))  # makes the store's folder
     (store,) = (tree.parent / "cache").glob("*/store-*.json")
     with (tree / CALLER).open("a", encoding="utf-8") as stream:
         stream.write("\nEDITED = 1  # the next check misses the store\n")
@@ -134,7 +121,7 @@ def test_a_holder_killed_mid_analysis_lets_the_next_run_go_on(tree: Path) -> Non
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=clean_environment(_env(tree)),
+            env=clean_environment(stats_env(tree)),
         )
         time.sleep(3)
         assert waiting.poll() is None  # it waits for the holder ...
