@@ -182,21 +182,26 @@ def test_diff_prints_the_change_and_writes_nothing(tmp_path: Path) -> None:
     assert (unchanged.returncode, unchanged.stdout) == (0, ""), unchanged.stderr
 
 
-def test_two_competing_handlers_are_refused_with_both_listed(tmp_path: Path) -> None:
+def test_two_competing_handlers_are_commented_out_with_both_listed(tmp_path: Path) -> None:
     folder = _copy("init_compete", tmp_path)
-    before = (folder / "pyproject.toml").read_bytes()
-    for args in (("init",), ("init", "--diff")):
-        refused = run_cli(folder, *args)
-        assert refused.returncode == 2, refused.stderr
+    pyproject = folder / "pyproject.toml"
+    before = pyproject.read_bytes()
+    for args, status in ((("init", "--diff"), 1), (("init",), 0)):
+        shown = run_cli(folder, *args)
+        assert shown.returncode == status, shown.stderr
         assert (
-            "twin.runners.CpuRunner answers 2 of 2 names sent (twin/runners.py:5)" in refused.stderr
+            "twin.runners.CpuRunner answers 2 of 2 names sent (twin/runners.py:5)" in shown.stderr
         )
         assert (
-            "twin.runners.GpuRunner answers 2 of 2 names sent (twin/runners.py:13)"
-            in refused.stderr
+            "twin.runners.GpuRunner answers 2 of 2 names sent (twin/runners.py:13)" in shown.stderr
         )
-        assert "Traceback" not in refused.stderr
-        assert (folder / "pyproject.toml").read_bytes() == before
+        assert "Traceback" not in shown.stderr
+    text = pyproject.read_text("utf-8")
+    assert text.startswith(before.decode())
+    assert '#     "twin.runners.CpuRunner",  # twin/runners.py:5: answers 2 of 2' in text
+    assert '#     "twin.runners.GpuRunner",  # twin/runners.py:13: answers 2 of 2' in text
+    assert "# Confirm which of these classes the objects the names are looked up on" in text
+    assert load_config(pyproject).surfaces == ()
 
 
 def test_crlf_comments_and_a_missing_final_newline_are_kept(tmp_path: Path) -> None:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from support import project, run_check, run_cli
 
+from pylint_rpcsurface.config import load_config
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:
@@ -76,21 +78,21 @@ UTILITY_TABLE = {
 def test_a_class_that_only_shares_names_is_listed_and_not_written(tmp_path: Path) -> None:
     folder = project(tmp_path, UTILITY_TABLE)
     shown = run_cli(folder, "init", "--diff")
-    # As a surface whose handlers can't be chosen: refused, nothing written, exit 2.
-    assert shown.returncode == 2, shown.stderr
-    assert "[[tool.rpcsurface.surface]]" not in shown.stdout
+    # As a surface whose handlers can't be chosen: commented out, never active.
+    assert shown.returncode == 1, shown.stderr
+    assert "+[[tool.rpcsurface.surface]]" not in shown.stdout
     assert "MemoryManagerMixin" not in "".join(
         line for line in shown.stdout.splitlines() if not line.startswith("+#")
     )
+    assert "+# Not proven: the surface of eng.client.EngineClient\n" in shown.stdout
     assert (
-        "+# surface of eng.client.EngineClient: candidates by overlap only (not written)"
-        in shown.stdout
+        '+#     "eng.memory.MemoryManagerMixin",  # eng/memory.py:1: answers 5 of 8 names '
+        "sent, by overlap only\n" in shown.stdout
     )
-    assert "+#   eng.memory.MemoryManagerMixin answers 5 of 8 names sent" in shown.stdout
     assert "eng.memory.MemoryManagerMixin answers 5 of 8 names sent" in shown.stderr
     written = run_cli(folder, "init")
-    assert written.returncode == 2, written.stderr
-    assert not (folder / "pyproject.toml").exists()
+    assert written.returncode == 0, written.stderr
+    assert load_config(folder / "pyproject.toml").surfaces == ()
 
 
 # (b) A helper that wraps a method in place, called with literal names: never a dispatch.
@@ -429,12 +431,16 @@ ANNOTATED = {
 
 def test_an_annotation_admitting_two_workers_proves_neither(tmp_path: Path) -> None:
     folder = project(tmp_path, ANNOTATED)
-    refused = run_cli(folder, "init")
-    assert refused.returncode == 2, refused.stderr
-    assert "annotation admits each of these classes" in refused.stderr
-    assert "an.workers.CpuWorker (an/workers.py:4)" in refused.stderr
-    assert "an.workers.GpuWorker (an/workers.py:15)" in refused.stderr
-    assert not (folder / "pyproject.toml").exists()
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    assert "annotation admits each of these classes" in written.stderr
+    # Both written commented out, for the user to keep the one the workers hold.
+    pyproject = folder / "pyproject.toml"
+    text = pyproject.read_text("utf-8")
+    assert '#     "an.workers.CpuWorker",  # an/workers.py:4: the annotation admits it' in text
+    assert '#     "an.workers.GpuWorker",  # an/workers.py:15: the annotation admits it' in text
+    assert "# Confirm which of these classes the workers hold: keep only those;" in text
+    assert load_config(pyproject).surfaces == ()
 
 
 # nano-vllm-voxcpm's server: the loop answers `stop` itself (`if method_name == "stop":`

@@ -5,7 +5,9 @@ again from the new text); valid TOML of a shape init can't append to is one line
 the key; a FIFO or a link to /dev/zero is refused without being read; a read-only file
 is refused unless ``--force``; the owner, group, mode and hard links are kept; a new file
 gets the mode the umask gives. Each runs the real ``rpcsurface init``, but the race,
-which runs init in this process to make the write happen on cue.
+which runs init in this process to make the write happen on cue. Each write is tried on
+a project whose surface init proves and on the bundled example, whose surface it writes
+commented out.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import shutil
 import stat
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -31,17 +34,41 @@ if sys.version_info >= (3, 11):
 else:
     import tomli as tomllib
 
-FIXTURE = ROOT / "tests" / "fixtures" / "init_vllm"
 BEFORE = b'[project]\nname = "vlike"\n'
 BLACK = b"\n[tool.black]\nline-length = 100\n"
 
 
-def _folder(tmp_path: Path, pyproject: bytes | None = BEFORE) -> Path:
-    folder = Path(shutil.copytree(FIXTURE, tmp_path / "proj"))
+@dataclass(frozen=True)
+class Subject:
+    """A project init writes to: its source, and the first dispatch method it writes."""
+
+    source: Path
+    method: str
+
+
+VLLM_LIKE = Subject(ROOT / "tests" / "fixtures" / "init_vllm", "collective_rpc")
+SUBJECTS = {
+    "vllm-like": VLLM_LIKE,
+    "example": Subject(ROOT / "examples" / "engine", "call_func"),
+}
+
+
+@pytest.fixture(params=sorted(SUBJECTS))
+def subject(request: pytest.FixtureRequest) -> Subject:
+    return SUBJECTS[str(request.param)]
+
+
+def _folder(tmp_path: Path, pyproject: bytes | None = BEFORE, of: Subject = VLLM_LIKE) -> Path:
+    folder = Path(shutil.copytree(of.source, tmp_path / "proj"))
     (folder / "pyproject.toml").unlink()
     if pyproject is not None:
         (folder / "pyproject.toml").write_bytes(pyproject)
     return folder
+
+
+def _names_after(folder: Path) -> list[str]:
+    """What *folder* holds once init wrote pyproject.toml, and nothing else."""
+    return sorted({p.name for p in folder.iterdir()} | {"pyproject.toml"})
 
 
 def _table(path: Path) -> dict[str, object]:
@@ -63,9 +90,12 @@ def _racing_discover(monkeypatch: pytest.MonkeyPatch, write: Callable[[], None])
 
 
 def test_a_table_appended_while_init_analyses_is_kept(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    subject: Subject,
 ) -> None:
-    folder = _folder(tmp_path)
+    folder = _folder(tmp_path, of=subject)
     pyproject = folder / "pyproject.toml"
 
     def append() -> None:
@@ -77,7 +107,7 @@ def test_a_table_appended_while_init_analyses_is_kept(
     after = pyproject.read_bytes()
     assert after.startswith(BEFORE + BLACK)
     assert tomllib.loads(after.decode())["tool"]["black"] == {"line-length": 100}
-    assert load_config(pyproject).dispatch[0].method == "collective_rpc"
+    assert load_config(pyproject).dispatch[0].method == subject.method
 
 
 def test_a_dispatch_written_while_init_analyses_is_not_proposed_again(
@@ -191,8 +221,8 @@ def test_a_pyproject_that_is_no_regular_file_is_refused_unread(
     assert "\n" not in refused.stderr.rstrip("\n")
 
 
-def test_a_read_only_pyproject_is_refused_unless_forced(tmp_path: Path) -> None:
-    folder = _folder(tmp_path)
+def test_a_read_only_pyproject_is_refused_unless_forced(tmp_path: Path, subject: Subject) -> None:
+    folder = _folder(tmp_path, of=subject)
     pyproject = folder / "pyproject.toml"
     pyproject.chmod(0o444)
     refused = run_cli(folder, "init")
@@ -202,13 +232,14 @@ def test_a_read_only_pyproject_is_refused_unless_forced(tmp_path: Path) -> None:
     forced = run_cli(folder, "init", "--force")
     assert forced.returncode == 0, forced
     assert pyproject.read_bytes().startswith(BEFORE)
-    assert load_config(pyproject).dispatch[0].method == "collective_rpc"
+    assert load_config(pyproject).dispatch[0].method == subject.method
     assert stat.S_IMODE(pyproject.stat().st_mode) == 0o444
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX owners and links")
-def test_owner_group_mode_and_hard_links_are_kept(tmp_path: Path) -> None:
-    folder = _folder(tmp_path)
+def test_owner_group_mode_and_hard_links_are_kept(tmp_path: Path, subject: Subject) -> None:
+    folder = _folder(tmp_path, of=subject)
+    names = _names_after(folder)
     pyproject = folder / "pyproject.toml"
     linked = tmp_path / "linked.toml"
     os.link(pyproject, linked)
@@ -223,15 +254,15 @@ def test_owner_group_mode_and_hard_links_are_kept(tmp_path: Path) -> None:
     assert (after.st_uid, after.st_gid, stat.S_IMODE(after.st_mode)) == (*owner, 0o640)
     assert (after.st_ino, after.st_nlink) == (linked.stat().st_ino, 2)
     assert linked.read_bytes() == pyproject.read_bytes()
-    assert load_config(pyproject).dispatch[0].method == "collective_rpc"
-    assert sorted(p.name for p in folder.iterdir()) == ["pyproject.toml", "vlike"]
+    assert load_config(pyproject).dispatch[0].method == subject.method
+    assert sorted(p.name for p in folder.iterdir()) == names
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX owners")
-def test_another_owners_file_keeps_its_owner_when_renamed(tmp_path: Path) -> None:
+def test_another_owners_file_keeps_its_owner_when_renamed(tmp_path: Path, subject: Subject) -> None:
     if os.geteuid() != 0:
         pytest.skip("needs root to give the file another owner")
-    folder = _folder(tmp_path)
+    folder = _folder(tmp_path, of=subject)
     pyproject = folder / "pyproject.toml"
     os.chown(pyproject, 4321, 8765)
     written = run_cli(folder, "init")
@@ -253,22 +284,26 @@ def _umask(mask: int) -> Iterator[None]:
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
 @pytest.mark.parametrize(("mask", "mode"), [(0o077, 0o600), (0o022, 0o644), (0o002, 0o664)])
 def test_a_new_pyproject_gets_the_mode_the_umask_gives(
-    tmp_path: Path, mask: int, mode: int
+    tmp_path: Path, mask: int, mode: int, subject: Subject
 ) -> None:
-    folder = _folder(tmp_path, None)
+    folder = _folder(tmp_path, None, subject)
+    names = _names_after(folder)
     with _umask(mask):
         written = run_cli(folder, "init")
     assert written.returncode == 0, written
     pyproject = folder / "pyproject.toml"
     assert stat.S_IMODE(pyproject.stat().st_mode) == mode
-    assert load_config(pyproject).dispatch[0].method == "collective_rpc"
-    assert sorted(p.name for p in folder.iterdir()) == ["pyproject.toml", "vlike"]
+    assert load_config(pyproject).dispatch[0].method == subject.method
+    assert sorted(p.name for p in folder.iterdir()) == names
 
 
 def test_a_pyproject_created_while_init_analyses_is_appended_to(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    subject: Subject,
 ) -> None:
-    folder = _folder(tmp_path, None)
+    folder = _folder(tmp_path, None, subject)
     pyproject = folder / "pyproject.toml"
     _racing_discover(monkeypatch, lambda: pyproject.write_bytes(BEFORE))
     assert main(["init", str(folder)]) == 0, capsys.readouterr().err

@@ -9,8 +9,10 @@ prints the change instead of writing it.
 * A key whose evidence is ambiguous, or only that a constant shares the names sent (a
   registry, a base handler), is not written: its candidates are listed in a comment and on
   stderr. A surface whose handlers the code doesn't prove (no binding of the object the
-  names are looked up on to them, only classes sharing names) is refused: nothing is
-  written and the exit status is 2, with the candidates on stderr and in the diff.
+  names are looked up on to them, only classes sharing names, or an annotation admitting
+  several) is written commented out: its evidence (the call sites, the overlap), what the
+  user must confirm, and a table that is valid once uncommented. Nothing unproven is ever
+  active; the summary line counts the active tables and those waiting for the user.
 * With a ``[tool.rpcsurface]`` table already there, only additions are proposed: a
   ``[[tool.rpcsurface.dispatch]]`` for a method no dispatch table names, a
   ``[[tool.rpcsurface.surface]]`` for handlers no surface names. A key the user wrote is
@@ -22,9 +24,9 @@ analysis stands: only the table changes), keeping the file's owner, group, mode 
 links; a read-only file is refused unless ``--force``. A new file gets the mode the umask
 gives. Only a regular file within the size cap is read.
 
-Exit status: 0 written or nothing to change, 1 with ``--diff`` when there is a change,
-2 refused (a surface whose handlers are not proven, no dispatch found, a pyproject.toml
-that can't be read or appended to).
+Exit status: 0 written (commented-out tables too) or nothing to change, 1 with ``--diff``
+when there is a change, 2 refused (no dispatch found, a pyproject.toml that can't be read
+or appended to).
 """
 
 from __future__ import annotations
@@ -67,7 +69,9 @@ DESCRIPTION = (
     "Read the project with astroid (never importing it), find where RPCs "
     f"are sent and answered by name, and append the [tool.rpcsurface] table to its "
     f"{PYPROJECT}, keeping every other byte. Each key has a comment naming its "
-    "evidence; an ambiguous key is left out with its candidates listed. With a table "
+    "evidence; an ambiguous key is left out with its candidates listed, and a surface "
+    "whose handlers the code doesn't prove is written commented out, for you to "
+    "confirm and uncomment. With a table "
     "already there, only new dispatch methods and surfaces are added. It writes as fix "
     "does: only if the file still holds what it planned from (else it plans again), "
     "keeping its owner, group, mode and hard links; a read-only file is refused unless "
@@ -96,6 +100,7 @@ class Outcome:
     exists: bool  # a pyproject.toml was there (*old* may be empty all the same)
     roots: tuple[Path, ...]  # the source roots the proposal was found under
     proposal: Proposal
+    tables: tuple[int, int] = (0, 0)  # how many are active, and commented out to confirm
 
     @property
     def changed(self) -> bool:
@@ -118,7 +123,10 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             ) from None
         _say(outcome, err)
         if outcome.changed:
-            err.write(f"rpcsurface init: wrote the [tool.rpcsurface] table to {outcome.path}\n")
+            err.write(
+                f"rpcsurface init: wrote the [tool.rpcsurface] table to {outcome.path}: "
+                f"{_summary(outcome)}\n"
+            )
             return EXIT_CLEAN
     else:
         _say(outcome, err)
@@ -132,6 +140,14 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_CLEAN
     out.write(diff(outcome))
     return EXIT_FINDINGS
+
+
+def _summary(outcome: Outcome) -> str:
+    active, waiting = outcome.tables
+    return (
+        f"{active} {'table' if active == 1 else 'tables'} active, {waiting} commented out "
+        "waiting for you to confirm"
+    )
 
 
 def _say(outcome: Outcome, err: TextIO) -> None:
@@ -250,20 +266,41 @@ def _outcome(
     proposal: Proposal,
     roots: tuple[Path, ...],
 ) -> Outcome:
-    text, refusals, notes = render(proposal, existing)
+    rendered = render(proposal, existing, old.decode("utf-8", errors="replace"))
     new = old
-    if text:
-        new = _appended(old, text)
+    refusals = rendered.refusals
+    if rendered.text:
+        new = _appended(old, rendered.text)
         problem = _check(new, path)
         if problem is not None:
-            refusals = [*refusals, problem]
-    return Outcome(path, old, new, tuple(refusals), tuple(notes), True, roots, proposal)
+            refusals = (*refusals, problem)
+    return Outcome(
+        path,
+        old,
+        new,
+        refusals,
+        rendered.notes,
+        True,
+        roots,
+        proposal,
+        (rendered.active, rendered.waiting),
+    )
 
 
-def render(
-    proposal: Proposal, existing: dict[str, object] | None
-) -> tuple[str, list[str], list[str]]:
-    """The TOML text to append (``""``: nothing new), the refusals and the notes."""
+@dataclass(frozen=True)
+class Rendered:
+    """The TOML text to append (``""``: nothing new), the refusals, the notes, and how
+    many tables it holds active and commented out for the user to confirm."""
+
+    text: str
+    refusals: tuple[str, ...]
+    notes: tuple[str, ...]
+    active: int
+    waiting: int
+
+
+def render(proposal: Proposal, existing: dict[str, object] | None, old_text: str = "") -> Rendered:
+    """What init appends to the file holding *old_text* whose table is *existing*."""
     refusals: list[str] = []
     notes = list(proposal.notes)
     configured_methods = {str(table.get("method")) for table in _tables(existing, "dispatch")}
@@ -276,6 +313,7 @@ def render(
             if isinstance(values, list):
                 configured_classes.update(str(v) for v in values)
     blocks: list[str] = []
+    waiting: list[str] = []
     for dispatch in proposal.dispatch:
         if dispatch.method in configured_methods:
             continue
@@ -289,13 +327,15 @@ def render(
     for surface in proposal.surfaces:
         if surface.refused is not None:
             listed = surface.candidates or surface.overlap
-            refusals.append(
-                f"surface of {', '.join(c for c, _ in surface.callers)}: {surface.refused}: "
-                + "; ".join(listed)
-            )
-            if surface.overlap:
-                # Shown by --diff: what shares the names, and why none of it is written.
-                blocks.append(_overlap_block(surface))
+            said = f"surface of {', '.join(c for c, _ in surface.callers)}: {surface.refused}: "
+            if not surface.unproven:
+                refusals.append(said + "; ".join(listed))
+                continue
+            marker = _waiting_marker(surface)
+            if {h for h, _ in surface.unproven} & configured_classes or marker in old_text:
+                continue  # the user configured it, or still has it to confirm
+            notes.append(f"{said}{'; '.join(listed)}: written commented out, for you to confirm")
+            waiting.append(_commented_block(surface, marker, names))
             continue
         if {h for h, _ in (*surface.handlers, *surface.tables)} & configured_classes:
             continue
@@ -305,10 +345,16 @@ def render(
             "no dispatch found: no method sends a name parameter that its call sites fill "
             "with string literals that are mostly one class's method names"
         )
-    if not blocks:
-        return "", refusals, notes
+    if not blocks and not waiting:
+        return Rendered("", tuple(refusals), tuple(notes), 0, 0)
     head = "" if existing is not None else f"[tool.rpcsurface]\n{_HEADER}\n\n"
-    return head + "\n\n".join(blocks) + "\n", refusals, notes
+    return Rendered(
+        head + "\n\n".join([*blocks, *waiting]) + "\n",
+        tuple(refusals),
+        tuple(notes),
+        len(blocks),
+        len(waiting),
+    )
 
 
 def _tables(existing: dict[str, object] | None, key: str) -> list[dict[str, object]]:
@@ -354,13 +400,35 @@ def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) 
     return "\n".join(lines)
 
 
-def _overlap_block(surface: SurfaceProposal) -> str:
+def _waiting_marker(surface: SurfaceProposal) -> str:
+    """The first line of *surface*'s commented-out table: while the file holds it, the
+    surface waits for the user and is not proposed again."""
     callers = ", ".join(c for c, _ in surface.callers)
+    return f"# Not proven: the surface of {_comment(callers)}"
+
+
+def _commented_block(surface: SurfaceProposal, marker: str, names: set[str]) -> str:
+    """*surface*'s table commented out: its evidence, what the user must confirm, and
+    lines that are a valid table once their leading ``# `` is removed."""
+    name = surface.name
+    while name in names:
+        name += "-2"
+    names.add(name)
+    table = [
+        "[[tool.rpcsurface.surface]]",
+        _line("name", name, "named after its caller"),
+        *_list_lines("callers", surface.callers),
+        *_list_lines("handlers", surface.unproven),
+    ]
+    if surface.dispatch:
+        table.append(f"dispatch = [{', '.join(_toml(m) for m in surface.dispatch)}]")
     return "\n".join(
         [
-            f"# surface of {_comment(callers)}: candidates by overlap only (not written): "
-            "no code binds the object the names are looked up on to them",
-            *(f"#   {_comment(candidate)}" for candidate in surface.overlap),
+            marker,
+            f"# Why: {_comment(surface.refused or '')}.",
+            f"# Confirm {_comment(surface.confirm)};",
+            "# then remove the '# ' that starts each line below.",
+            *(f"# {line}" for line in table),
         ]
     )
 

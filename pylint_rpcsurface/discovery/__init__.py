@@ -11,7 +11,7 @@ Nothing is imported: every fact comes from astroid's reading of the source under
 * **Handlers** only on structural evidence (:mod:`.evidence`): the object the received name
   is looked up on is bound to the class in the code (inferred, constructed, assigned,
   annotated, passed in, an actor made from it). A class that only defines names sent is a
-  candidate listed, never written.
+  candidate (:mod:`.unproven`), which init writes commented out, never active.
 * **Waits.** From the sender's body: the receive (``get()``, ``recv()``, ``dequeue()``,
   ``ray.get``) is unconditional (always), guarded by a keyword (``if wait_out:``) or by
   its negation (``if non_block: return``).

@@ -16,6 +16,7 @@ from pylint_rpcsurface.analysis.inference import (
     enum_member_key,
     inferred_values,
 )
+from pylint_rpcsurface.discovery import unproven
 from pylint_rpcsurface.discovery.callers import CallerSplit, ExactReceivers
 from pylint_rpcsurface.discovery.evidence import (
     Found,
@@ -638,7 +639,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 root, names, proven=proven, chosen=chosen, overall=overall, excluded=excluded
             )
             if refusal is not None:
-                refused.append(refusal)
+                sites = [s for g in callers.groups_of[key].values() for s in g]
+                refused.append(replace(refusal, callers=unproven.sending(self, root, sites)))
                 continue
             if not chosen:
                 continue  # left out, with a note
@@ -709,42 +711,20 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     ) -> SurfaceProposal | None:
         """The proposal refused for *root*'s names, with its reason; None when its
         handlers are *chosen*, or when nothing answers them (noted, and left out)."""
-        caller = self.qualname(root)
         admitted = self.admitted(chosen, proven)
         if admitted:
-            return SurfaceProposal(
-                name=root.name,
-                callers=((caller, self.where(root)),),
-                handlers=(),
-                refused=f"the names {caller} sends are looked up on an object whose "
-                "annotation admits each of these classes, and nothing says which the "
-                "workers hold",
-                candidates=tuple(f"{self.qualname(c)} ({self.where(c)})" for c in admitted),
-            )
+            return unproven.admitted_by_annotation(self, root, admitted)
         if chosen:
             return None
         candidates, tie = self._handlers_for(names, overall, excluded)
         listed = candidates or tie
         if not listed:
             self.notes.append(
-                f"{self.where(root)}: no class answers most of the names {caller} sends: left out"
+                f"{self.where(root)}: no class answers most of the names "
+                f"{self.qualname(root)} sends: left out"
             )
             return None
-        why = (
-            "no code binds the object the names are looked up on to a class: "
-            "candidates by overlap only (not written)"
-        )
-        return SurfaceProposal(
-            name=root.name,
-            callers=((caller, self.where(root)),),
-            handlers=(),
-            refused=f"the names {caller} sends: {why}",
-            overlap=tuple(
-                f"{self.qualname(c)} answers {len(self.answers(c) & names)} of "
-                f"{len(names)} names sent ({self.where(c)})"
-                for c in listed
-            ),
-        )
+        return unproven.by_overlap(self, root, names, listed, self.answers)
 
     def _proposals(self, callers: CallerHierarchies, plans: _Plans) -> list[SurfaceProposal]:
         """One proposal per set of handlers, with every caller that reaches it."""

@@ -89,6 +89,10 @@ class SurfaceProposal:
     # listed in a comment, the surface not written (overlap is no evidence of a receiver).
     overlap: tuple[str, ...] = ()
     base_overlap: tuple[str, ...] = ()  # the same for base-handlers
+    # When refused, the handlers a person may confirm: (dotted name, evidence); init
+    # writes them in a commented-out table, never an active one.
+    unproven: tuple[tuple[str, str], ...] = ()
+    confirm: str = ""  # what the person must confirm before uncommenting them
     # Names the receiving loop answers itself before its lookup: (name, evidence).
     answered_before_lookup: tuple[tuple[str, str], ...] = ()
     # What answers, where the receive side looks the name up in a table: (table, evidence).

@@ -1,0 +1,108 @@
+"""``rpcsurface init`` writes what it proves and comments out what it doesn't.
+
+On the bundled example no code binds the object the names are looked up on to a class:
+the dispatch tables are written active, the surface commented out with its evidence (the
+call sites, the overlap) and what the user must confirm. Uncommented, it loads and
+``rpcsurface check`` finds nothing a hand-written configuration doesn't. Each runs the
+real console script.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from support import ROOT, run_check, run_cli
+
+from pylint_rpcsurface.config import load_config
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+EXAMPLE = ROOT / "examples" / "engine"
+_UNCOMMENT_AFTER = "# then remove the '# ' that starts each line below."
+
+
+def _example(tmp_path: Path) -> Path:
+    """The bundled example without its hand-written table."""
+    folder = Path(shutil.copytree(EXAMPLE, tmp_path / "engine"))
+    (folder / "pyproject.toml").unlink()
+    return folder
+
+
+def uncommented(text: str) -> str:
+    """*text* with every commented-out table init wrote made active."""
+    lines, inside = [], False
+    for line in text.splitlines():
+        if inside and line.startswith("# "):
+            lines.append(line[2:])
+            continue
+        inside = line == _UNCOMMENT_AFTER
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def located(folder: Path) -> set[tuple[str, int, str]]:
+    """Where ``rpcsurface check --no-cache`` finds something in *folder*."""
+    checked = run_check(folder, "--format", "json", "--no-cache")
+    assert checked.returncode in (0, 1), checked.stderr
+    return {(m.path, m.line, m.symbol) for m in checked.messages}
+
+
+def test_the_example_gets_its_dispatch_written_and_its_surface_commented_out(
+    tmp_path: Path,
+) -> None:
+    folder = _example(tmp_path)
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    pyproject = folder / "pyproject.toml"
+    assert written.stderr.endswith(
+        f"wrote the [tool.rpcsurface] table to {pyproject.resolve()}: 2 tables active, "
+        "1 commented out waiting for you to confirm\n"
+    )
+    text = pyproject.read_text("utf-8")
+    config = load_config(pyproject)
+    assert [d.method for d in config.dispatch] == ["call_func", "call_func_with_aggregation"]
+    assert config.surfaces == ()  # nothing unproven is active
+    assert "# Not proven: the surface of minimind.engine_core.EngineCore\n" in text
+    # Its evidence: the call sites and the overlap, and what to confirm.
+    assert "minimind/engine_core.py:17 sends 'load_model'" in text
+    assert "minimind/model_runner.py:24: answers 6 of 7 names sent, by overlap only" in text
+    assert "# Confirm that the objects the names are looked up on hold these classes" in text
+    again = run_cli(folder, "init")
+    assert again.returncode == 0, again.stderr
+    assert "nothing new to propose" in again.stderr
+    assert pyproject.read_text("utf-8") == text
+
+
+def test_the_commented_out_surface_loads_and_finds_nothing_a_hand_written_one_doesnt(
+    tmp_path: Path,
+) -> None:
+    folder = _example(tmp_path)
+    assert run_cli(folder, "init").returncode == 0
+    pyproject = folder / "pyproject.toml"
+    active_only = located(folder)
+    pyproject.write_text(uncommented(pyproject.read_text("utf-8")), "utf-8")
+    table = tomllib.loads(pyproject.read_text("utf-8"))["tool"]["rpcsurface"]
+    assert [s["handlers"] for s in table["surface"]] == [
+        ["minimind.model_runner.DisaggModelRunner"]
+    ]
+    assert load_config(pyproject).surfaces[0].name == "EngineCore"
+    confirmed = located(folder)
+    hand_written = located(EXAMPLE)
+    assert confirmed, "the surface judges the calls once uncommented"
+    assert active_only <= confirmed <= hand_written
+    again = run_cli(folder, "init", "--diff")
+    assert (again.returncode, again.stdout) == (0, ""), again.stderr
+
+
+def test_the_example_as_shipped_gets_nothing_new(tmp_path: Path) -> None:
+    # Its hand-written table names the handlers the commented-out surface would list.
+    folder = Path(shutil.copytree(EXAMPLE, tmp_path / "engine"))
+    before = (folder / "pyproject.toml").read_bytes()
+    shown = run_cli(folder, "init", "--diff")
+    assert (shown.returncode, shown.stdout) == (0, ""), shown.stderr
+    assert (folder / "pyproject.toml").read_bytes() == before
