@@ -219,7 +219,7 @@ def test_check_json_and_sarif_say_what_pylint_says(tmp_path: Path) -> None:
 
 def test_report_text_shows_names_escaped(tmp_path: Path) -> None:
     root = _hostile(tmp_path)
-    run = run_cli(root, "report")
+    run = run_cli(root, "report", env={"COLUMNS": "300"})  # the aligned columns
     assert run.returncode == 0, run
     assert_safe(run.stdout)
     lines = run.stdout.splitlines()

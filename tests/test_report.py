@@ -38,6 +38,9 @@ def _prose_names(sentence_start: str) -> list[str]:
 
 BASE_OK = _prose_names("`load_model`")  # "... are answered by the base `ModelRunner`"
 LISTED_OK = _prose_names("`send_kv_cache` and")  # "... answered only by ..., and listed"
+# Wide enough for the aligned columns, one line a row (100 columns piped would make each
+# row a block: tests/test_report_width.py).
+WIDE = {"COLUMNS": "300"}
 
 
 def _report() -> list[dict[str, object]]:
@@ -90,7 +93,7 @@ def test_report_rows_match_the_example_readme() -> None:
 
 def test_text_and_markdown_carry_the_same_rows() -> None:
     rows = _report()
-    text = run_cli(EXAMPLE, "report")
+    text = run_cli(EXAMPLE, "report", env=WIDE)
     markdown = run_cli(EXAMPLE, "report", "--format", "markdown")
     assert text.returncode == markdown.returncode == 0
     text_lines = text.stdout.splitlines()
@@ -303,7 +306,7 @@ def test_an_invalid_registry_is_said_in_the_title_and_in_every_row(tmp_path: Pat
     cells = {row["rpc"]: (row["listed"], row["verdict"]) for row in surface["rows"]}
     unknown = ("? (registry invalid)", ["? (registry invalid)"])
     assert cells == {"fast_step": unknown, "step": unknown}
-    text = run_cli(root, "report")
+    text = run_cli(root, "report", env=WIDE)
     assert (text.returncode, text.stderr) == (2, ""), text
     lines = text.stdout.splitlines()
     assert lines[0] == "surface fast (registry app.NO_SUCH, invalid)"

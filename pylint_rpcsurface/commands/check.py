@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import TextIO
 
+from pylint_rpcsurface.commands.progress import Progress, analysing
 from pylint_rpcsurface.commands.projects import (
     Scope,
     UsageError,
@@ -51,7 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    del err  # findings go to *out*; a usage error is raised
+    """Findings go to *out*, progress to *err*; a usage error is raised."""
+    with Progress(err, "rpcsurface check: ") as progress:
+        return _run(arguments, out, progress)
+
+
+def _run(arguments: argparse.Namespace, out: TextIO, progress: Progress) -> int:
     targets = scopes(arguments.paths, arguments.config)
     use_cache = not (arguments.no_cache or disabled_by_environment())
     findings: dict[Finding, str] = {}
@@ -62,6 +68,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     silenced: set[Finding] = set()
     for group in analysed.values():
         config = group[0].config
+        progress.phase(analysing(config))
         analysis = analyse_with_cache(config, {}, use_cache=use_cache)
         control = messages_control(config, arguments)
         if control.lints_nothing:
@@ -80,6 +87,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     silenced.add(finding)
     if errors:
         raise UsageError(safe_name("; ".join(dict.fromkeys(errors))))
+    progress.done()
     if arguments.format == "sarif":
         # SARIF keeps a silenced finding, marked as suppressed in the source.
         roots = sorted(set(findings.values())) or [str(targets[0].config.root)]

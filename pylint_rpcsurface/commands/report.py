@@ -18,12 +18,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import textwrap
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
 from pylint_rpcsurface import rules
+from pylint_rpcsurface.commands.progress import Progress, analysing, terminal_columns
 from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -48,6 +50,10 @@ COLUMNS = ("RPC", "waited by", "answered by", "listed", "verdict")
 UNKNOWN_LISTING = "? (registry invalid)"
 # Findings about a whole module rather than a name: each is a note under the table.
 _MODULE_NOTES = frozenset({"rpcsurface-config-error"})
+# Plain text's width where no terminal says one (a pipe, a file, a CI log), and the least
+# width it wraps to (a narrower terminal gets lines as wide as this).
+PIPED_WIDTH = 100
+MIN_WIDTH = 20
 
 
 @dataclass(frozen=True)
@@ -124,20 +130,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Exit status 0, or 2 when a registry can't be used at all (said in its table, which
-    is still shown); a usage or configuration error is raised."""
-    del err
+    is still shown); a usage or configuration error is raised. Progress goes to *err*."""
     reports: list[SurfaceReport] = []
     status = EXIT_CLEAN
-    for config in configs(arguments.paths, arguments.config):
-        analysed = facts(config, arguments)
-        control = messages_control(config, arguments)
-        silenced = frozenset(
-            (f.location, f.symbol) for f in analysed.findings if control.silenced(f)
-        )
-        reports.extend(build(surface, silenced) for surface in analysed.surfaces)
-        reports.extend(build_proxy(proxy, str(config.root), silenced) for proxy in analysed.proxies)
-        if any(rules.unusable_registry(f) and not control.silenced(f) for f in analysed.findings):
-            status = EXIT_ERROR
+    with Progress(err, "rpcsurface report: ") as progress:
+        for config in configs(arguments.paths, arguments.config):
+            progress.phase(analysing(config))
+            analysed = facts(config, arguments)
+            control = messages_control(config, arguments)
+            silenced = frozenset(
+                (f.location, f.symbol) for f in analysed.findings if control.silenced(f)
+            )
+            progress.phase(f"building the tables of {config.root}")
+            reports.extend(build(surface, silenced) for surface in analysed.surfaces)
+            reports.extend(
+                build_proxy(proxy, str(config.root), silenced) for proxy in analysed.proxies
+            )
+            if any(
+                rules.unusable_registry(f) and not control.silenced(f) for f in analysed.findings
+            ):
+                status = EXIT_ERROR
     if arguments.format == "json":
         render_json(reports, out)
     elif arguments.format == "markdown":
@@ -145,7 +157,7 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif out.isatty() and rich_available():
         render_rich(reports, out)
     else:
-        render_text(reports, out)
+        render_text(reports, out, text_width(out))
     return status
 
 
@@ -349,18 +361,50 @@ def _invalid(report: SurfaceReport) -> str:
     return "" if report.registry_problem is None else ", invalid"
 
 
-def render_text(reports: Sequence[SurfaceReport], out: TextIO) -> None:
+def render_text(reports: Sequence[SurfaceReport], out: TextIO, width: int = PIPED_WIDTH) -> None:
+    """Aligned columns when a surface's table fits in *width* columns; else each row as
+    a block, its name and verdict first, then a line for each other column, wrapped to
+    *width*: every name, place and symbol is still shown, on more lines."""
     for number, report in enumerate(reports):
         if number:
             out.write("\n")
-        out.write(_title(report) + "\n")
+        _write_wrapped(out, _title(report), width)
         table = [COLUMNS, *(row.cells() for row in report.rows)]
         widths = [max(len(line[column]) for line in table) for column in range(len(COLUMNS))]
-        for line in table:
-            cells = [cell.ljust(width) for cell, width in zip(line, widths, strict=True)]
-            out.write("  ".join(cells).rstrip() + "\n")
+        lines = [
+            "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
+            for line in table
+        ]
+        if max(map(len, lines)) <= width:
+            out.writelines(line + "\n" for line in lines)
+        else:
+            for rpc, *middle, verdict in table[1:]:
+                _write_wrapped(out, f"{rpc}: {verdict}", width)
+                for label, cell in zip(COLUMNS[1:-1], middle, strict=True):
+                    _write_wrapped(out, f"{label}: {cell}", width, indent="  ")
         for note in report.notes:
-            out.write(f"note: {safe_name(note)}\n")
+            _write_wrapped(out, f"note: {safe_name(note)}", width)
+
+
+def _write_wrapped(out: TextIO, text: str, width: int, indent: str = "") -> None:
+    """*text* on lines of at most *width* columns, each after the first indented two
+    more than *indent*; a word longer than a line is split, never cut."""
+    wrapped = textwrap.wrap(
+        text,
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent + "    ",
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    )
+    out.writelines(line + "\n" for line in wrapped or [indent])
+
+
+def text_width(out: TextIO) -> int:
+    """The columns plain text may take on *out* (``progress.terminal_columns``), never
+    fewer than ``MIN_WIDTH``; ``PIPED_WIDTH`` on a pipe, a file, a CI log."""
+    columns = terminal_columns(out)
+    return PIPED_WIDTH if columns is None else max(columns, MIN_WIDTH)
 
 
 def _markdown_cell(text: str) -> str:

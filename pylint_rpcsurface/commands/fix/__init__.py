@@ -20,6 +20,7 @@ from pylint_rpcsurface.commands.fix.edit import Refused, rewrite
 from pylint_rpcsurface.commands.fix.layout import line_length
 from pylint_rpcsurface.commands.fix.plan import Refusal, RegistryRewrite, plan
 from pylint_rpcsurface.commands.fix.write import SourceFile, unified_diff, update
+from pylint_rpcsurface.commands.progress import Progress, analysing
 from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -55,28 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    refusals: list[Refusal] = []
-    targets: list[RegistryRewrite] = []
-    lengths: dict[str, int] = {}  # a registry file's line length, its project's
-    with_registry = 0  # projects whose configuration names a registry
-    for config in configs(arguments.paths, arguments.config):
-        if not any(surface.registry for surface in config.surfaces):
-            # Without a registry fix has nothing it may write: say so, rather than an
-            # empty diff or "no change" that reads as "the registry is right".
-            err.write(
-                f"rpcsurface fix: {shown(str(config.path))}: no surface names a registry "
-                "(the only thing fix rewrites): nothing to fix\n"
-            )
-            continue
-        with_registry += 1
-        analysed = facts(config, arguments)
-        control = messages_control(config, arguments)
-        silenced = {f for f in analysed.findings if control.silenced(f)}
-        planned, refused = plan(analysed.surfaces, analysed.findings, silenced)
-        targets.extend(planned)
-        refusals.extend(refused)
-        length = line_length(config.root)
-        lengths.update((target.path, length) for target in planned)
+    targets, refusals, lengths, with_registry = _planned(arguments, err)
     by_file: dict[str, list[RegistryRewrite]] = {}
     for target in targets:
         by_file.setdefault(target.path, []).append(target)
@@ -116,6 +96,42 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # An empty diff and a run that failed to print one look alike: say which.
         err.write("rpcsurface fix: no change\n")
     return EXIT_FINDINGS if arguments.diff and changed else EXIT_CLEAN
+
+
+def _planned(
+    arguments: argparse.Namespace, err: TextIO
+) -> tuple[list[RegistryRewrite], list[Refusal], dict[str, int], int]:
+    """The rewrites of every project's registries, the refusals, each registry file's line
+    length (its project's), and how many projects name a registry; progress to *err*."""
+    refusals: list[Refusal] = []
+    targets: list[RegistryRewrite] = []
+    lengths: dict[str, int] = {}
+    with_registry = 0
+    without_registry: list[str] = []
+    with Progress(err, "rpcsurface fix: ") as progress:
+        for config in configs(arguments.paths, arguments.config):
+            if not any(surface.registry for surface in config.surfaces):
+                without_registry.append(shown(str(config.path)))
+                continue
+            progress.phase(analysing(config))
+            analysed = facts(config, arguments)
+            control = messages_control(config, arguments)
+            silenced = {f for f in analysed.findings if control.silenced(f)}
+            progress.phase(f"planning the registry rewrites of {config.root}")
+            planned, refused = plan(analysed.surfaces, analysed.findings, silenced)
+            targets.extend(planned)
+            refusals.extend(refused)
+            length = line_length(config.root)
+            lengths.update((target.path, length) for target in planned)
+            with_registry += 1
+    for path in without_registry:
+        # Without a registry fix has nothing it may write: say so, rather than an
+        # empty diff or "no change" that reads as "the registry is right".
+        err.write(
+            f"rpcsurface fix: {path}: no surface names a registry "
+            "(the only thing fix rewrites): nothing to fix\n"
+        )
+    return targets, refusals, lengths, with_registry
 
 
 class _FileEdit:
