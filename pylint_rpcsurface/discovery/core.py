@@ -26,6 +26,7 @@ from pylint_rpcsurface.discovery.evidence import (
     looked_up_on,
 )
 from pylint_rpcsurface.discovery.keys import DispatchKeys
+from pylint_rpcsurface.discovery.qualnames import QualnameStrings
 from pylint_rpcsurface.discovery.readers import CallerHierarchies
 from pylint_rpcsurface.discovery.reading import (
     MIN_NAMES,
@@ -125,6 +126,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             lambda c: index.linearize(c)[0][1:],
             self.where,
             {id(m) for m in modules},
+            qualnames=QualnameStrings(modules, self.classes, self.qualname, self.where),
         )
         self._named: dict[int, set[tuple[str, str]]] = {}
         self._sides: dict[

@@ -7,7 +7,8 @@ annotated with the class (the class or any subclass in the project), a parameter
 its call sites (``Process(target=loop, args=(runner_cls, ...))`` included) with such an
 object, ``runner_cls(rank)`` where ``runner_cls`` is bound to classes the same way, or a
 Ray actor handle made by ``Cls.remote(...)``, ``Cls.options(...).remote(...)`` or
-``ray.remote(Cls)``. Each class found carries where it was bound (``file:line: what``).
+``ray.remote(Cls)``, or a class named by a closed set of string literals
+(:mod:`.qualnames`). Each class found carries where it was bound (``file:line: what``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
 from pylint_rpcsurface.analysis.syntax import appended, before_options
+from pylint_rpcsurface.discovery.qualnames import NOT_COVERED, QualnameStrings
 from pylint_rpcsurface.discovery.reading import is_method, positional_params
 
 # How many steps a chain may take (a name to its binding, a parameter to its call site, a
@@ -50,8 +52,11 @@ class Receivers:
         ancestors: Callable[[nodes.ClassDef], list[nodes.ClassDef]],
         where: Callable[[nodes.NodeNG], str],
         modules: set[int] | None = None,
+        *,
+        qualnames: QualnameStrings | None = None,
     ) -> None:
         self.classes = {id(c): c for c in classes}
+        self.qualnames = qualnames  # the classes named by strings, when read
         self.modules = modules or set()  # the project's modules: whose functions are read
         self.calls = calls
         self.where = where
@@ -137,7 +142,11 @@ class Receivers:
                 made = _is_ray_remote(node) or (
                     isinstance(node.func, nodes.Call) and _is_ray_remote(node.func)
                 )
-                return self._read(node.args[0], depth, classes=True) if made and node.args else {}
+                if made:
+                    return self._read(node.args[0], depth, classes=True) if node.args else {}
+                # resolve_obj_by_qualname(config.runner_qualname): the classes its strings name
+                resolved = self.qualnames.resolved(node) if self.qualnames is not None else []
+                return {id(cls): (cls, evidence) for cls, evidence in resolved}
             return self._call(node, depth)
         if isinstance(node, nodes.Name):
             return self._name(node, depth, classes)
@@ -160,8 +169,14 @@ class Receivers:
             return {}
         made = self._read(func, depth, classes=True)
         found: Found = {
-            k: (cls, f"{self.where(call)}: constructed: {_short(call)}")
-            for k, (cls, _) in made.items()
+            k: (
+                cls,
+                f"{self.where(call)}: constructed: {_short(call)}"
+                # A class named by a string keeps its evidence: which strings, and that
+                # one from outside the project is not covered.
+                + (f", {named}" if NOT_COVERED in named else ""),
+            )
+            for k, (cls, named) in made.items()
         }
         if not found:
             # A project function's result: what it returns (`self.workers =
