@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from support import ROOT, run_check, run_cli
+from test_init_commented import uncommented
 
 from pylint_rpcsurface.config import load_config
 
@@ -119,3 +120,7 @@ def test_a_qualname_that_isnt_a_project_literal_proves_nothing(tmp_path: Path, c
     text = (folder / "pyproject.toml").read_text("utf-8")
     assert "# Not proven: the surface of qn.executor.Executor" in text
     assert "resolved from the string" not in text
+    # Confirmed and uncommented, it loads and finds nothing the hand-written table doesn't.
+    (folder / "pyproject.toml").write_text(uncommented(text), "utf-8")
+    assert _handlers(folder)
+    assert _located(folder) <= _located(FIXTURE)
