@@ -115,6 +115,14 @@ def completed(table: dict[str, Any]) -> dict[str, Any]:
     return {**table, "dispatch": [{"method": m, "waits": True} for m in methods]}
 
 
+def assert_validates(block: Block, table: dict[str, Any]) -> None:
+    """*table*, completed, passes the validation the plugin gives a [tool.rpcsurface] table."""
+    try:
+        parse_table(completed(table), block.page)
+    except ConfigError as error:
+        pytest.fail(f"{block.where}: {error}")
+
+
 def release_config(marker: str) -> tuple[Any, str]:
     """The bench engine a ``release`` marker names, and its committed configuration."""
     match = RELEASE.fullmatch(marker)
@@ -173,10 +181,7 @@ def test_a_fragment_validates_as_the_plugin_validates_a_table(block: Block) -> N
         # A piece of init's output that is only comments, or a pylint table.
         assert not document or "pylint" in document.get("tool", {}), block.where
         return
-    try:
-        parse_table(completed(table), block.page)
-    except ConfigError as error:
-        pytest.fail(f"{block.where}: {error}")
+    assert_validates(block, table)
 
 
 @pytest.mark.parametrize("block", marked("release"))
@@ -199,10 +204,7 @@ def test_a_release_block_is_that_release_configuration(block: Block) -> None:
                 f"{block.where}: [[tool.rpcsurface.{kind}]] {entry.get('name')!r} is not "
                 f"as bench/engines/{engine.key}.toml has it for {engine.name} {engine.version}"
             )
-    try:
-        parse_table(completed(table), block.page)
-    except ConfigError as error:
-        pytest.fail(f"{block.where}: {error}")
+    assert_validates(block, table)
 
 
 @pytest.mark.slow
