@@ -10,7 +10,8 @@ A block says which tree that is in an HTML comment on the line right before its 
 - ``<!-- toml: release DIST==VERSION -->``: tables of a released engine, as they are in
   the configuration bench/engines.py runs on that release (bench/engines/*.toml): each
   table of the block is one of that file's tables, key for key (a block of bare keys is
-  part of one of them). The slow test downloads the release and loads the block there.
+  part of one of them). The ``engines`` test (``pytest -m engines``, by hand, never in
+  CI) downloads the release and loads the block there.
 - ``<!-- toml: fragment -->``: a piece shown to explain a key, on no tree. It must parse
   and validate as the plugin validates a table; what a piece leaves out to stay short is
   filled in first (a surface's dispatch tables: one per method it names, else
@@ -207,7 +208,7 @@ def test_a_release_block_is_that_release_configuration(block: Block) -> None:
     assert_validates(block, table)
 
 
-@pytest.mark.slow
+@pytest.mark.engines
 @pytest.mark.parametrize("block", marked("release"))
 def test_a_release_block_loads_on_the_release(
     block: Block, tmp_path: Path, pytestconfig: pytest.Config
