@@ -112,7 +112,7 @@ def test_undecodable_caller_subclass_module_is_said_never_clean(
     warm = run_check(root, "--format", "json")  # the cache gives it too
     assert _symbols(warm) == _symbols(check), warm
 
-    report = run_cli(root, "report")
+    report = run_cli(root, "report", env={"COLUMNS": "1000"})  # the note on one line
     assert report.returncode == 0, report
     assert f"note: sub.py:1: {reason}" in report.stdout, report.stdout
     fixed = run_cli(root, "fix", "--diff")

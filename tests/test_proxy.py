@@ -283,7 +283,7 @@ def test_report_says_whether_each_proxy_call_is_waited(tmp_path: Path) -> None:
     wg = proxies["actor-rollout-wg"]["rows"]
     assert wg
     assert all(site["waited"] is True for row in wg for site in row["calledBy"])
-    text = run_cli(fresh_copy(tmp_path / "text"), "report")
+    text = run_cli(fresh_copy(tmp_path / "text"), "report", env={"COLUMNS": "1000"})  # a table
     assert "RayActorGroup.broadcast_weights (rl/group.py:58, not waited)" in text.stdout
 
 

@@ -2,10 +2,11 @@
 
 On a terminal: one line, rewritten in place (the phase and the seconds it has taken), as
 pip and pre-commit show theirs, and cleared when the command ends. Elsewhere (a pipe, a
-file, CI): one plain line per phase, but only once the command has worked
-``QUIET_SECONDS`` of processor time, so that a quick run writes nothing and a CI log shows
-what a long one is doing (``rpcsurface check: analysing 578 Python files (12 s)``), and a
-last line when it is done. ``RPCSURFACE_PROGRESS`` chooses: ``auto`` (that), ``always``
+file, CI): one plain line per phase with the seconds since the command started, but only
+once the command has worked ``QUIET_SECONDS`` of processor time, so that a quick run
+writes nothing and a CI log shows what a long one is doing
+(``rpcsurface check: analysing 578 Python files in /src/engine (12 s)``), and a last
+line when it is done. ``RPCSURFACE_PROGRESS`` chooses: ``auto`` (that), ``always``
 (a pipe gets every phase at once) or ``never``.
 """
 
