@@ -10,20 +10,23 @@ X`` is ``X``). Nothing here imports astroid: the configuration checks a ``when``
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import NoReturn
 
 __all__ = ["canonical", "checked_expression", "implied"]
 
 # Each comparison operator and the one its negation is.
-_NEGATED: dict[type[ast.cmpop], type[ast.cmpop]] = {
-    ast.Eq: ast.NotEq,
-    ast.NotEq: ast.Eq,
-    ast.Is: ast.IsNot,
-    ast.IsNot: ast.Is,
-    ast.In: ast.NotIn,
-    ast.NotIn: ast.In,
-}
+_NEGATED: Mapping[type[ast.cmpop], type[ast.cmpop]] = MappingProxyType(
+    {
+        ast.Eq: ast.NotEq,
+        ast.NotEq: ast.Eq,
+        ast.Is: ast.IsNot,
+        ast.IsNot: ast.Is,
+        ast.In: ast.NotIn,
+        ast.NotIn: ast.In,
+    }
+)
 
 
 def canonical(text: str, *, negated: bool = False) -> str | None:
