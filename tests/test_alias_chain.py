@@ -125,39 +125,3 @@ def test_a_caller_through_a_chain_of_aliases_is_a_caller_in_every_mode(
     fixed = run_cli(root, "fix", "--diff")
     assert fixed.returncode == 0, fixed  # nothing to change: 'sub_rpc' stays listed
     assert fixed.stdout == "", fixed
-
-
-# Every way of binding B to Core that astroid follows, and a module that names B only.
-BINDINGS = {
-    "annotated": "B: type = Core\n",
-    "tuple-unpacked": "B, OTHER = Core, int\n",
-    "starred-unpacked": "B, *REST = (Core, int)\n",
-    "conditional-expression": "B = Core if FLAG else Core\n",
-    "subscript": "B = [Core][0]\n",
-    "dict-lookup": 'B = {"key": Core}["key"]\n',
-    "cast": "B = typing.cast(type, Core)\n",
-    "getattr": 'B = getattr(app, "Core")\n',
-    "walrus": "(B := Core)\n",
-    "for-loop": "for B in (Core,):\n    pass\n",
-}
-BINDING_PRELUDE = "import typing\n\nimport app\nfrom app import Core\n\nFLAG = 1\n"
-
-
-@pytest.mark.parametrize("binding", sorted(BINDINGS))
-def test_every_binding_form_is_an_alias(tmp_path: Path, binding: str) -> None:
-    """sub.py names only B, which aliases.py binds to Core in one of the forms Python
-    (and astroid) follow: check and pylint see Sub as a caller."""
-    sub = _sub("from aliases import B")
-    files: dict[str, str | bytes] = {
-        "pyproject.toml": PYPROJECT,
-        "app.py": ONLY_A_SUBCLASS_WAITS,
-        "aliases.py": BINDING_PRELUDE + BINDINGS[binding],
-        "sub.py": sub,
-    }
-    root = project(tmp_path / "proj", files)
-    expected = {("rpc-unanswered", "sub.py", line_of(sub, "nobody_answers"))}
-    check = run_check(root, "--format", "json", "--no-cache")
-    assert {(m.symbol, m.path, m.line) for m in check.messages} == expected, check
-    run = run_pylint(root, "--recursive=y", ".")
-    assert_no_crash(run)
-    assert run.keys() == expected, describe_run(run)

@@ -53,9 +53,8 @@ class OpenClass:
 @dataclass(frozen=True)
 class ModuleCallers:
     """What one module holds for the caller search: the classes in it that descend from a
-    configured caller, its aliases (``import X as Y``, ``Y = X``, ``BASES = (X, ...)``,
-    any binding of a name to an expression that mentions another: :func:`_alias_pairs`)
-    as (alias, name), and the classes that may derive from anything.
+    configured caller, its aliases (``import X as Y``, ``Y = X``, ``BASES = (X, ...)``) as
+    (alias, name), and the classes that may derive from anything.
 
     *failure* says why a module that could not be built (it doesn't parse, or can't be
     decoded) was not read: a caller in it would be unknown, not absent."""
@@ -201,106 +200,55 @@ def configured_ancestors(
     return frozenset(ancestors.intersection(configured))
 
 
-_ALIASING = (
-    nodes.Import,
-    nodes.ImportFrom,
-    nodes.Assign,
-    nodes.AnnAssign,
-    nodes.For,
-    nodes.With,
-    nodes.Expr,  # a walrus: (Base := Core)
-    nodes.Return,
-)
+_ALIASING = (nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.Return)
 
 
 def _alias_pairs(statements: Iterable[nodes.NodeNG]) -> list[tuple[str, str]]:
-    """The names a module's *statements* (its imports, bindings and returns) bind to an
-    expression, each with every name that expression mentions, as (Y, X); the search
-    keeps those whose X is one of its words.
+    """The names a module's *statements* (its imports, assignments and returns) bind to
+    another name: ``import X as Y``, ``Y = X``, ``Y = a.X`` and ``Y = (X, ...)``, as
+    (Y, X); the search keeps those whose X is one of its words.
 
-    ``import X as Y``, ``Y = X``, ``Y: type = X``, ``Y = a.X``, ``Y = (X, ...)``,
-    ``Y, Z = X, W``, ``Y = X if flag else W``, ``Y = [X][0]``, ``Y = cast(type, X)``,
-    ``Y = getattr(mod, "X")`` (a string that is an identifier counts as a mention),
-    ``for Y in (X,)``, ``with f(X) as Y`` and ``(Y := X)`` all make Y an alias of X: the
-    search may then read a file that names Y but holds no subclass, which costs a read,
-    never a finding, where following the syntactic forms alone misses a class whose base
-    astroid infers through any other.
+    A function that returns a name is its alias too (``def make_base(): return X``), and
+    a name bound to a call is the called name's (``Base = make_base()``): a class whose
+    base comes from such a factory is then searched for in the files that name the
+    factory, though they never name X.
 
-    A function that returns an expression is its alias too (``def make_base(): return
-    X``), so a class whose base comes from such a factory (``Base = make_base()``) is
-    searched for in the files that name the factory, though they never name X.
-
-    Inside a function, a binding is a local: ``engine = Core(...)`` there is an instance,
-    no alias of ``Core``, unless the function returns that name."""
+    Inside a function, an assignment binds a local: ``engine = Core(...)`` there is an
+    instance, no alias of ``Core``, unless the function returns that name."""
     statements = list(statements)
     returned = {
-        (id(node.scope()), name)
+        (id(node.scope()), node.value.name)
         for node in statements
-        if isinstance(node, nodes.Return) and node.value is not None
-        for name in _mentioned(node.value)
+        if isinstance(node, nodes.Return) and isinstance(node.value, nodes.Name)
     }
-    pairs: dict[tuple[str, str], None] = {}
+    pairs: list[tuple[str, str]] = []
     for node in statements:
         if isinstance(node, nodes.Return):
             function = node.scope()
-            if node.value is not None and isinstance(function, nodes.FunctionDef):
-                pairs.update(dict.fromkeys((function.name, x) for x in _mentioned(node.value)))
-        elif isinstance(node, (nodes.Import, nodes.ImportFrom)):
+            named = _named(node.value) if isinstance(node.value, nodes.NodeNG) else ""
+            if named and isinstance(function, nodes.FunctionDef):
+                pairs.append((function.name, named))
+            continue
+        if isinstance(node, nodes.Assign):
+            value = node.value
+            if isinstance(value, nodes.Call):
+                value = value.func  # Base = make_base(): an alias of what make_base gives
+            # BASES = (X, ...): class C(*BASES) derives from X.
+            values = value.elts if isinstance(value, (nodes.Tuple, nodes.List)) else [value]
+            for element in values:
+                named = _named(element) if isinstance(element, nodes.NodeNG) else ""
+                if named:
+                    pairs.extend(
+                        (t.name, named)
+                        for t in node.targets
+                        if isinstance(t, nodes.AssignName) and _binds_for_others(t, returned)
+                    )
+            continue
+        if isinstance(node, (nodes.Import, nodes.ImportFrom)):
             for imported, alias in node.names:
                 if alias:
-                    pairs[(alias, imported.rsplit(".", 1)[-1])] = None
-        else:
-            for targets, value in _bindings(node):
-                bound = [
-                    t.name
-                    for t in targets
-                    if _binds_for_others(t, returned) and not _is_dunder(t.name)
-                ]
-                mentioned = _mentioned(value) if bound else []
-                pairs.update(dict.fromkeys((y, x) for y in bound for x in mentioned))
-    return list(pairs)
-
-
-def _bindings(
-    node: nodes.NodeNG,
-) -> list[tuple[list[nodes.AssignName], nodes.NodeNG]]:
-    """The names a binding statement binds, each group with the expression bound."""
-    if isinstance(node, nodes.Assign):
-        return [(_names(node.targets), node.value)]
-    if isinstance(node, nodes.AnnAssign) and node.value is not None:
-        return [(_names([node.target]), node.value)]
-    if isinstance(node, nodes.For):
-        return [(_names([node.target]), node.iter)]
-    if isinstance(node, nodes.With):
-        return [(_names([var]), expr) for expr, var in node.items if var is not None]
-    if isinstance(node, nodes.Expr) and isinstance(node.value, nodes.NamedExpr):
-        return [(_names([node.value.target]), node.value.value)]
-    return []
-
-
-def _is_dunder(name: str) -> bool:
-    """``__all__``, ``__slots__``: names no class derives from, and that nearly every
-    module binds, so following them would read the whole tree."""
-    return len(name) > 4 and name.startswith("__") and name.endswith("__")
-
-
-def _names(targets: Iterable[nodes.NodeNG]) -> list[nodes.AssignName]:
-    """The names *targets* bind (``Y``, ``Y, Z``, ``Y, *rest``), not attributes or items."""
-    return [name for t in targets for name in t.nodes_of_class(nodes.AssignName)]
-
-
-def _mentioned(value: nodes.NodeNG) -> list[str]:
-    """Every name *value* mentions: its names, the attributes it reads, and its strings
-    that are identifiers."""
-    found: dict[str, None] = {}
-    for node in value.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Const)):
-        if isinstance(node, nodes.Name):
-            found[node.name] = None
-        elif isinstance(node, nodes.Attribute):
-            found[node.attrname] = None
-        elif isinstance(node.value, str) and node.value.isidentifier():
-            found[node.value] = None
-    return list(found)
+                    pairs.append((alias, imported.rsplit(".", 1)[-1]))
+    return pairs
 
 
 def _binds_for_others(target: nodes.AssignName, returned: set[tuple[int, str]]) -> bool:
@@ -310,3 +258,10 @@ def _binds_for_others(target: nodes.AssignName, returned: set[tuple[int, str]]) 
     if isinstance(scope, (nodes.Module, nodes.ClassDef)):
         return True
     return (id(scope), target.name) in returned
+
+
+def _named(value: nodes.NodeNG) -> str:
+    """The name a ``Name`` or ``Attribute`` expression ends in, or ''."""
+    if isinstance(value, nodes.Name):
+        return value.name
+    return value.attrname if isinstance(value, nodes.Attribute) else ""
