@@ -148,10 +148,6 @@ ALIAS_CHAINS: dict[str, tuple[dict[str, str], str]] = {
         "alias_b",
     ),
     "chain:cycle": ({"aliases.py": "from core import Core\n\nA = Core\nB = A\nA = B\n"}, "aliases"),
-    "chain:unpacked": (
-        {"aliases.py": "from core import Core\n\nA: type = Core\nB, _ = A, 0\n"},
-        "aliases",
-    ),
 }
 TWIN_CHAIN = "twin:core-as-b"
 # ViaAlias waits on a name no handler answers: a finding exactly when it is seen.
