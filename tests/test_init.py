@@ -66,6 +66,13 @@ EXPECTED = {
         ],
         "surface": [
             {
+                "name": "ModelRunner",
+                # EngineCore's runner_cls is ModelRunner: the caller of its own table,
+                # which judges its calls; its subclasses' table judges theirs
+                "callers": ["seedengine.engine_core.EngineCore"],
+                "handlers": ["seedengine.model_runner.ModelRunner"],
+            },
+            {
                 "name": "RapidServeModelRunner",
                 # The cores whose runner_cls is RapidServeModelRunner; their base
                 # EngineCore holds a ModelRunner, so it is not a caller of this surface
@@ -76,7 +83,7 @@ EXPECTED = {
                 "handlers": ["seedengine.model_runner.RapidServeModelRunner"],
                 "base-handlers": ["seedengine.model_runner.ModelRunner"],
                 "registry": "seedengine.config.RAPIDSERVE_RPCS",
-            }
+            },
         ],
     },
     "init_vllm": {
@@ -233,7 +240,7 @@ def test_a_configured_project_gets_only_what_is_missing(tmp_path: Path) -> None:
     table = tomllib.loads(after.decode())["tool"]["rpcsurface"]
     assert table["dispatch"][0] == {"method": "call_func", "waits": "wait_out"}
     assert [d["method"] for d in table["dispatch"]] == ["call_func", "call_func_with_aggregation"]
-    assert [s["name"] for s in table["surface"]] == ["RapidServeModelRunner"]
+    assert [s["name"] for s in table["surface"]] == ["ModelRunner", "RapidServeModelRunner"]
     assert "call_func =" not in after[len(before) :].decode()
     assert run_cli(folder, "init").returncode == 0
     assert (folder / "pyproject.toml").read_bytes() == after

@@ -46,12 +46,15 @@ def _comment(text: str, key: str) -> str:
     return line.split("#", 1)[1]
 
 
-def test_the_callers_are_the_cores_that_send_to_the_handlers_not_their_base(
-    tmp_path: Path,
-) -> None:
+def test_each_core_is_the_caller_of_the_runner_it_holds(tmp_path: Path) -> None:
     folder, _, table = _init(tmp_path)
     surfaces = {s["name"]: s for s in table["surface"]}  # type: ignore[union-attr]
-    assert sorted(surfaces) == ["DraftModelRunner", "RapidServeModelRunner"]
+    assert sorted(surfaces) == ["DraftModelRunner", "ModelRunner", "RapidServeModelRunner"]
+    # engine_core.py: the base EngineCore's runner_cls is ModelRunner; its table judges
+    # its own calls, each subclass's the nearest configured ancestor's table.
+    base = surfaces["ModelRunner"]
+    assert base["callers"] == ["rapid.engine_core.EngineCore"]
+    assert base["handlers"] == ["rapid.model_runner.ModelRunner"]
     rapid = surfaces["RapidServeModelRunner"]
     # engine_core.py: the two cores whose runner_cls is RapidServeModelRunner; their
     # base EngineCore holds a ModelRunner and DraftEngineCore a DraftModelRunner.

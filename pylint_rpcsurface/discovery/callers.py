@@ -1,13 +1,14 @@
 """The callers of a surface: the classes whose own code sends to its handlers.
 
-A caller written in ``callers`` brings every subclass with it, so the root of a hierarchy
-is written only when each class of it sends to the same handlers. ATOM's engine cores
-share a base, ``EngineCore`` (``runner_cls = ModelRunner``); the RapidServe cores
-(``runner_cls = RapidServeModelRunner``) and a sibling that holds another runner are its
-subclasses. The base's receive side, read for the whole hierarchy, reaches all three
-runners; read for each class alone, it reaches the one runner that class binds. Where the
-classes disagree the base is not written: the largest subtrees whose classes agree are,
-each with the handlers its own classes reach.
+A caller written in ``callers`` brings every subclass with it, and the checker judges a
+class's calls by the tables of its nearest configured ancestor (the most specific
+caller). ATOM's engine cores share a base, ``EngineCore`` (``runner_cls = ModelRunner``);
+the RapidServe cores (``runner_cls = RapidServeModelRunner``) and a sibling that holds
+another runner are its subclasses. The base's receive side, read for the whole hierarchy,
+reaches all three runners; read for each class alone, it reaches the one runner that class
+binds. Where the classes disagree, each class whose own receive side reaches other
+handlers than its nearest written ancestor's is written as a caller of its own: the base
+of ``ModelRunner``, the RapidServe cores of theirs, the sibling of its runner.
 
 Reading a class alone: ``self`` in a method of the class or of one of its bases is that
 class (not a subclass), ``self.attr`` is the class attribute its MRO finds first (and the
@@ -17,6 +18,7 @@ what this class passes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from astroid import nodes
@@ -202,34 +204,32 @@ class CallerSplit:
         reached: dict[int, tuple[tuple[int, ...], Found, set[str]]],
         sites: dict[int, list[Site]],
     ) -> list[Part]:
-        subclasses = self.discovery.receivers.subclasses
+        """The classes written as callers, each of the handlers its own calls reach: a
+        class is written when its nearest written ancestors reach other handlers (or it
+        has none), so that the checker's most specific caller, the nearest configured
+        ancestor, judges each class's calls by the table of the handlers it reaches."""
+        ancestors = self.discovery.receivers._ancestors  # pylint: disable=protected-access
         by_id = {id(c): c for c in members}
-
-        def agreed(cls: nodes.ClassDef) -> tuple[int, ...] | None:
-            plans = {
-                reached[id(c)][0] for c in [cls, *subclasses.get(id(cls), [])] if id(c) in reached
-            }
-            return next(iter(plans)) if len(plans) == 1 else None
-
-        tops = [
-            c
-            for c in members
-            if agreed(c) is not None
-            and not any(
-                id(base) in by_id and agreed(base) is not None
-                for base in self.discovery.receivers._ancestors(c)  # pylint: disable=protected-access
-            )
-        ]
+        # Bases first: a class is decided after every class it descends from.
+        ordered = sorted(
+            (c for c in members if id(c) in reached),
+            key=lambda c: sum(1 for base in ancestors(c) if id(base) in by_id),
+        )
+        written: list[nodes.ClassDef] = []
+        judged_by: dict[int, list[nodes.ClassDef]] = {}
+        for cls in ordered:
+            nearest = _nearest(cls, written, ancestors)
+            if not nearest or any(reached[id(n)][0] != reached[id(cls)][0] for n in nearest):
+                written.append(cls)
+                nearest = [cls]
+            judged_by[id(cls)] = nearest
         parts = []
-        for top in tops:
-            plan = agreed(top)
-            assert plan is not None
-            covered = [c for c in [top, *subclasses.get(id(top), [])] if id(c) in reached]
-            proven: Found = {}
-            names: set[str] = set()
-            for cls in covered:
-                proven.update(reached[id(cls)][1])
-                names |= reached[id(cls)][2]
+        for top in written:
+            judged = [i for i, nearest in judged_by.items() if any(n is top for n in nearest)]
+            plan, proven, names = reached[id(top)][0], dict(reached[id(top)][1]), set()
+            for i in judged:
+                proven.update(reached[i][1])
+                names |= reached[i][2]
             handlers = [proven[i][0] for i in plan]
             own = [s for group_sites in sites.values() for s in group_sites if s.owner is top]
             every = [s for group_sites in sites.values() for s in group_sites]
@@ -242,9 +242,24 @@ class CallerSplit:
         )
         discovery = self.discovery
         discovery.notes.append(
-            f"{discovery.where(root)}: {discovery.qualname(root)} is not written as a caller: "
-            f"the classes of its hierarchy send to different handlers ({described}); "
+            f"{discovery.where(root)}: the classes of {discovery.qualname(root)}'s hierarchy "
+            f"send to different handlers ({described}): "
             + ", ".join(sorted(discovery.qualname(p.top) for p in parts))
-            + " are written instead"
+            + " are each written as the caller of the handlers its own calls reach (the "
+            "nearest configured ancestor's table judges a class's calls)"
         )
         return parts
+
+
+def _nearest(
+    cls: nodes.ClassDef,
+    written: list[nodes.ClassDef],
+    ancestors: Callable[[nodes.ClassDef], list[nodes.ClassDef]],
+) -> list[nodes.ClassDef]:
+    """The classes of *written* nearest to *cls* among itself and its ancestors, as the
+    checker reads the most specific caller: one is nearer than another when it descends
+    from it."""
+    mine = [c for c in written if c is cls or any(c is a for a in ancestors(cls))]
+    return [
+        c for c in mine if not any(o is not c and any(c is a for a in ancestors(o)) for o in mine)
+    ]
