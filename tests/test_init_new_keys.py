@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import test_most_specific
-from support import marked_in, project, run_cli
+import test_payload_dispatch
+from support import line_of, marked_in, project, run_cli
 from test_init_commented import located
 
 if sys.version_info >= (3, 11):
@@ -144,3 +145,165 @@ def test_a_subclass_reaching_other_handlers_gets_its_own_table_beside_its_base(
     assert planted
     assert located(folder) == located(_hand(tmp_path, SPECIFIC, SPECIFIC_HAND))
     assert {(symbol, path, line) for path, line, symbol in located(folder)} == planted
+
+
+# --------------------------------------------------------------------------
+# handler-args = "payload": the keywords sent as one dict, which the handler takes whole.
+# --------------------------------------------------------------------------
+
+# test_payload_dispatch's manager, which also starts the utility handler's loop.
+PAYLOAD_CORE = _edited(
+    test_payload_dispatch.CORE_MGR,
+    ("import pickle\n", "import pickle\n\nfrom engine.utility import EngineUtilityHandler\n"),
+    (
+        "        self.sockets = sockets\n",
+        "        self.sockets = sockets\n\n"
+        "    def serve(self, inbox):\n        EngineUtilityHandler(inbox).handle()\n",
+    ),
+)
+# Its utility handler, whose handle() receives the payload itself: it calls the command's
+# handler with the one dict it received.
+PAYLOAD_UTILITY = "import pickle\n\n\n" + _edited(
+    test_payload_dispatch.UTILITY,
+    (
+        "    def handle(self, args):\n",
+        "    def __init__(self, inbox):\n        self.inbox = inbox\n\n"
+        "    def handle(self):\n        args = pickle.loads(self.inbox.recv())\n",
+    ),
+)
+PAYLOAD_FILES = {
+    "engine/__init__.py": "",
+    "engine/core_mgr.py": PAYLOAD_CORE,
+    "engine/utility.py": PAYLOAD_UTILITY,
+}
+PAYLOAD_HAND = test_payload_dispatch.PYPROJECT.format(handler_args=test_payload_dispatch.PAYLOAD)
+
+
+def _payload_dispatch_named(table: dict[str, Any], method: str) -> dict[str, Any]:
+    (dispatch,) = [d for d in table["dispatch"] if d["method"] == method]
+    return dispatch  # type: ignore[no-any-return]
+
+
+def _payload_dispatch(table: dict[str, Any]) -> dict[str, Any]:
+    return _payload_dispatch_named(table, "broadcast_utility_command")
+
+
+def test_keywords_packed_into_the_one_value_a_handler_gets_are_a_payload(tmp_path: Path) -> None:
+    folder, table = _init(tmp_path, PAYLOAD_FILES)
+    assert _payload_dispatch(table)["handler-args"] == "payload"
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    sends = line_of(PAYLOAD_CORE, "socket.send(pickle.dumps(payload))")
+    calls = line_of(PAYLOAD_UTILITY, "getattr(self, handler_name)(args)")
+    assert f"engine/core_mgr.py:{sends}:" in text
+    assert f"engine/utility.py:{calls}:" in text
+    # The oracle: what test_payload_dispatch's hand-written table finds here, and what it
+    # says of these senders: _handle_pause takes no argument, _handle_resume wants a
+    # second, _handle_sleep reads args["level"] where its sender packs lvl.
+    expected = {
+        (
+            "engine/core_mgr.py",
+            line_of(PAYLOAD_CORE, f'command("{command}"'),
+            "rpc-handler-signature",
+        )
+        for command in ("pause", "resume", "sleep")
+    }
+    assert located(_hand(tmp_path, PAYLOAD_FILES, PAYLOAD_HAND)) == expected
+    assert located(folder) == expected
+
+
+def test_a_loop_that_unpacks_the_payload_is_mixed_evidence(tmp_path: Path) -> None:
+    # The loop calls the handler with the dict's keywords: not the one dict.
+    unpacked = _edited(
+        PAYLOAD_UTILITY,
+        ("getattr(self, handler_name)(args)", "getattr(self, handler_name)(**args)"),
+    )
+    folder, table = _init(tmp_path, {**PAYLOAD_FILES, "engine/utility.py": unpacked})
+    assert "handler-args" not in _payload_dispatch(table)
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    assert "# handler-args: not written, the evidence is mixed:" in text
+    calls = line_of(unpacked, "getattr(self, handler_name)(**args)")
+    assert f"engine/utility.py:{calls}: the loop calls the handler as" in text
+
+
+# The loop's call of the handler is a run_method helper's (not read as the loop's own):
+# the handler methods say what they take.
+HELPER_PAYLOAD = {
+    "svc/__init__.py": "",
+    "svc/manager.py": """\
+from svc.server import Server
+
+
+class Manager:
+    def __init__(self, queue):
+        self.queue = queue
+
+    def serve(self):
+        Server(self.queue).loop()
+
+    def send_command(self, name, **kwargs):
+        self.queue.put((name, kwargs))
+
+    def load(self, path):
+        self.send_command("load", path=path)
+
+    def unload(self):
+        self.send_command("unload")
+""",
+    "svc/server.py": """\
+def run_method(obj, method, payload):
+    return getattr(obj, method)(payload)
+
+
+class Worker:
+    def load(self, args):
+        return args["path"]
+
+    def unload(self, args):
+        return args
+
+
+class Server:
+    def __init__(self, queue):
+        self.queue = queue
+        self.worker = Worker()
+
+    def loop(self):
+        while True:
+            name, payload = self.queue.get()
+            run_method(self.worker, name, payload)
+""",
+}
+HELPER_HAND = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+method = "send_command"
+handler-args = "payload"
+
+[[tool.rpcsurface.surface]]
+name = "worker"
+callers = ["svc.manager.Manager"]
+handlers = ["svc.server.Worker"]
+"""
+
+
+def test_handler_methods_that_each_take_the_one_dict_are_a_payload(tmp_path: Path) -> None:
+    folder, table = _init(tmp_path, HELPER_PAYLOAD)
+    assert _payload_dispatch_named(table, "send_command")["handler-args"] == "payload"
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    load = line_of(HELPER_PAYLOAD["svc/server.py"], "def load(self, args):")
+    assert f"svc/server.py:{load}: Worker.load() takes one positional argument" in text
+    # Without the key, send_command("unload") would forward no argument to unload(args).
+    assert located(folder) == located(_hand(tmp_path, HELPER_PAYLOAD, HELPER_HAND)) == set()
+
+
+def test_handler_methods_that_disagree_are_mixed_evidence(tmp_path: Path) -> None:
+    server = _edited(
+        HELPER_PAYLOAD["svc/server.py"], ("def unload(self, args):", "def unload(self):")
+    )
+    folder, table = _init(tmp_path, {**HELPER_PAYLOAD, "svc/server.py": server})
+    assert "handler-args" not in _payload_dispatch_named(table, "send_command")
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    assert "# handler-args: not written, the evidence is mixed:" in text
+    unload = line_of(server, "def unload(self):")
+    assert f"svc/server.py:{unload}: Worker.unload() does not take one positional argument" in text

@@ -26,6 +26,7 @@ from pylint_rpcsurface.discovery.evidence import (
     looked_up_on,
 )
 from pylint_rpcsurface.discovery.keys import DispatchKeys
+from pylint_rpcsurface.discovery.payload import PayloadKeys
 from pylint_rpcsurface.discovery.qualnames import QualnameStrings
 from pylint_rpcsurface.discovery.readers import CallerHierarchies
 from pylint_rpcsurface.discovery.reading import (
@@ -376,6 +377,9 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         surfaces = self._all_surfaces(
             confirmed, answered_by_tables, excluded_by(confirmed), workers, helpers
         )
+        by_method = {g.method: g for g in confirmed}
+        payload = PayloadKeys(self)
+        dispatch = [payload.proposal(d, by_method[d.method], workers, surfaces) for d in dispatch]
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
 
     def _confirmed_later(

@@ -15,8 +15,10 @@ from typing import Protocol
 
 from astroid import nodes
 
+from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.discovery.evidence import Found, Receivers
 from pylint_rpcsurface.discovery.reading import Group, Sender, Site, Worker
+from pylint_rpcsurface.discovery.workers import WorkerSide
 
 # name -> (function, its name parameter, the getattr) of each run_method-shaped helper.
 RunMethodHelpers = dict[str, tuple[nodes.FunctionDef, str, nodes.Call]]
@@ -101,3 +103,23 @@ class TableReader(ProjectReader, Protocol):
 
     def caller_hierarchies(self, groups: list[Group]) -> CallerHierarchies:
         """The sites' owners by the root of their hierarchy among them."""
+
+
+class PayloadReader(ProjectReader, Protocol):
+    """What :class:`~pylint_rpcsurface.discovery.payload.PayloadKeys` reads the handlers
+    and the worker loops' calls of them with."""
+
+    @property
+    def classes(self) -> list[nodes.ClassDef]:
+        """The project's module-level classes."""
+
+    @property
+    def index(self) -> ClassIndex:
+        """The classes' MROs."""
+
+    @property
+    def worker_side(self) -> WorkerSide:
+        """The worker loops: what each function receives."""
+
+    def names(self, code: nodes.NodeNG, target: nodes.NodeNG) -> bool:
+        """Whether *code* names *target* (a module-level function or class)."""

@@ -331,6 +331,9 @@ class Worker:
     # Names the receive function answers itself before the lookup, and the test saying so.
     answered: tuple[str, ...] = ()
     answered_at: nodes.If | None = None
+    # The call of the looked-up handler itself, where the loop makes it (not through a
+    # run_method helper): what it passes the handler (handler-args).
+    invocation: nodes.Call | None = None
 
 
 @dataclass

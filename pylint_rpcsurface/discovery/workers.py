@@ -106,7 +106,7 @@ class WorkerSide:
                 unknown = self.unknown_name(helper, lookup)
                 if len(lookup.args) == 3:
                     unknown = self._none_test(function, name, lookup)
-                worker = Worker(self.where(call), *unknown, obj=lookup.args[0])
+                worker = Worker(self.where(call), *unknown, obj=lookup.args[0], invocation=call)
                 worker.top = top_of(call)
                 self._reply(function, call, worker)
                 found.append(worker)
@@ -191,6 +191,7 @@ class WorkerSide:
         worker.top = top_of(call)
         if holder is function:
             worker.answered, worker.answered_at = answered_before(function, lookup)
+            worker.invocation = call
         if holder is not function:
             worker.obj = self.helper_object(call, helpers[name or ""])
         self._reply(function, call, worker)
