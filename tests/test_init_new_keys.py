@@ -17,8 +17,9 @@ from typing import Any
 
 import test_most_specific
 import test_payload_dispatch
+import test_when
 from support import line_of, marked_in, project, run_cli
-from test_init_commented import located
+from test_init_commented import located, uncommented
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -307,3 +308,85 @@ def test_handler_methods_that_disagree_are_mixed_evidence(tmp_path: Path) -> Non
     assert "# handler-args: not written, the evidence is mixed:" in text
     unload = line_of(server, "def unload(self):")
     assert f"svc/server.py:{unload}: Worker.unload() does not take one positional argument" in text
+
+
+# --------------------------------------------------------------------------
+# when: a flag of the caller chooses its runner and guards its calls.
+# --------------------------------------------------------------------------
+
+# test_when's ATOM-like core, which builds its runner from the class the flag chooses.
+WHEN_CORE = _edited(
+    test_when.ENGINE,
+    (
+        "class EngineCore:\n"
+        "    def __init__(self, mgr, config):\n"
+        "        self.mgr = mgr\n"
+        "        self.use_rapidserve = config.use_rapidserve\n",
+        "from atom.model_runner import ModelRunner, RapidServeModelRunner\n"
+        "from atom.proc import ProcManager\n\n\n"
+        "class EngineCore:\n"
+        "    def __init__(self, config):\n"
+        "        self.use_rapidserve = config.use_rapidserve\n"
+        "        if self.use_rapidserve:\n"
+        "            runner_cls = RapidServeModelRunner\n"
+        "        else:\n"
+        "            runner_cls = ModelRunner\n"
+        "        self.mgr = ProcManager(runner_cls)\n",
+    ),
+)
+WHEN = {
+    "atom/__init__.py": "",
+    "atom/engine_core.py": WHEN_CORE,
+    "atom/model_runner.py": test_when.RUNNERS,
+    "atom/proc.py": PROC,
+}
+WHEN_HAND = test_when.CONFIG.split("[[tool.rpcsurface.proxy]]", 1)[0]
+
+
+def test_a_flag_choosing_the_runner_and_guarding_the_calls_gives_when_tables(
+    tmp_path: Path,
+) -> None:
+    folder, table = _init(tmp_path, WHEN)
+    # engine_core.py: `if self.use_rapidserve:` binds RapidServeModelRunner, its else
+    # ModelRunner; step() and misrouted() send under the same test or its negation, and
+    # start()'s load_model, under neither, is answered by both runners.
+    whens = {s["when"]: s["handlers"] for s in table["surface"]}
+    assert whens == {
+        "self.use_rapidserve": ["atom.model_runner.RapidServeModelRunner"],
+        "not self.use_rapidserve": ["atom.model_runner.ModelRunner"],
+    }
+    assert all(s["callers"] == ["atom.engine_core.EngineCore"] for s in table["surface"])
+    planted = marked_in(WHEN)
+    assert planted
+    assert located(folder) == located(_hand(tmp_path, WHEN, WHEN_HAND))
+    assert {(symbol, path, line) for path, line, symbol in located(folder)} == planted
+
+
+def test_a_call_under_neither_value_of_the_flag_leaves_the_when_tables_unproven(
+    tmp_path: Path,
+) -> None:
+    # forward, which only ModelRunner answers, sent whatever the flag is.
+    unguarded = _edited(
+        WHEN_CORE,
+        (
+            "    def start(self):\n",
+            "    def warm(self, batch):\n"
+            '        return self.mgr.call_func("forward", batch, wait_out=True)\n\n'
+            "    def start(self):\n",
+        ),
+    )
+    folder, table = _init(tmp_path, {**WHEN, "atom/engine_core.py": unguarded})
+    assert "surface" not in table  # nothing unproven is active
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    warm = line_of(unguarded, "def warm(self, batch):") + 1
+    assert f"atom/engine_core.py:{warm} sends 'forward'" in text
+    assert text.count("# Not proven: the surface of atom.engine_core.EngineCore") == 2
+    # Confirmed and uncommented, both load: the hand-written tables, found as they find.
+    (folder / "pyproject.toml").write_text(uncommented(text), "utf-8")
+    confirmed = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))
+    assert {s["when"] for s in confirmed["tool"]["rpcsurface"]["surface"]} == {
+        "self.use_rapidserve",
+        "not self.use_rapidserve",
+    }
+    hand = _hand(tmp_path, {**WHEN, "atom/engine_core.py": unguarded}, WHEN_HAND)
+    assert located(folder) == located(hand)

@@ -376,7 +376,7 @@ def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) 
     else:
         named = _line("name", name, f"named after its handler: {surface.handlers[0][1]}")
         answers = _list_lines("handlers", surface.handlers)
-    lines = ["[[tool.rpcsurface.surface]]", named]
+    lines = ["[[tool.rpcsurface.surface]]", named, *_when_lines(surface)]
     if surface.dispatch:
         who = "the table answers" if surface.tables else "its handlers answer"
         lines.append(
@@ -417,6 +417,7 @@ def _commented_block(surface: SurfaceProposal, marker: str, names: set[str]) -> 
     table = [
         "[[tool.rpcsurface.surface]]",
         _line("name", name, "named after its caller"),
+        *_when_lines(surface),
         *_list_lines("callers", surface.callers),
         *_list_lines("handlers", surface.unproven),
     ]
@@ -431,6 +432,11 @@ def _commented_block(surface: SurfaceProposal, marker: str, names: set[str]) -> 
             *(f"# {line}" for line in table),
         ]
     )
+
+
+def _when_lines(surface: SurfaceProposal) -> list[str]:
+    """*surface*'s ``when``: the condition of the callers' code it judges the calls under."""
+    return [_line("when", surface.when, surface.when_evidence)] if surface.when else []
 
 
 def _choice_lines(choice: Choice, owner: str, notes: list[str]) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from astroid import nodes
@@ -25,8 +25,10 @@ from pylint_rpcsurface.discovery.evidence import (
     function_of,
     looked_up_on,
 )
+from pylint_rpcsurface.discovery.flags import FlagSplits
 from pylint_rpcsurface.discovery.keys import DispatchKeys
 from pylint_rpcsurface.discovery.payload import PayloadKeys
+from pylint_rpcsurface.discovery.plans import Plans
 from pylint_rpcsurface.discovery.qualnames import QualnameStrings
 from pylint_rpcsurface.discovery.readers import CallerHierarchies
 from pylint_rpcsurface.discovery.reading import (
@@ -58,27 +60,6 @@ from pylint_rpcsurface.discovery.reading import (
 from pylint_rpcsurface.discovery.registries import Registries
 from pylint_rpcsurface.discovery.table_surfaces import TablesRead, TableSurfaces
 from pylint_rpcsurface.discovery.workers import WorkerSide, top_of
-
-
-@dataclass
-class _Plans:
-    """The callers that reach each set of handlers (by the handlers' ids), what proves
-    it, and what the worker loop answers for each caller's receive side."""
-
-    callers: dict[tuple[int, ...], list[int]] = field(default_factory=lambda: defaultdict(list))
-    proven: dict[tuple[int, ...], Found] = field(default_factory=lambda: defaultdict(dict))
-    loop_answers: dict[tuple[int, ...], list[dict[str, str]]] = field(
-        default_factory=lambda: defaultdict(list)
-    )
-
-    def add(
-        self, caller: int, handlers: list[nodes.ClassDef], proven: Found, answers: dict[str, str]
-    ) -> None:
-        plan = tuple(sorted(id(c) for c in handlers))
-        self.callers[plan].append(caller)
-        self.proven[plan].update(proven)
-        self.loop_answers[plan].append(answers)
-
 
 # A helper that passes the name on to a sender found in one round is found in the next;
 # the rounds stop as soon as one finds nothing new. The cap bounds the rounds (each walks
@@ -136,15 +117,22 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self.worker_side = WorkerSide(project, self.functions)
         self.keys = DispatchKeys(project, self.worker_side)
         self.caller_split = CallerSplit(self)
+        self.flag_splits = FlagSplits(self)
         self.tables = TableSurfaces(self)
 
     @contextmanager
     def reading_as(self, exact: nodes.ClassDef, family: set[int]) -> Iterator[None]:
         """Every receiver read as in class *exact* alone (of the hierarchy *family*),
         with receive sides read afresh, until the block ends."""
+        with self.reading_with(ExactReceivers(self.receivers, exact, family)):
+            yield
+
+    @contextmanager
+    def reading_with(self, receivers: Receivers) -> Iterator[None]:
+        """Every receiver read by *receivers*, receive sides read afresh, until the
+        block ends."""
         saved = self.receivers, self._sides
-        self.receivers = ExactReceivers(saved[0], exact, family)
-        self._sides = {}
+        self.receivers, self._sides = receivers, {}
         try:
             yield
         finally:
@@ -626,7 +614,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         """A proposal per set of handlers the callers' sites reach, and the callers
         refused, each with its reason."""
         callers = self.caller_hierarchies(groups)
-        plans = _Plans()
+        plans = Plans()
         refused: list[SurfaceProposal] = []
         overall = self.best_handlers(
             set().union(*callers.names_of.values()) if callers.names_of else set(), excluded
@@ -667,7 +655,20 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                     self._loop_answers(part.top, sides, part.handlers, workers),
                 )  # fmt: skip
             if not parts:
-                plans.add(key, chosen, proven, self._loop_answers(root, sides, chosen, workers))
+                split = self.flag_splits.split(
+                    root, sites=callers.groups_of[key], groups=groups, chosen=chosen,
+                    workers=workers, helpers=helpers,
+                )  # fmt: skip
+                if split is not None and split.unguarded:
+                    refused += self.flag_splits.commented(root, split, callers.groups_of[key])
+                    continue
+                for branch in split.branches if split is not None else [None]:
+                    handlers = chosen if branch is None else branch.handlers
+                    plans.add(
+                        key, handlers, {**proven, **(branch.proven if branch else {})},
+                        self._loop_answers(root, sides, list(handlers), workers),
+                        (branch.when, branch.evidence) if branch else ("", ""),
+                    )  # fmt: skip
         return refused + self._proposals(callers, plans)
 
     def caller_hierarchies(self, groups: list[Group]) -> CallerHierarchies:
@@ -732,16 +733,16 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             return None
         return unproven.by_overlap(self, root, names, listed, self.answers)
 
-    def _proposals(self, callers: CallerHierarchies, plans: _Plans) -> list[SurfaceProposal]:
+    def _proposals(self, callers: CallerHierarchies, plans: Plans) -> list[SurfaceProposal]:
         """One proposal per set of handlers, with every caller that reaches it."""
         proposals: list[SurfaceProposal] = []
         used: set[str] = set()
         by_id = {id(c): c for c in self.classes}
-        for handler_ids, keys in plans.callers.items():
+        for (handler_ids, when), keys in plans.callers.items():
             # The plan's key orders them by id, a memory address: the table by name.
             handlers = sorted((by_id[i] for i in handler_ids), key=self.qualname)
             names = set().union(*(callers.names_of[k] for k in keys))
-            proven = plans.proven[handler_ids]
+            proven = plans.proven[(handler_ids, when)]
             listed = tuple(
                 sorted(
                     (
@@ -771,7 +772,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             used.add(name)
             # A name the loop answers for one caller's receive side and not another's is
             # not answered for the surface: only those every one of them answers.
-            answered = plans.loop_answers[handler_ids]
+            answered = plans.loop_answers[(handler_ids, when)]
             common = set(answered[0]).intersection(*answered[1:]) & names
             proposals.append(
                 SurfaceProposal(
@@ -782,6 +783,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                     registry,
                     base_overlap=base_overlap,
                     answered_before_lookup=tuple((n, answered[0][n]) for n in sorted(common)),
+                    when=when,
+                    when_evidence=plans.when_evidence[(handler_ids, when)],
                 )
             )
         return proposals

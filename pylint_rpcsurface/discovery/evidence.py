@@ -13,15 +13,17 @@ Ray actor handle made by ``Cls.remote(...)``, ``Cls.options(...).remote(...)`` o
 
 from __future__ import annotations
 
+import copy
 from collections import defaultdict
 from collections.abc import Callable
 
 from astroid import bases, nodes
 
+from pylint_rpcsurface.analysis.conditions import conditions_of
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
 from pylint_rpcsurface.analysis.syntax import appended, before_options
 from pylint_rpcsurface.discovery.qualnames import NOT_COVERED, QualnameStrings
-from pylint_rpcsurface.discovery.reading import is_method, positional_params
+from pylint_rpcsurface.discovery.reading import class_of, is_method, positional_params
 
 # How many steps a chain may take (a name to its binding, a parameter to its call site, a
 # list to its element are one each): deep enough for an actor made in a list comprehension
@@ -67,6 +69,33 @@ class Receivers:
                 self.subclasses[id(base)].append(cls)
         self._memo: dict[tuple[int, bool], Found] = {}
         self._active: set[tuple[int, bool]] = set()
+        # Read under a condition (:meth:`guarded`): a binding in a method of one of the
+        # classes *guarded_in* (whose ``self`` the condition tests) that runs only under
+        # one of these conditions (``conditions_of`` forms) is not followed, and
+        # astroid's inference, which merges every branch, is not asked.
+        self.contradicted: frozenset[str] = frozenset()
+        self.guarded_in: frozenset[int] = frozenset()
+        self.structural_only = False
+
+    def guarded(self, contradicted: frozenset[str], family: frozenset[int]) -> Receivers:
+        """These receivers read structurally only, skipping the bindings in the methods
+        of the classes *family* (by id) that run under one of the *contradicted*
+        conditions."""
+        reading = copy.copy(self)
+        reading._memo, reading._active = {}, set()
+        reading.contradicted, reading.guarded_in = contradicted, family
+        reading.structural_only = True
+        return reading
+
+    def _contradicted(self, node: nodes.NodeNG) -> bool:
+        if not self.contradicted:
+            return False
+        owner = class_of(node)
+        return (
+            owner is not None
+            and id(owner) in self.guarded_in
+            and bool(self.contradicted.intersection(conditions_of(node)))
+        )
 
     # -- entry points ---------------------------------------------------------
 
@@ -86,9 +115,11 @@ class Receivers:
             return self._memo[key]
         if depth <= 0 or key in self._active:
             return {}
+        if self._contradicted(node):
+            return {}
         self._active.add(key)
         try:
-            found = self._inferred(node, classes)
+            found = {} if self.structural_only else self._inferred(node, classes)
             found.update(self._structural(node, depth - 1, classes))
         finally:
             self._active.discard(key)

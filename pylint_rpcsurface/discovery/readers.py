@@ -90,6 +90,18 @@ class CallerReader(ProjectReader, Protocol):
         """The classes one annotation admits beside a chosen handler."""
 
 
+class FlagReader(CallerReader, Protocol):
+    """What :class:`~pylint_rpcsurface.discovery.flags.FlagSplits` reads a caller's
+    receive side with, under each value of a flag."""
+
+    def reading_with(self, receivers: Receivers) -> AbstractContextManager[None]:
+        """Every receiver read by *receivers*, receive sides read afresh, until the
+        block ends."""
+
+    def answers(self, cls: nodes.ClassDef) -> frozenset[str]:
+        """The names *cls* answers: the methods of its MRO."""
+
+
 class TableReader(ProjectReader, Protocol):
     """What :class:`~pylint_rpcsurface.discovery.table_surfaces.TableSurfaces` reads the
     tables a dispatch answers from, and their callers, with."""

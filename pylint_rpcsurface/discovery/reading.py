@@ -98,6 +98,10 @@ class SurfaceProposal:
     # What answers, where the receive side looks the name up in a table: (table, evidence).
     tables: tuple[tuple[str, str], ...] = ()
     dispatch: tuple[str, ...] = ()  # the dispatch methods it judges; () for every one
+    # The condition of the callers' code it judges the calls under ("": every call), as
+    # the checker's ``when`` reads it, and the evidence.
+    when: str = ""
+    when_evidence: str = ""
 
 
 @dataclass(frozen=True)
