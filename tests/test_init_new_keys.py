@@ -86,6 +86,32 @@ def _hand(tmp_path: Path, files: dict[str, str], config: str) -> Path:
     return project(tmp_path / "hand", {**files, "pyproject.toml": config})
 
 
+def _atom_tree(engine_core: str, model_runner: str) -> dict[str, str]:
+    """An ATOM-like engine: its cores, its runners, and the worker process they start."""
+    return {
+        "atom/__init__.py": "",
+        "atom/engine_core.py": engine_core,
+        "atom/model_runner.py": model_runner,
+        "atom/proc.py": PROC,
+    }
+
+
+def _without_proxies(config: str) -> str:
+    """A checker test's hand-written table without its proxy tables: verl's trainer, not
+    in these trees (init proposes no proxy tables)."""
+    return config.split("[[tool.rpcsurface.proxy]]", 1)[0]
+
+
+def _finds_as_hand_written(tmp_path: Path, folder: Path, files: dict[str, str], hand: str) -> None:
+    """The oracle: ``check`` with init's table in *folder* finds what it finds with the
+    hand-written table *hand*, and what the markers of *files* plant."""
+    planted = marked_in(files)
+    assert planted
+    found = located(folder)
+    assert found == located(_hand(tmp_path, files, hand))
+    assert {(symbol, path, line) for path, line, symbol in found} == planted
+
+
 def _surfaces(table: dict[str, Any]) -> dict[tuple[str, ...], dict[str, Any]]:
     """The written surfaces by their callers."""
     return {tuple(s["callers"]): s for s in table.get("surface", [])}
@@ -115,14 +141,8 @@ SPECIFIC_CORES = _edited(
         "class DecodeEngineCore(EngineCore):\n    runner_cls = RapidServeModelRunner\n\n",
     ),
 )
-SPECIFIC = {
-    "atom/__init__.py": "",
-    "atom/engine_core.py": SPECIFIC_CORES,
-    "atom/model_runner.py": test_most_specific.MODEL_RUNNER,
-    "atom/proc.py": PROC,
-}
-# The checker test's hand-written surfaces (its verl proxy tables are not in this tree).
-SPECIFIC_HAND = test_most_specific.CONFIG.split("[[tool.rpcsurface.proxy]]", 1)[0]
+SPECIFIC = _atom_tree(SPECIFIC_CORES, test_most_specific.MODEL_RUNNER)
+SPECIFIC_HAND = _without_proxies(test_most_specific.CONFIG)
 
 
 def test_a_subclass_reaching_other_handlers_gets_its_own_table_beside_its_base(
@@ -142,10 +162,7 @@ def test_a_subclass_reaching_other_handlers_gets_its_own_table_beside_its_base(
     rapid = surfaces[("atom.engine_core.DecodeEngineCore", "atom.engine_core.PrefillEngineCore")]
     assert rapid["handlers"] == ["atom.model_runner.RapidServeModelRunner"]
     # The oracle: what the hand-written tables find, and what the fixture plants.
-    planted = marked_in(SPECIFIC)
-    assert planted
-    assert located(folder) == located(_hand(tmp_path, SPECIFIC, SPECIFIC_HAND))
-    assert {(symbol, path, line) for path, line, symbol in located(folder)} == planted
+    _finds_as_hand_written(tmp_path, folder, SPECIFIC, SPECIFIC_HAND)
 
 
 # --------------------------------------------------------------------------
@@ -334,13 +351,8 @@ WHEN_CORE = _edited(
         "        self.mgr = ProcManager(runner_cls)\n",
     ),
 )
-WHEN = {
-    "atom/__init__.py": "",
-    "atom/engine_core.py": WHEN_CORE,
-    "atom/model_runner.py": test_when.RUNNERS,
-    "atom/proc.py": PROC,
-}
-WHEN_HAND = test_when.CONFIG.split("[[tool.rpcsurface.proxy]]", 1)[0]
+WHEN = _atom_tree(WHEN_CORE, test_when.RUNNERS)
+WHEN_HAND = _without_proxies(test_when.CONFIG)
 
 
 def test_a_flag_choosing_the_runner_and_guarding_the_calls_gives_when_tables(
@@ -356,10 +368,7 @@ def test_a_flag_choosing_the_runner_and_guarding_the_calls_gives_when_tables(
         "not self.use_rapidserve": ["atom.model_runner.ModelRunner"],
     }
     assert all(s["callers"] == ["atom.engine_core.EngineCore"] for s in table["surface"])
-    planted = marked_in(WHEN)
-    assert planted
-    assert located(folder) == located(_hand(tmp_path, WHEN, WHEN_HAND))
-    assert {(symbol, path, line) for path, line, symbol in located(folder)} == planted
+    _finds_as_hand_written(tmp_path, folder, WHEN, WHEN_HAND)
 
 
 def test_a_call_under_neither_value_of_the_flag_leaves_the_when_tables_unproven(
