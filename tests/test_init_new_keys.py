@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import test_most_specific
 import test_payload_dispatch
 import test_when
@@ -355,20 +356,48 @@ WHEN = _atom_tree(WHEN_CORE, test_when.RUNNERS)
 WHEN_HAND = _without_proxies(test_when.CONFIG)
 
 
+_CHOOSER = (
+    "        if self.use_rapidserve:\n"
+    "            runner_cls = RapidServeModelRunner\n"
+    "        else:\n"
+    "            runner_cls = ModelRunner\n"
+    "        self.mgr = ProcManager(runner_cls)\n"
+)
+# Other ways the flag chooses: each branch builds the manager, or a conditional
+# expression picks the class (the same lines, so the markers stay where they were).
+FLAG_FORMS = {
+    "a class per branch": _CHOOSER,
+    "a manager per branch": _CHOOSER.replace(
+        "runner_cls = RapidServeModelRunner", "self.mgr = ProcManager(RapidServeModelRunner)"
+    )
+    .replace("runner_cls = ModelRunner", "self.mgr = ProcManager(ModelRunner)")
+    .replace("        self.mgr = ProcManager(runner_cls)\n", "        pass\n"),
+    "a conditional expression": (
+        "        runner_cls = (\n"
+        "            RapidServeModelRunner\n"
+        "            if self.use_rapidserve else ModelRunner\n"
+        "        )\n"
+        "        self.mgr = ProcManager(runner_cls)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FLAG_FORMS))
 def test_a_flag_choosing_the_runner_and_guarding_the_calls_gives_when_tables(
-    tmp_path: Path,
+    tmp_path: Path, form: str
 ) -> None:
-    folder, table = _init(tmp_path, WHEN)
-    # engine_core.py: `if self.use_rapidserve:` binds RapidServeModelRunner, its else
-    # ModelRunner; step() and misrouted() send under the same test or its negation, and
-    # start()'s load_model, under neither, is answered by both runners.
+    files = {**WHEN, "atom/engine_core.py": _edited(WHEN_CORE, (_CHOOSER, FLAG_FORMS[form]))}
+    folder, table = _init(tmp_path, files)
+    # engine_core.py: under `self.use_rapidserve` the runner is RapidServeModelRunner,
+    # else ModelRunner; step() and misrouted() send under the same test or its negation,
+    # and start()'s load_model, under neither, is answered by both runners.
     whens = {s["when"]: s["handlers"] for s in table["surface"]}
     assert whens == {
         "self.use_rapidserve": ["atom.model_runner.RapidServeModelRunner"],
         "not self.use_rapidserve": ["atom.model_runner.ModelRunner"],
     }
     assert all(s["callers"] == ["atom.engine_core.EngineCore"] for s in table["surface"])
-    _finds_as_hand_written(tmp_path, folder, WHEN, WHEN_HAND)
+    _finds_as_hand_written(tmp_path, folder, files, WHEN_HAND)
 
 
 def test_a_call_under_neither_value_of_the_flag_leaves_the_when_tables_unproven(
