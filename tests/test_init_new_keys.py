@@ -428,3 +428,96 @@ def test_a_call_under_neither_value_of_the_flag_leaves_the_when_tables_unproven(
     }
     hand = _hand(tmp_path, {**WHEN, "atom/engine_core.py": unguarded}, WHEN_HAND)
     assert located(folder) == located(hand)
+
+
+# --------------------------------------------------------------------------
+# Ray proxies: actor handles kept on an attribute the callers call by name.
+# --------------------------------------------------------------------------
+
+RAY = {
+    "rl/__init__.py": "",
+    "rl/actors.py": """\
+import ray
+
+
+@ray.remote
+class PolicyActor:
+    def fit(self, batch):
+        return len(batch)
+
+    def save(self, step):
+        return step
+
+
+class CriticActor:
+    def evaluate(self):
+        return 0.5
+""",
+    "rl/trainer.py": """\
+import ray
+
+from rl.actors import CriticActor, PolicyActor
+
+
+class Trainer:
+    def __init__(self, config):
+        self.policy = PolicyActor.remote()
+        self.critic = ray.remote(CriticActor).remote()
+        self.workers = [PolicyActor.options(num_gpus=1).remote() for _ in range(config.n)]
+        self.spare = None
+
+    def step(self, batch):
+        ray.get(self.policy.fit.remote(batch))
+        ray.get(self.critic.evaluate.remote())
+        self.critic.save.remote(1)  # [rpc-proxy-unanswered]
+        return ray.get(self.workers[0].fit.remote(batch, 2))  # [rpc-handler-signature]
+
+    def shutdown(self):
+        self.policy.__ray_terminate__.remote()
+""",
+}
+RAY_HAND = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.proxy]]
+name = "policy"
+callers = ["rl.trainer.Trainer"]
+receivers = ["self.policy", "self.workers"]
+handlers = ["rl.actors.PolicyActor"]
+remote = true
+
+[[tool.rpcsurface.proxy]]
+name = "critic"
+callers = ["rl.trainer.Trainer"]
+receivers = ["self.critic"]
+handlers = ["rl.actors.CriticActor"]
+remote = true
+"""
+
+
+def test_actor_handles_kept_on_an_attribute_are_proxy_tables(tmp_path: Path) -> None:
+    folder, table = _init(tmp_path, RAY)
+    # trainer.py: self.policy and self.workers hold PolicyActor actors (an @ray.remote
+    # class's .remote(), .options(...).remote() in a list), self.critic a
+    # ray.remote(CriticActor) actor; self.spare is None and called nothing on.
+    proxies = {tuple(p["receivers"]): (p["handlers"], p["remote"]) for p in table["proxy"]}
+    assert proxies == {
+        ("self.critic",): (["rl.actors.CriticActor"], True),
+        ("self.policy", "self.workers"): (["rl.actors.PolicyActor"], True),
+    }
+    assert all(p["callers"] == ["rl.trainer.Trainer"] for p in table["proxy"])
+    _finds_as_hand_written(tmp_path, folder, RAY, RAY_HAND)
+
+
+def test_a_handle_also_bound_to_something_else_is_no_proxy(tmp_path: Path) -> None:
+    trainer = _edited(
+        RAY["rl/trainer.py"],
+        (
+            "        self.spare = None\n",
+            "        self.spare = None\n\n    def swap(self, other):\n"
+            "        self.critic = other\n",
+        ),
+    )
+    _, table = _init(tmp_path, {**RAY, "rl/trainer.py": trainer})
+    # self.critic may hold what swap() is given: its handler is not proven.
+    assert [p["receivers"] for p in table["proxy"]] == [["self.policy", "self.workers"]]

@@ -13,6 +13,8 @@ prints the change instead of writing it.
   several) is written commented out: its evidence (the call sites, the overlap), what the
   user must confirm, and a table that is valid once uncommented. Nothing unproven is ever
   active; the summary line counts the active tables and those waiting for the user.
+* Ray actor handles a class keeps on an attribute and calls by name are a ``proxy``
+  table (``remote = true``) when every binding of the attribute holds actors of one class.
 * With a ``[tool.rpcsurface]`` table already there, only additions are proposed: a
   ``[[tool.rpcsurface.dispatch]]`` for a method no dispatch table names, a
   ``[[tool.rpcsurface.surface]]`` for handlers no surface names. A key the user wrote is
@@ -59,7 +61,7 @@ else:  # pragma: no cover - tomli is the dependency below 3.11
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 if TYPE_CHECKING:
-    from pylint_rpcsurface.discovery import Choice, Proposal, SurfaceProposal
+    from pylint_rpcsurface.discovery import Choice, Proposal, ProxyProposal, SurfaceProposal
 
 _HEADER = "# Proposed by `rpcsurface init`: each comment names the evidence for its key."
 
@@ -309,9 +311,7 @@ def render(proposal: Proposal, existing: dict[str, object] | None, old_text: str
     for table in _tables(existing, "surface"):
         names.add(str(table.get("name")))
         for key in ("handlers", "base-handlers", "tables"):
-            values = table.get(key, [])
-            if isinstance(values, list):
-                configured_classes.update(str(v) for v in values)
+            configured_classes.update(str(v) for v in _listed(table, key))
     blocks: list[str] = []
     waiting: list[str] = []
     for dispatch in proposal.dispatch:
@@ -340,7 +340,16 @@ def render(proposal: Proposal, existing: dict[str, object] | None, old_text: str
         if {h for h, _ in (*surface.handlers, *surface.tables)} & configured_classes:
             continue
         blocks.append(_surface_block(surface, names, notes))
-    if existing is None and not proposal.dispatch:
+    proxy_names = {str(table.get("name")) for table in _tables(existing, "proxy")}
+    proxied = {
+        str(handler)
+        for table in _tables(existing, "proxy")
+        for handler in _listed(table, "handlers")
+    }
+    for proxy in proposal.proxies:
+        if not {h for h, _ in proxy.handlers} & proxied:
+            blocks.append(_proxy_block(proxy, proxy_names))
+    if existing is None and not proposal.dispatch and not proposal.proxies:
         refusals.append(
             "no dispatch found: no method sends a name parameter that its call sites fill "
             "with string literals that are mostly one class's method names"
@@ -365,11 +374,22 @@ def _tables(existing: dict[str, object] | None, key: str) -> list[dict[str, obje
     )
 
 
-def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) -> str:
-    name = surface.name
+def _unique(name: str, names: set[str]) -> str:
+    """*name*, or it with "-2" added until no table of *names* has it; added to them."""
     while name in names:
         name += "-2"
     names.add(name)
+    return name
+
+
+def _listed(table: dict[str, object], key: str) -> list[object]:
+    """The list *table* holds at *key* (none: an empty one)."""
+    values = table.get(key, [])
+    return values if isinstance(values, list) else []
+
+
+def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) -> str:
+    name = _unique(surface.name, names)
     if surface.tables:
         named = _line("name", name, f"named after its table {surface.tables[0][0]}")
         answers = _list_lines("tables", surface.tables)
@@ -400,6 +420,20 @@ def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) 
     return "\n".join(lines)
 
 
+def _proxy_block(proxy: ProxyProposal, names: set[str]) -> str:
+    """*proxy*'s table: Ray actor handles kept on an attribute of its callers."""
+    return "\n".join(
+        [
+            "[[tool.rpcsurface.proxy]]",
+            _line("name", _unique(proxy.name, names), "named after its handler"),
+            *_list_lines("callers", proxy.callers),
+            *_list_lines("receivers", proxy.receivers),
+            *_list_lines("handlers", proxy.handlers),
+            _line("remote", True, "the calls are <receiver>.<name>.remote(...): Ray actor handles"),
+        ]
+    )
+
+
 def _waiting_marker(surface: SurfaceProposal) -> str:
     """The first line of *surface*'s commented-out table: while the file holds it, the
     surface waits for the user and is not proposed again."""
@@ -410,10 +444,7 @@ def _waiting_marker(surface: SurfaceProposal) -> str:
 def _commented_block(surface: SurfaceProposal, marker: str, names: set[str]) -> str:
     """*surface*'s table commented out: its evidence, what the user must confirm, and
     lines that are a valid table once their leading ``# `` is removed."""
-    name = surface.name
-    while name in names:
-        name += "-2"
-    names.add(name)
+    name = _unique(surface.name, names)
     table = [
         "[[tool.rpcsurface.surface]]",
         _line("name", name, "named after its caller"),

@@ -43,6 +43,7 @@ from pylint_rpcsurface.discovery.reading import (
     Choice,
     DispatchProposal,
     Proposal,
+    ProxyProposal,
     SurfaceProposal,
 )
 from pylint_rpcsurface.sources import SourceTree
@@ -51,6 +52,7 @@ __all__ = [
     "Choice",
     "DispatchProposal",
     "Proposal",
+    "ProxyProposal",
     "SurfaceProposal",
     "discover",
 ]

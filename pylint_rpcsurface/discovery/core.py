@@ -30,6 +30,7 @@ from pylint_rpcsurface.discovery.keys import DispatchKeys
 from pylint_rpcsurface.discovery.payload import PayloadKeys
 from pylint_rpcsurface.discovery.plans import Plans
 from pylint_rpcsurface.discovery.qualnames import QualnameStrings
+from pylint_rpcsurface.discovery.ray_proxies import RayProxies
 from pylint_rpcsurface.discovery.readers import CallerHierarchies
 from pylint_rpcsurface.discovery.reading import (
     MIN_NAMES,
@@ -368,7 +369,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         by_method = {g.method: g for g in confirmed}
         payload = PayloadKeys(self)
         dispatch = [payload.proposal(d, by_method[d.method], workers, surfaces) for d in dispatch]
-        return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes))
+        proxies = tuple(RayProxies(self).proposals())
+        return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes), proxies)
 
     def _confirmed_later(
         self,

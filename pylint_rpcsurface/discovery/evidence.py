@@ -42,6 +42,8 @@ _CONTAINERS = frozenset(
 )
 
 Found = dict[int, tuple[nodes.ClassDef, str]]
+# What the evidence of a Ray actor handle says: the actor was made from the class.
+ACTOR_MADE = "an actor made from"
 
 
 class Receivers:
@@ -191,7 +193,7 @@ class Receivers:
             # Cls.remote(...), Cls.options(...).remote(...), ray.remote(Cls).remote(...)
             made = self._read(before_options(func.expr), depth, classes=True)
             return {
-                k: (cls, f"{self.where(call)}: an actor made from {cls.name}: {_short(call)}")
+                k: (cls, f"{self.where(call)}: {ACTOR_MADE} {cls.name}: {_short(call)}")
                 for k, (cls, _) in made.items()
             }
         if isinstance(func, nodes.Call) and _is_ray_remote(func):
@@ -293,7 +295,7 @@ class Receivers:
         found: Found = {}
         for owner in owners[:8]:
             for klass in [owner, *self._ancestors(owner)]:
-                for value, annotation in _attribute_bindings(klass, attribute.attrname):
+                for value, annotation in attribute_bindings(klass, attribute.attrname):
                     if annotation is not None:
                         found.update(self._annotated(annotation, classes))
                     if value is not None:
@@ -531,7 +533,7 @@ def _direct_targets(assign: nodes.Assign | nodes.AnnAssign) -> list[nodes.NodeNG
     return list(assign.targets)
 
 
-def _attribute_bindings(
+def attribute_bindings(
     klass: nodes.ClassDef, attrname: str
 ) -> list[tuple[nodes.NodeNG | None, nodes.NodeNG | None]]:
     """(value, annotation) of each ``self.attr = value`` in *klass*'s methods and each

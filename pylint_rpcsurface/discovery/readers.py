@@ -135,3 +135,23 @@ class PayloadReader(ProjectReader, Protocol):
 
     def names(self, code: nodes.NodeNG, target: nodes.NodeNG) -> bool:
         """Whether *code* names *target* (a module-level function or class)."""
+
+
+class ProxyReader(ProjectReader, Protocol):
+    """What :class:`~pylint_rpcsurface.discovery.ray_proxies.RayProxies` reads the actor
+    handles the classes keep with."""
+
+    @property
+    def calls(self) -> Mapping[str, list[nodes.Call]]:
+        """The project's calls, by the name called."""
+
+    @property
+    def receivers(self) -> Receivers:
+        """The classes an expression is bound to."""
+
+    @property
+    def index(self) -> ClassIndex:
+        """The classes' MROs."""
+
+    def answers(self, cls: nodes.ClassDef) -> frozenset[str]:
+        """The names *cls* answers: the methods of its MRO."""

@@ -105,10 +105,22 @@ class SurfaceProposal:
 
 
 @dataclass(frozen=True)
+class ProxyProposal:
+    """A ``[[tool.rpcsurface.proxy]]`` table of Ray actor handles (``remote = true``):
+    each entry (dotted name or receiver, evidence)."""
+
+    name: str
+    callers: tuple[tuple[str, str], ...]
+    receivers: tuple[tuple[str, str], ...]
+    handlers: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class Proposal:
     dispatch: tuple[DispatchProposal, ...]
     surfaces: tuple[SurfaceProposal, ...]
     notes: tuple[str, ...] = ()
+    proxies: tuple[ProxyProposal, ...] = ()
 
 
 # --------------------------------------------------------------------------
