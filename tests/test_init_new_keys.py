@@ -80,6 +80,9 @@ def _init(tmp_path: Path, files: dict[str, str]) -> tuple[Path, dict[str, Any]]:
     written = run_cli(folder, "init")
     assert written.returncode == 0, written.stderr
     text = (folder / "pyproject.toml").read_text("utf-8")
+    # What it wrote, active or commented out, it does not propose again.
+    again = run_cli(folder, "init", "--diff")
+    assert (again.returncode, again.stdout) == (0, ""), again.stderr
     return folder, tomllib.loads(text)["tool"]["rpcsurface"]
 
 
