@@ -98,19 +98,25 @@ class FlagSplits:
         )
         every = [s for group_sites in sites.values() for s in group_sites]
         reading = _Reading(sites, groups, workers, helpers)
-        whole = self._handlers(root, frozenset(), family, reading, every)
-        if {id(h) for h, _ in whole} != {id(h) for h in chosen}:
+        whole, _ = self._handlers(root, frozenset(), family, reading, every)
+        if {id(h) for h in whole} != {id(h) for h in chosen}:
             return None  # the structural reading alone doesn't account for them
         found: list[FlagSplit] = []
         for test, holds, fails in self._candidates(root):
             branches = []
             for contradicted, shown in ((fails, test.as_string()), (holds, _negated(test))):
                 running = [s for s in every if contradicted not in conditions_of(s.call)]
-                handlers = self._handlers(root, frozenset({contradicted}), family, reading, running)
-                branches.append((shown, handlers))
-            ids = [{id(h) for h, _ in found_} for _, found_ in branches]
+                handlers, proven = self._handlers(
+                    root, frozenset({contradicted}), family, reading, running
+                )
+                branches.append((shown, handlers, proven))
+            ids = [{id(h) for h in handlers} for _, handlers, _ in branches]
             if not all(ids) or ids[0] == ids[1] or ids[0] | ids[1] != {id(h) for h in chosen}:
                 continue
+            if (ids[0] - ids[1]) & branches[1][2].keys() or (ids[1] - ids[0]) & branches[0][
+                2
+            ].keys():
+                continue  # reached under both values: the names sent, not the flag, differ
             if canonical(branches[1][0]) != fails:
                 continue  # the negation can't be written as the checker reads it
             found.append(self._split(test, holds, fails, branches, every))
@@ -153,23 +159,20 @@ class FlagSplits:
         test: nodes.NodeNG,
         holds: str,
         fails: str,
-        branches: list[tuple[str, list[tuple[nodes.ClassDef, Found]]]],
+        branches: list[tuple[str, list[nodes.ClassDef], Found]],
         every: list[Site],
     ) -> FlagSplit:
         at = self.reader.where(test)
         made = []
-        for (when, found), condition in zip(branches, (holds, fails), strict=True):
+        for (when, handlers, proven), condition in zip(branches, (holds, fails), strict=True):
             under = [s for s in every if condition in conditions_of(s.call)]
-            proven: Found = {}
-            for _, reached in found:
-                proven.update(reached)
             made.append(
                 Branch(
                     when,
                     f"{at}: the handlers are bound under `if {test.as_string()}:`; the "
                     f"callers send under {when} at {count(len(under), 'call site')}",
-                    tuple(h for h, _ in found),
-                    proven,
+                    tuple(handlers),
+                    {id(h): proven[id(h)] for h in handlers},
                 )
             )
         answered_by_all = frozenset.intersection(
@@ -191,10 +194,10 @@ class FlagSplits:
         family: frozenset[int],
         reading: _Reading,
         running: list[Site],
-    ) -> list[tuple[nodes.ClassDef, Found]]:
+    ) -> tuple[list[nodes.ClassDef], Found]:
         """The handlers *root*'s receive side reaches, read structurally, skipping the
         bindings under the *contradicted* conditions, for the names of the *running*
-        sites; each with the classes proven for it."""
+        sites; and every class it reaches."""
         reader = self.reader
         with reader.reading_with(reader.receivers.guarded(contradicted, family)):
             groups = reading.groups
@@ -211,8 +214,8 @@ class FlagSplits:
         names = {s.name for s in running}
         handlers = reader.among(proven, names) if proven and names else []
         if reader.admitted(handlers, proven):
-            return []  # an annotation admitting several: which one is not known
-        return [(h, {id(h): proven[id(h)]}) for h in handlers]
+            return [], proven  # an annotation admitting several: which one is not known
+        return handlers, proven
 
     def _candidates(self, root: nodes.ClassDef) -> list[tuple[nodes.NodeNG, str, str]]:
         """The tests of the hierarchy's methods that read ``self`` and call nothing, each
