@@ -38,6 +38,7 @@ from pylint_rpcsurface.discovery.reading import (
     SEND_CALLS,
     Choice,
     DispatchProposal,
+    FunctionBodies,
     Group,
     Proposal,
     Sender,
@@ -53,7 +54,6 @@ from pylint_rpcsurface.discovery.reading import (
     is_stub,
     names_in,
     own_nodes,
-    patches,
     positional_params,
     tainted_names,
     where,
@@ -103,6 +103,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 ):
                     self.functions.append(node)
         self._answers: dict[int, frozenset[str]] = {}
+        self.body = FunctionBodies()
         self.receivers = Receivers(
             self.classes,
             self.calls,
@@ -149,9 +150,10 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         parameter is looked up with getattr and the result called."""
         found: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]] = {}
         for function in self.functions:
+            body = self.body(function)
             for param in positional_params(function):
-                lookup = called_lookup(function, {param})
-                if lookup is not None and not patches(function, tainted_names(function, {param})):
+                lookup = body.called_lookup({param})
+                if lookup is not None and not body.patches(body.tainted({param})):
                     found.setdefault(function.name, (function, param, lookup))
                     break
         return found
@@ -159,7 +161,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     # -- senders ------------------------------------------------------------
 
     def _on_self(self, sender: Sender) -> bool:
-        lookup = called_lookup(sender.function, tainted_names(sender.function, {sender.param}))
+        body = self.body(sender.function)
+        lookup = body.called_lookup(body.tainted({sender.param}))
         return (
             lookup is not None
             and isinstance(lookup.args[0], nodes.Name)
@@ -169,9 +172,14 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     def senders(self, helpers: dict[str, object]) -> list[Sender]:
         found: dict[tuple[int, str], Sender] = {}
         names: set[str] = set()
-        for _ in range(_MAX_HELPER_LAYERS):
+        for layer in range(_MAX_HELPER_LAYERS):
             before = len(found)
             for function in self.functions:
+                # After the first round, the senders found are all a parameter may reach
+                # anew (forwarded to one): a function calling none of them is read again
+                # for nothing.
+                if layer and not self.body(function).called_names & names:
+                    continue
                 for position, param in enumerate(positional_params(function)):
                     if (id(function), param) in found:
                         continue
@@ -192,13 +200,13 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         helpers: dict[str, object],
         senders: set[str],
     ) -> tuple[str, bool] | None:
-        tainted = tainted_names(function, {param})
-        if patches(function, tainted):
+        body = self.body(function)
+        tainted = body.tainted({param})
+        if body.patches(tainted):
             return None  # it wraps the named method in place: it sends nothing
         forward: str | None = None
-        for call in own_nodes(function, nodes.Call):
-            carried = [*call.args, *(k.value for k in call.keywords or ())]
-            if not any(names_in(arg) & tainted for arg in carried):
+        for call, carried in body.calls:
+            if not carried & tainted:
                 if (
                     isinstance(call.func, nodes.Attribute)
                     and call.func.attrname == "remote"
@@ -219,7 +227,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 forward = f"{self.where(call)}: {param} is forwarded to {name}()"
         if forward is not None:
             return forward, True
-        lookup = called_lookup(function, tainted)
+        lookup = body.called_lookup(tainted)
         if lookup is not None:
             return f"{self.where(lookup)}: {param} is looked up with getattr and called", False
         return None

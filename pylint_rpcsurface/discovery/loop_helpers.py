@@ -15,7 +15,7 @@ else it might do.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from astroid import nodes
 
@@ -61,29 +61,27 @@ def returned(helper: nodes.FunctionDef, names: set[str]) -> nodes.Return | None:
     return None
 
 
-def received_through(
-    function: nodes.FunctionDef,
-    received_in: Callable[[nodes.FunctionDef], set[str]],
-    project: set[int],
-) -> set[str]:
+# What bound_from_helpers gives: (the names bound, the helper, the names it received).
+HelperBindings = list[tuple[list[str], nodes.FunctionDef, set[str]]]
+
+
+def received_through(function: nodes.FunctionDef, bindings: HelperBindings) -> set[str]:
     """The names of *function* bound from a helper's result that carries a name the
-    helper received (``func_name, args = self.get_func()``), and those bound from them."""
+    helper received (``func_name, args = self.get_func()``), and those bound from them;
+    *bindings* are :func:`bound_from_helpers`'s for *function*."""
     seeds: set[str] = set()
-    for targets, helper, received in _bound_from_helpers(function, received_in, project):
+    for targets, helper, received in bindings:
         if returned(helper, received) is not None:
             seeds.update(targets)
     return tainted_names(function, seeds) if seeds else set()
 
 
-def looked_up_through(
-    function: nodes.FunctionDef,
-    received_in: Callable[[nodes.FunctionDef], set[str]],
-    project: set[int],
-) -> dict[str, tuple[nodes.FunctionDef, nodes.Call]]:
-    """name -> (helper, its getattr) for each local of *function* bound to the callable a
-    helper looked up by a received name and returns (``func, args = self.get_func()``)."""
+def looked_up_through(bindings: HelperBindings) -> dict[str, tuple[nodes.FunctionDef, nodes.Call]]:
+    """name -> (helper, its getattr) for each local of a function bound to the callable a
+    helper looked up by a received name and returns (``func, args = self.get_func()``);
+    *bindings* are :func:`bound_from_helpers`'s for the function."""
     found: dict[str, tuple[nodes.FunctionDef, nodes.Call]] = {}
-    for targets, helper, received in _bound_from_helpers(function, received_in, project):
+    for targets, helper, received in bindings:
         for bound, lookup in assignments_in(helper):
             if not (is_getattr(lookup) and names_in(lookup.args[1]) & received):
                 continue
@@ -100,13 +98,15 @@ def looked_up_through(
     return found
 
 
-def _bound_from_helpers(
+def bound_from_helpers(
     function: nodes.FunctionDef,
     received_in: Callable[[nodes.FunctionDef], set[str]],
     project: set[int],
-) -> Iterator[tuple[list[str], nodes.FunctionDef, set[str]]]:
+) -> HelperBindings:
     """(the names bound, the helper, the names it received) for each assignment in
-    *function* from a call to a helper that receives a name."""
+    *function* from a call to a helper that receives a name. It infers what each call
+    calls: its callers read it once a function."""
+    found: HelperBindings = []
     for targets, value in assignments_in(function):
         if not isinstance(value, nodes.Call):
             continue
@@ -115,7 +115,8 @@ def _bound_from_helpers(
             continue
         received = received_in(helper)
         if received:
-            yield targets, helper, received
+            found.append((targets, helper, received))
+    return found
 
 
 def _position(value: nodes.NodeNG, name: str) -> int | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TypeGuard, TypeVar
 
@@ -182,16 +183,7 @@ def assignments_in(function: nodes.FunctionDef) -> list[tuple[list[str], nodes.N
 
 def tainted_names(function: nodes.FunctionDef, seeds: set[str]) -> set[str]:
     """*seeds* and the locals of *function* bound from expressions of them."""
-    tainted = set(seeds)
-    assignments = assignments_in(function)
-    for _ in range(3):
-        before = len(tainted)
-        for names, value in assignments:
-            if names_in(value) & tainted:
-                tainted.update(names)
-        if len(tainted) == before:
-            break
-    return tainted
+    return FunctionBody(function).tainted(seeds)
 
 
 def is_receive(call: nodes.Call) -> bool:
@@ -234,34 +226,129 @@ def positional_params(function: nodes.FunctionDef) -> list[str]:
 
 def called_lookup(function: nodes.FunctionDef, names: set[str]) -> nodes.Call | None:
     """A ``getattr(obj, n)`` in *function*, *n* in *names*, whose result is called."""
-    bound: dict[str, nodes.Call] = {}
-    for targets, value in assignments_in(function):
-        if is_getattr(value) and isinstance(value.args[1], nodes.Name):  # noqa: SIM102
-            if value.args[1].name in names and len(targets) == 1:
-                bound[targets[0]] = value
-    for call in own_nodes(function, nodes.Call):
-        func = call.func
-        if is_getattr(func) and isinstance(func.args[1], nodes.Name) and func.args[1].name in names:
-            return func
-        if isinstance(func, nodes.Name) and func.name in bound:
-            return bound[func.name]
-    return None
+    return FunctionBody(function).called_lookup(names)
 
 
 def patches(function: nodes.FunctionDef, names: set[str]) -> bool:
     """Whether *function* sets an attribute named by one of *names* (``setattr(obj,
     method_name, wrapper)``): a helper that wraps a method in place, which calls nothing
     by name when it runs, so it is neither a dispatch nor a run_method helper."""
-    for call in own_nodes(function, nodes.Call):
-        if (
-            isinstance(call.func, nodes.Name)
-            and call.func.name == "setattr"
-            and len(call.args) >= 2
-            and isinstance(call.args[1], nodes.Name)
-            and call.args[1].name in names
-        ):
-            return True
-    return False
+    return FunctionBody(function).patches(names)
+
+
+class FunctionBody:
+    """One function's body as the readers above see it, each part walked once when first
+    asked for: the search for senders asks the same of every parameter of every function,
+    round after round, and a walk of the tree per question takes half a minute on a
+    project of 600 files."""
+
+    def __init__(self, function: nodes.FunctionDef) -> None:
+        self.function = function
+        self._tainted: dict[frozenset[str], set[str]] = {}
+        self._lookups: dict[frozenset[str], nodes.Call | None] = {}
+
+    @cached_property
+    def assignments(self) -> list[tuple[list[str], nodes.NodeNG, set[str]]]:
+        """:func:`assignments_in`, each with the names its value reads."""
+        return [(names, value, names_in(value)) for names, value in assignments_in(self.function)]
+
+    @cached_property
+    def calls(self) -> list[tuple[nodes.Call, set[str]]]:
+        """Its calls (:func:`own_nodes`), each with the names its arguments read."""
+        return [(call, _carried(call)) for call in own_nodes(self.function, nodes.Call)]
+
+    @cached_property
+    def called_names(self) -> set[str]:
+        """The names its calls call (:func:`call_name`)."""
+        return {name for call, _carried in self.calls if (name := call_name(call)) is not None}
+
+    def tainted(self, seeds: set[str]) -> set[str]:
+        """*seeds* and the locals bound from expressions of them (a new set)."""
+        key = frozenset(seeds)
+        if key not in self._tainted:
+            tainted = set(seeds)
+            for _ in range(3):
+                before = len(tainted)
+                for names, _value, read in self.assignments:
+                    if read & tainted:
+                        tainted.update(names)
+                if len(tainted) == before:
+                    break
+            self._tainted[key] = tainted
+        return set(self._tainted[key])
+
+    @cached_property
+    def _getattrs(self) -> list[tuple[str, str, nodes.Call]]:
+        """Each ``target = getattr(obj, n)``: (target, n, the getattr)."""
+        return [
+            (targets[0], value.args[1].name, value)
+            for targets, value, _read in self.assignments
+            if is_getattr(value) and isinstance(value.args[1], nodes.Name) and len(targets) == 1
+        ]
+
+    @cached_property
+    def _called(self) -> list[nodes.Call]:
+        """The calls that may call a lookup: of a getattr, or of a local bound to one."""
+        targets = {target for target, _, _ in self._getattrs}
+        return [
+            call
+            for call, _carried in self.calls
+            if (isinstance(call.func, nodes.Name) and call.func.name in targets)
+            or (is_getattr(call.func) and isinstance(call.func.args[1], nodes.Name))
+        ]
+
+    def called_lookup(self, names: set[str]) -> nodes.Call | None:
+        """A ``getattr(obj, n)``, *n* in *names*, whose result is called."""
+        key = frozenset(names)
+        if key not in self._lookups:
+            self._lookups[key] = self._called_lookup(names)
+        return self._lookups[key]
+
+    def _called_lookup(self, names: set[str]) -> nodes.Call | None:
+        bound = {target: value for target, name, value in self._getattrs if name in names}
+        for call in self._called:
+            func = call.func
+            if (
+                is_getattr(func)
+                and isinstance(func.args[1], nodes.Name)
+                and func.args[1].name in names
+            ):
+                return func
+            if isinstance(func, nodes.Name) and func.name in bound:
+                return bound[func.name]
+        return None
+
+    def patches(self, names: set[str]) -> bool:
+        """:func:`patches`."""
+        for call, _carried in self.calls:
+            if (
+                isinstance(call.func, nodes.Name)
+                and call.func.name == "setattr"
+                and len(call.args) >= 2
+                and isinstance(call.args[1], nodes.Name)
+                and call.args[1].name in names
+            ):
+                return True
+        return False
+
+
+class FunctionBodies:
+    """Each function's :class:`FunctionBody`, made once for one run of the discovery."""
+
+    def __init__(self) -> None:
+        self._bodies: dict[int, FunctionBody] = {}
+
+    def __call__(self, function: nodes.FunctionDef) -> FunctionBody:
+        if id(function) not in self._bodies:
+            self._bodies[id(function)] = FunctionBody(function)
+        return self._bodies[id(function)]
+
+
+def _carried(call: nodes.Call) -> set[str]:
+    """The names *call*'s arguments read."""
+    return {
+        n for arg in (*call.args, *(k.value for k in call.keywords or ())) for n in names_in(arg)
+    }
 
 
 def at_module_level(node: nodes.NodeNG) -> bool:

@@ -9,6 +9,8 @@ from astroid import nodes
 
 from pylint_rpcsurface.discovery.answered import answered_before
 from pylint_rpcsurface.discovery.loop_helpers import (
+    HelperBindings,
+    bound_from_helpers,
     looked_up_through,
     received_through,
 )
@@ -48,6 +50,7 @@ class WorkerSide:
         self.functions = functions
         self._ids = {id(f) for f in functions}
         self._received_by: dict[int, set[str]] = {}
+        self._helper_bindings: dict[int, HelperBindings] = {}
 
     def where(self, node: nodes.NodeNG) -> str:
         return where(node, self.project)
@@ -60,7 +63,7 @@ class WorkerSide:
         found: list[Worker] = []
         for function in self.functions:
             received = self.received_names(function)
-            found.extend(self._through_helpers(function, self._ids))
+            found.extend(self._through_helpers(function))
             if not received:
                 continue
             codes = [(function, received), *self._nested(function, received)]
@@ -80,9 +83,17 @@ class WorkerSide:
         key = id(function)
         if key not in self._received_by:
             self._received_by[key] = self._received(function) | received_through(
-                function, self._received, self._ids
+                function, self._bindings(function)
             )
         return self._received_by[key]
+
+    def _bindings(self, function: nodes.FunctionDef) -> HelperBindings:
+        """:func:`bound_from_helpers` of *function*, read once: both the names received
+        through a helper and the callables looked up through one ask."""
+        key = id(function)
+        if key not in self._helper_bindings:
+            self._helper_bindings[key] = bound_from_helpers(function, self._received, self._ids)
+        return self._helper_bindings[key]
 
     def table_reads(self, linearize: Linearize) -> list[TableRead]:
         """Where a received name is looked up in a table and the result called."""
@@ -95,11 +106,11 @@ class WorkerSide:
             found.extend(bound_table_reads(function, linearize))
         return found
 
-    def _through_helpers(self, function: nodes.FunctionDef, project: set[int]) -> list[Worker]:
+    def _through_helpers(self, function: nodes.FunctionDef) -> list[Worker]:
         """The calls in *function* of a callable a helper looked up by a received name
         and returned (``func, args = self.get_func()``, then ``func(*args)``)."""
         found = []
-        for name, (helper, lookup) in looked_up_through(function, self._received, project).items():
+        for name, (helper, lookup) in looked_up_through(self._bindings(function)).items():
             for call in own_nodes(function, nodes.Call):
                 if not (isinstance(call.func, nodes.Name) and call.func.name == name):
                     continue
