@@ -466,6 +466,49 @@ def read_terminal(descriptor: int) -> str:
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
+@dataclass(frozen=True)
+class TerminalRun:
+    """One run of the ``rpcsurface`` command with standard error on a terminal."""
+
+    returncode: int
+    stdout: str
+    shown: str  # everything the terminal showed
+
+    @property
+    def writes(self) -> list[str]:
+        """Each text the progress line showed: what lies between its erasures."""
+        return self.shown.split("\r\x1b[K")
+
+
+def run_on_a_terminal(
+    folder: Path, *args: str, columns: int = 1000, env: dict[str, str] | None = None
+) -> TerminalRun:
+    """Run ``rpcsurface ARGS`` in *folder* as a user at a terminal *columns* wide does:
+    standard error on a pseudo-terminal (``RPCSURFACE_PROGRESS=auto``), standard output
+    kept apart. POSIX only: a test using it skips on Windows."""
+    import fcntl  # noqa: PLC0415
+    import pty  # noqa: PLC0415
+    import struct  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+    import termios  # noqa: PLC0415
+
+    main, secondary = pty.openpty()
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    environment = clean_environment({"TERM": "xterm", "RPCSURFACE_PROGRESS": "auto", **(env or {})})
+    environment.pop("COLUMNS", None)  # the terminal's own width
+    # A file, not a pipe: a pipe nobody reads while the terminal is read could fill up.
+    with tempfile.TemporaryFile() as out:
+        with subprocess.Popen(
+            [*CONSOLE_SCRIPT, *args], cwd=folder, stdout=out, stderr=secondary, env=environment
+        ) as process:
+            os.close(secondary)
+            shown = read_terminal(main)
+            status = process.wait(timeout=300)
+        os.close(main)
+        out.seek(0)
+        return TerminalRun(status, out.read().decode("utf-8"), shown)
+
+
 # --- The real_layout fixture, copied, and what each run there says it did
 
 

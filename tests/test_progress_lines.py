@@ -4,15 +4,11 @@ works long), nothing for a quick run, and never a byte of it on standard output.
 
 from __future__ import annotations
 
-import fcntl
 import io
 import os
-import pty
 import re
-import struct
 import subprocess
 import sys
-import termios
 import time
 from pathlib import Path
 
@@ -24,8 +20,8 @@ from support import (
     PYPROJECT,
     clean_environment,
     project,
-    read_terminal,
     run_cli,
+    run_on_a_terminal,
 )
 
 from pylint_rpcsurface.commands import progress
@@ -85,31 +81,18 @@ def test_a_quick_run_says_nothing_on_a_pipe(tmp_path: Path, command: tuple[str, 
 def test_a_terminal_gets_one_line_rewritten_in_place(tmp_path: Path) -> None:
     root = _planted(tmp_path)
     files = len(list(root.rglob("*.py")))
-    main, secondary = pty.openpty()
     # Wide enough for the whole phase: a longer one is cut at the terminal's width.
-    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 1000, 0, 0))
-    environment = clean_environment({"TERM": "xterm", "RPCSURFACE_PROGRESS": "auto"})
-    environment.pop("COLUMNS", None)  # the terminal's own width
-    with subprocess.Popen(
-        [*CONSOLE_SCRIPT, "report", "--no-cache"],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=secondary,
-        env=environment,
-    ) as process:
-        os.close(secondary)
-        shown = read_terminal(main)
-        out = process.communicate(timeout=120)[0]
-        assert process.returncode == 0
-    os.close(main)
-    assert b"RPC" in out
-    # Each phase starts at the line's start with the line erased; the last write erases
-    # it for good, and no line is ever ended.
-    writes = shown.split("\r\x1b[K")
+    run = run_on_a_terminal(root, "report", "--no-cache", columns=1000)
+    assert run.returncode == 0
+    assert "RPC" in run.stdout
+    # Each phase starts at the line's start with the line erased, its bar after it
+    # (tests/test_progress_bar.py); the last write erases it for good, and no line is
+    # ever ended.
+    writes, shown = run.writes, run.shown
     assert writes[0] == "", shown
     assert writes[-1] == "", shown
-    assert f"rpcsurface report: analysing {files} Python files in {root}" in writes, shown
-    assert f"rpcsurface report: building the tables of {root}" in writes, shown
+    for phase in (f"analysing {files} Python files in {root}", f"building the tables of {root}"):
+        assert any(w.startswith(f"rpcsurface report: {phase} [") for w in writes), shown
     assert "\n" not in shown
 
 

@@ -66,6 +66,7 @@ def _run(arguments: argparse.Namespace, out: TextIO, progress: Progress) -> int:
     for target in targets:
         analysed.setdefault(target.config.path, []).append(target)
     silenced: set[Finding] = set()
+    progress.phases(len(analysed))
     for group in analysed.values():
         config = group[0].config
         progress.phase(analysing(config))

@@ -53,7 +53,7 @@ from pylint_rpcsurface.commands.projects import (
     write_options,
 )
 from pylint_rpcsurface.config import PYPROJECT, ConfigError, existing_table, parse_table
-from pylint_rpcsurface.sources import SourceTree, UnreadableSource, read_source
+from pylint_rpcsurface.sources import UnreadableSource, read_source
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -222,10 +222,9 @@ def plan(folder: Path, progress: Progress | None = None) -> Outcome:
         discover,
     )
 
-    if progress is not None and progress.shown:  # the count costs a walk of the tree
-        files = len(SourceTree(roots).python_files())
-        progress.phase(f"reading {files} Python files and finding the dispatch surface")
-    proposal = discover(path.parent, roots)
+    if progress is not None:
+        progress.phases(3)  # reading the files, finding the surface, checking the table
+    proposal = discover(path.parent, roots, progress)
     if progress is not None:
         progress.phase("checking the proposed table")
     outcome = _outcome(path, old or b"", existing, proposal, roots)

@@ -1,8 +1,12 @@
 """Progress of a long command on standard error, never on standard output.
 
-On a terminal: one line, rewritten in place (the phase and the seconds it has taken), as
-pip and pre-commit show theirs, and cleared when the command ends. Elsewhere (a pipe, a
-file, CI): one plain line per phase with the seconds since the command started, but only
+On a terminal: one line, rewritten in place, as pip and pre-commit show theirs, and
+cleared when the command ends: the phase, a bar with its fraction and the seconds the
+phase has taken (``rpcsurface init: reading 627 Python files [#######.............]
+231/627 (3 s)``). The bar counts what the phase has done of its work when the command
+says (:meth:`Progress.count`: the files read), else the phases done of those the command
+announced (:meth:`Progress.phases`: ``step 1/2``). Elsewhere (a pipe, a file, CI): one
+plain line per phase with the seconds since the command started, but only
 once the command has worked ``QUIET_SECONDS`` of processor time, so that a quick run
 writes nothing and a CI log shows what a long one is doing
 (``rpcsurface check: analysing 578 Python files in /src/engine (12 s)``), and a last
@@ -31,6 +35,7 @@ _MODES = ("auto", "always", "never")
 # clock, and must stay quiet all the same.
 QUIET_SECONDS = 2.0
 _CLEAR = "\r\x1b[K"  # back to the line's start, and erase it
+_BAR_CELLS = 20
 
 # A phase's text, or what makes it: called once, when the phase is first written (a count
 # that costs a walk of the tree is only made for a run that shows it).
@@ -52,6 +57,9 @@ class Progress:
         self.shown = self._terminal or self._lines
         self._lock = threading.Lock()
         self._text: PhaseText = ""
+        self._step = 0  # the phase being shown, from 1
+        self._steps = 0  # how many the command announced (0: not said)
+        self._done: tuple[int, int] | None = None  # the phase's work: (done, of total)
         self._written = False  # the current phase's line, when not on a terminal
         self._any_line = False
         self._started = self._since = time.monotonic()
@@ -87,13 +95,32 @@ class Progress:
         elif self._any_line and finished:
             self._write(f"{self._prefix}done ({self._seconds(self._started)} s)\n")
 
+    def phases(self, total: int) -> None:
+        """The number of phases the command will show: the bar counts them."""
+        with self._lock:
+            self._steps = total
+
     def phase(self, text: PhaseText) -> None:
         """Show *text* as what is being done now."""
         with self._lock:
             self._text = text
             self._written = False
             self._since = time.monotonic()
+            self._step += 1
+            self._done = None
         self._show()
+
+    def count(self, done: int, total: int) -> None:
+        """*done* of the current phase's *total* units of work are done (files read):
+        the bar counts them, redrawn on a terminal at once; a pipe's phase line says
+        nothing of them."""
+        if not self._terminal:
+            return
+        with self._lock:
+            before = self._done
+            self._done = (done, total)
+        if before != self._done:
+            self._show()
 
     def _tick(self) -> None:
         while not self._stop.wait(self._interval):
@@ -105,16 +132,34 @@ class Progress:
         if self._terminal:
             with self._lock:
                 seconds = self._seconds(self._since)
-                line = self._prefix + self._current() + (f" ({seconds} s)" if seconds else "")
+                head = self._prefix + self._current()
+                tail = self._bar() + (f" ({seconds} s)" if seconds else "")
             # A line longer than the terminal would wrap, and the next one would not
-            # overwrite it.
-            self._write(_CLEAR + line[: max((terminal_columns(self._stream) or 80) - 1, 1)])
+            # overwrite it: the phase's text is cut, so that the bar stays in sight.
+            width = max((terminal_columns(self._stream) or 80) - 1, 1)
+            if len(head) + len(tail) > width:
+                head = head[: max(width - len(tail) - 3, 0)] + "..."
+            self._write(_CLEAR + (head + tail)[:width])
         elif self._lines:
             with self._lock:  # the ticker's and a new phase's lines in their order
                 if self._written or not (self._at_once or self._worked_long()):
                     return
                 self._written = self._any_line = True
                 self._write(f"{self._prefix}{self._current()} ({self._seconds(self._started)} s)\n")
+
+    def _bar(self) -> str:
+        """A space, the bar and its fraction (under the lock): the phase's work done,
+        else the phases done before this one; "" when neither is known."""
+        if self._done is not None:
+            done, total = self._done
+            fraction = f"{done}/{total}"
+        elif self._steps:
+            done, total = self._step - 1, max(self._steps, self._step)
+            fraction = f"step {self._step}/{total}"
+        else:
+            return ""
+        filled = _BAR_CELLS * min(max(done, 0), total) // total if total > 0 else _BAR_CELLS
+        return f" [{'#' * filled}{'.' * (_BAR_CELLS - filled)}] {fraction}"
 
     def _current(self) -> str:
         """The phase's text, made once (under the lock)."""

@@ -134,7 +134,9 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     reports: list[SurfaceReport] = []
     status = EXIT_CLEAN
     with Progress(err, "rpcsurface report: ") as progress:
-        for config in configs(arguments.paths, arguments.config):
+        chosen = configs(arguments.paths, arguments.config)
+        progress.phases(2 * len(chosen))  # analysing, then building the tables
+        for config in chosen:
             progress.phase(analysing(config))
             analysed = facts(config, arguments)
             control = messages_control(config, arguments)

@@ -35,6 +35,7 @@ the one way their imports run, is in docs/how-it-works.md ("The layers").
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.modules import ModuleStore
@@ -58,21 +59,36 @@ __all__ = [
 ]
 
 
-def discover(project: Path, roots: tuple[Path, ...]) -> Proposal:
-    """The proposal for the project in *project* whose modules live under *roots*."""
+class Told(Protocol):
+    """What :func:`discover` tells of its progress (``commands.progress.Progress``)."""
+
+    def phase(self, text: str) -> None: ...
+
+    def count(self, done: int, total: int) -> None: ...
+
+
+def discover(project: Path, roots: tuple[Path, ...], told: Told | None = None) -> Proposal:
+    """The proposal for the project in *project* whose modules live under *roots*;
+    *told* is told its two phases (reading the files, counted, then finding)."""
     store = ModuleStore(SourceTree(roots))
     with store.resolving_imports():
         modules = []
-        for path in store.python_files():
-            if _is_test(
+        paths = store.python_files()
+        if told is not None:
+            told.phase(f"reading {len(paths)} Python file{'s' * (len(paths) != 1)}")
+        for done, path in enumerate(paths, 1):
+            if not _is_test(
                 Path(path).relative_to(project)
                 if Path(path).is_relative_to(project)
                 else Path(path)
             ):
-                continue
-            module = store.module(path)
-            if module is not None:
-                modules.append(module)
+                module = store.module(path)
+                if module is not None:
+                    modules.append(module)
+            if told is not None:
+                told.count(done, len(paths))
+        if told is not None:
+            told.phase("finding the dispatch surface")
         return Discovery(project, modules, ClassIndex(store)).run()
 
 

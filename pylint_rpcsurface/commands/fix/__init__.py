@@ -109,7 +109,10 @@ def _planned(
     with_registry = 0
     without_registry: list[str] = []
     with Progress(err, "rpcsurface fix: ") as progress:
-        for config in configs(arguments.paths, arguments.config):
+        chosen = configs(arguments.paths, arguments.config)
+        # analysing, then planning, for each project that names a registry
+        progress.phases(2 * sum(any(s.registry for s in c.surfaces) for c in chosen))
+        for config in chosen:
             if not any(surface.registry for surface in config.surfaces):
                 without_registry.append(shown(str(config.path)))
                 continue
