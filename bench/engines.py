@@ -27,6 +27,7 @@ table in docs/real-engines.md is always the one this command makes.
     python bench/engines.py --out docs/real-engines.md   # rewrite the page's table
     python bench/engines.py --proxy                  # with the proxy tables (issue 25)
     python bench/engines.py --cache /tmp/engines     # keep the wheels there between runs
+    python bench/engines.py --oracle     # and: full build = lean = store cold = store warm
 
 Downloads: vLLM's wheel is about 260 MB, LMDeploy's about 110 MB (each release), the others a few MB
 (verl 0.4.1 0.75 MB, AReaL 1.0.4 1.1 MB, Trinity-RFT 0.3.0 0.3 MB, OpenRLHF 0.7.0 0.15 MB),
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -178,20 +180,24 @@ def write_config(root: Path, config: Path | str) -> Path:
     return target
 
 
-def check(root: Path, config: str) -> tuple[int, list[dict[str, object]], str]:
-    """``rpcsurface check --format json --no-cache`` in *root* with *config* as its table."""
+def check(
+    root: Path, config: str, env: dict[str, str] | None = None, cached: bool = False
+) -> tuple[int, list[dict[str, object]], str]:
+    """``rpcsurface check --format json --no-cache`` in *root* with *config* as its table
+    (*env* added to the environment; with *cached*, the store is used)."""
     write_config(root, config)
     script = Path(sys.executable).parent / "rpcsurface"
     command = (
         [str(script)] if script.exists() else [sys.executable, "-m", "pylint_rpcsurface.commands"]
     )
     completed = subprocess.run(
-        [*command, "check", "--format", "json", "--no-cache"],
+        [*command, "check", "--format", "json", *(() if cached else ("--no-cache",))],
         cwd=root,
         capture_output=True,
         text=True,
         encoding="utf-8",
         check=False,
+        env={**os.environ, **(env or {})},
     )
     try:
         findings = json.loads(completed.stdout) if completed.stdout.strip() else []
@@ -200,8 +206,33 @@ def check(root: Path, config: str) -> tuple[int, list[dict[str, object]], str]:
     return completed.returncode, findings, completed.stderr
 
 
+def _oracle(
+    engine: Engine, root: Path, config: str, lean: tuple[int, list[dict[str, object]]]
+) -> list[str]:
+    """The answer of a cold check (the project's modules built lean) against astroid's
+    full build's (``RPCSURFACE_BUILD=full``), and a store's cold and warm answers (in a
+    fresh store folder): each difference is a problem."""
+    answers = {"full build": check(root, config, {"RPCSURFACE_BUILD": "full"})[:2]}
+    with tempfile.TemporaryDirectory(prefix="rpcsurface-oracle-") as folder:
+        store = {"RPCSURFACE_CACHE_DIR": folder}
+        answers["store, cold"] = check(root, config, store, cached=True)[:2]
+        answers["store, warm"] = check(root, config, store, cached=True)[:2]
+    problems = [
+        f"{engine.key}: {name} gives another answer than a lean --no-cache check"
+        for name, answer in answers.items()
+        if answer != lean
+    ]
+    print(f"{engine.key}: oracle {'differs' if problems else 'holds'} ({', '.join(answers)})",
+          file=sys.stderr)  # fmt: skip
+    return problems
+
+
 def run_engine(
-    engine: Engine, workdir: Path, proxy: bool = False, cache: Path | None = None
+    engine: Engine,
+    workdir: Path,
+    proxy: bool = False,
+    cache: Path | None = None,
+    oracle: bool = False,
 ) -> tuple[list[Found], list[str]]:
     folder = workdir / engine.key
     wheels = folder / "wheel" if cache is None else cache / f"{engine.name}-{engine.version}"
@@ -213,6 +244,8 @@ def run_engine(
     problems = []
     if code not in (0, 1):
         problems.append(f"{engine.key}: rpcsurface check exited {code}: {stderr.strip()}")
+    if oracle:
+        problems += _oracle(engine, root, config_text(engine.key, proxy), (code, findings))
     print(
         f"{engine.key} {engine.version}: {count} .py files, exit {code}, {len(findings)} findings",
         file=sys.stderr,
@@ -343,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, help="keep each wheel in this folder and fetch it only once"
     )
+    parser.add_argument(
+        "--oracle",
+        action="store_true",
+        help="also check that astroid's full build, a cold and a warm store answer the same",
+    )
     args = parser.parse_args(argv)
     chosen = ENGINES
     if args.engines:
@@ -358,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="rpcsurface-engines-") as workdir:
         for engine in chosen:
             engine_found, engine_problems = run_engine(
-                engine, Path(workdir), args.proxy, args.cache
+                engine, Path(workdir), args.proxy, args.cache, args.oracle
             )
             found += engine_found
             problems += engine_problems

@@ -157,6 +157,7 @@ def clean_environment(env: dict[str, str] | None = None) -> dict[str, str]:
     environment = dict(os.environ)
     environment.pop("PYTHONPATH", None)
     environment.pop("RPCSURFACE_NO_CACHE", None)
+    environment.pop("RPCSURFACE_BUILD", None)  # the lean build unless a test asks
     environment.update(env or {})
     return environment
 

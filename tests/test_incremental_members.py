@@ -13,7 +13,8 @@ property runs random sequences of these edits, saved or as buffers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
+from collections.abc import Container
+from pathlib import Path
 
 import astroid
 import pytest
@@ -37,7 +38,8 @@ from test_incremental_bodies import (
     in_sequence,
 )
 
-from pylint_rpcsurface.config import load_config
+from pylint_rpcsurface.config import Config, load_config
+from pylint_rpcsurface.engine import surface_facts
 
 # Sub sends self.rpc, which it finds in the first class of its MRO that binds it.
 SUB_OF_MID = """\
@@ -281,12 +283,13 @@ class Sub(Core):
 MODULES = frozenset(name.removesuffix(".py") for name in PRECISION)
 
 
-def _built_by(run: Callable[[], object], modules: Container[str] = MODULES) -> set[str]:
-    """The project's *modules* astroid holds after *run*, started from an empty cache of
-    astroid's: what the run built."""
+def _built_by(config: Config, root: Path, modules: Container[str] = MODULES) -> set[str]:
+    """The project's *modules* an analysis with *root*'s memo built, started from an
+    empty cache of astroid's: its counts (a module it builds lean leaves that cache as
+    it ends, see analysis/lean_build.py)."""
     astroid.MANAGER.clear_cache()
-    run()
-    return {name for name in astroid.MANAGER.astroid_cache if name in modules}
+    facts = surface_facts(config, memo=_memo(root))
+    return {Path(path).stem for path in facts.counts.built if Path(path).stem in modules}
 
 
 def test_a_method_added_to_a_class_builds_no_module_that_reads_another_member() -> None:
@@ -303,10 +306,10 @@ def test_a_method_added_to_a_class_builds_no_module_that_reads_another_member() 
             "    def third(self):\n        return 2\n\n    def second(self):",
         )
         _write(root, {"tools.py": added})
-        assert _built_by(lambda: _analyse(config, memo=_memo(root))) <= {"tools"}
+        assert _built_by(config, root) <= {"tools"}
         assert _answer(_analyse(config, memo=_memo(root))) == _answer(warm)
         _write(root, {"tools.py": added.replace("rpc = RPC", "rpc = RPC or 'ghost'")})
-        assert {"sub", "tools", "names"} <= _built_by(lambda: _analyse(config, memo=_memo(root)))
+        assert {"sub", "tools", "names"} <= _built_by(config, root)
         assert _answer(_analyse(config, memo=_memo(root))) == _answer(_analyse(config))
 
 
@@ -336,7 +339,7 @@ class Sub(Core):
         config = load_config(root / "pyproject.toml")
         warm = _analyse(config, memo=_memo(root))
         _write(root, {"sub.py": sub + "\n    def third(self):\n        return 2\n"})
-        assert "names" not in _built_by(lambda: _analyse(config, memo=_memo(root)))
+        assert "names" not in _built_by(config, root)
         assert _answer(_analyse(config, memo=_memo(root))) == _answer(warm)
         assert _answer(warm) == _answer(_analyse(config))
 
@@ -392,9 +395,9 @@ class Core:
         config = load_config(root / "pyproject.toml")
         warm = _analyse(config, memo=_memo(root))
         _write(root, {"handlers.py": edited})
-        assert "agent" not in _built_by(lambda: _analyse(config, memo=_memo(root)), {"agent"})
+        assert "agent" not in _built_by(config, root, {"agent"})
         assert _answer(_analyse(config, memo=_memo(root))) == _answer(_analyse(config))
         assert _answer(warm) == _answer(_analyse(config))
         _write(root, {"handlers.py": edited.replace("make_agent()", "make_agent() or None")})
-        assert "agent" in _built_by(lambda: _analyse(config, memo=_memo(root)), {"agent"})
+        assert "agent" in _built_by(config, root, {"agent"})
         assert _answer(_analyse(config, memo=_memo(root))) == _answer(_analyse(config))

@@ -21,6 +21,7 @@ import pytest
 from pylint.lint import Run
 from support import EDITOR_CORE, EDITOR_FILES, EDITOR_RUNNERS, pylint_argv, run_pylint
 
+from pylint_rpcsurface.analysis.lean_build import BUILD_ENV
 from pylint_rpcsurface.sources import TIMESTAMP_TICK_NS
 
 
@@ -162,6 +163,11 @@ def test_a_run_drops_the_modules_its_analysis_built(
         original(self)
 
     monkeypatch.setattr(pylint_plugin.RpcSurfaceChecker, "close", as_a_worker)
+    # The modules the analysis builds lean never stay where pylint's checkers would find
+    # them (analysis/lean_build.py), a worker's or not.
+    assert lint("--rpcsurface-no-cache=y", "core.py") == []
+    assert "runners.py" not in _project_modules(root)
+    monkeypatch.setenv(BUILD_ENV, "full")
     assert lint("--rpcsurface-no-cache=y", "core.py") == []
     assert {"core.py", "runners.py"} <= _project_modules(root)
 

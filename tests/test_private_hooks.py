@@ -15,7 +15,10 @@ hooks, each marked in the package with a comment that points here:
 * the ``lru_cache`` of ``LookupMixIn.lookup`` (reached as ``nodes.Name.lookup``) and of
   ``ClassDef._metaclass_lookup_attribute``, emptied (analysis/modules.py);
 * the ``lru_cache``s of astroid's search for module files (``modutils``, the import
-  ``spec`` and ``util`` modules), emptied (analysis/modules.py).
+  ``spec`` and ``util`` modules), emptied (analysis/modules.py);
+* ``AstroidBuilder._post_build``'s arguments, the rebuilder's ``_delayed_assattr``, the
+  builder's ``_apply_transforms``, ``AstroidManager._transform`` and its
+  ``TransformVisitor._transform``, and ``NodeNG._astroid_fields`` (analysis/lean_build.py).
 """
 
 from __future__ import annotations
@@ -624,3 +627,46 @@ def test_the_searches_for_module_files_are_caches_that_clear(tmp_path: Path) -> 
         ].find_module,  # pylint: disable=protected-access
     }.items():
         shape(callable(getattr(search, "cache_clear", None)), hook, "an lru_cache", SEARCHES)
+
+
+LEAN = "analysis/lean_build.py, LeanBuilds"
+
+
+def test_the_post_build_steps_a_lean_build_leaves_for_later() -> None:
+    """``_post_build(module, rebuilder, encoding)`` adds the rebuilder's
+    ``_delayed_assattr`` to the classes' members, and walks the transforms only when the
+    builder's ``_apply_transforms`` is set; one node's transforms are the manager's
+    ``_transform`` visitor's ``_transform(node)``, and the walk follows
+    ``_astroid_fields``."""
+    parameters = list(inspect.signature(AstroidBuilder._post_build).parameters)  # pylint: disable=protected-access
+    shape(parameters == ["self", "module", "builder", "encoding"], "AstroidBuilder._post_build",
+          "the arguments (module, builder, encoding)", LEAN)  # fmt: skip
+    seen: dict[str, Any] = {}
+    post_build = AstroidBuilder._post_build  # pylint: disable=protected-access
+
+    def noting(self: AstroidBuilder, module: nodes.Module, builder: Any, encoding: str) -> Any:
+        # The probe's own call comes first: its transforms build enum's module after.
+        seen.setdefault("delayed", list(getattr(builder, "_delayed_assattr", None) or ()))
+        seen.setdefault("transforms", getattr(self, "_apply_transforms", None))
+        return post_build(self, module, builder, encoding)
+
+    AstroidBuilder._post_build = noting  # type: ignore[method-assign]  # pylint: disable=protected-access
+    try:
+        code = "import enum\nclass K(enum.Enum):\n    A = 1\n    def f(self):\n        self.x = 2\n"
+        module = AstroidBuilder(MANAGER).string_build(code, _probe_name())
+    finally:
+        AstroidBuilder._post_build = post_build  # type: ignore[method-assign]  # pylint: disable=protected-access
+    delayed = seen.get("delayed", [])
+    shape(len(delayed) == 1 and isinstance(delayed[0], nodes.AssignAttr),
+          "TreeRebuilder._delayed_assattr", "the list of the module's attribute assignments",
+          LEAN)  # fmt: skip
+    shape(seen.get("transforms") is True, "AstroidBuilder._apply_transforms",
+          "a bool telling _post_build to walk the transforms", LEAN)  # fmt: skip
+    visitor = getattr(MANAGER, "_transform", None)
+    one = getattr(visitor, "_transform", None)
+    shape(callable(one), "AstroidManager._transform._transform",
+          "a method transforming one node", LEAN)  # fmt: skip
+    klass = module.body[1]
+    fields = getattr(klass, "_astroid_fields", None)
+    shape(fields is not None and "body" in fields, "NodeNG._astroid_fields",
+          "the names of a node's child fields", LEAN)  # fmt: skip

@@ -35,6 +35,7 @@ from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
 
 from pylint_rpcsurface.analysis.assigned_members import AssignedElsewhere
+from pylint_rpcsurface.analysis.lean_build import LeanBuilds
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
 from pylint_rpcsurface.analysis.reads import INTERFACE, ReadRecorder
 from pylint_rpcsurface.analysis.syntax import all_statements
@@ -171,6 +172,8 @@ class ModuleStore:
     reads: ReadRecorder | None = None
     # Told of each module this store builds or reuses (recording_reads splits its classes).
     on_module: Callable[[nodes.Module], None] | None = None
+    # The project's modules built lean (see .lean_build), out of astroid's cache since.
+    lean_built: list[nodes.Module] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # Keyed as the tree knows each file: a link under the roots is the project's file.
@@ -495,12 +498,16 @@ class ModuleStore:
         guard = _NoProjectImports(self.tree.roots, self.tree.top_level_names())
         sys.meta_path.insert(0, guard)
         hooks.append(resolve)
+        lean = contextlib.ExitStack()
         try:
+            names = self.tree.top_level_names()
+            lean.enter_context(LeanBuilds(self.manager, names, self.lean_built).active())
             elsewhere.start()
             for path in self.overrides:
                 self.module(path)  # before any look-up can build the saved file instead
             yield
         finally:
+            lean.close()
             hooks.remove(resolve)
             with contextlib.suppress(ValueError):
                 sys.meta_path.remove(guard)

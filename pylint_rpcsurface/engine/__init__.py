@@ -430,7 +430,9 @@ class _Run:
         }
         project: set[str] = set()
         elsewhere = 0
-        for name, module in astroid.MANAGER.astroid_cache.items():
+        # The lean modules are built by the run and out of astroid's cache again.
+        cached = [*astroid.MANAGER.astroid_cache.items()]
+        for name, module in [*cached, *((m.name, m) for m in self.store.lean_built)]:
             if before.get(name) is module or id(module) in given:
                 continue
             file = getattr(module, "file", None)

@@ -1,0 +1,388 @@
+"""The project's modules built for the analysis without astroid's steps after parsing
+that no query may need: its transforms' walk of every node, and the inference of every
+``self.x = ...`` target.
+
+astroid, once it has parsed a module, infers the object of every attribute assignment
+(to add it to a class's ``instance_attrs``: for ``self``, the class's slots and
+metaclass, so its bases and their modules) and walks every node past its brains'
+predicates (an enum's bases, a dataclass's decorators, a builtin call's name), and those
+build the standard library's modules in turn. On a real engine that is most of a cold
+run, and nearly all of it is about nodes the analysis never infers.
+
+Under a :class:`LeanBuilds` block each module of the project astroid builds is *lean*:
+
+* a node's transforms run when the node is first inferred, together with those of the
+  classes around it (a dataclass's or an enum's own transform before any of its members
+  is looked up);
+* a method's ``self.x = ...`` (a plain method's first argument, bound once) is added to
+  its class's ``instance_attrs`` when anything first reads them (:class:`_PendingAttrs`);
+  every other attribute assignment is added as astroid adds it.
+
+What is inferred is then what a full build infers. On exit every lean module leaves
+astroid's cache: pylint's other checkers, in the same process, build it again in full
+when they need it. ``RPCSURFACE_BUILD=full`` builds every module in full, the reference
+the tests compare the lean build with.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Container, Iterator
+from typing import Any
+
+import astroid
+from astroid import nodes
+from astroid.builder import AstroidBuilder
+from astroid.manager import AstroidManager
+
+__all__ = ["BUILD_ENV", "LeanBuilds", "lean_wanted"]
+
+BUILD_ENV = "RPCSURFACE_BUILD"  # "full": astroid's whole post-build for every module
+
+# The attribute a lean module carries: its nodes from the parse whose transforms have not
+# run, by id (held, so that no node made later can take an id of theirs).
+_LEAN = "_rpcsurface_lean"
+
+
+def lean_wanted() -> bool:
+    """Whether the project's modules are built lean (unless ``RPCSURFACE_BUILD=full``)."""
+    return os.environ.get(BUILD_ENV, "").strip().lower() != "full"
+
+
+class _PendingAttrs(dict[str, Any]):
+    """A class's ``instance_attrs`` whose methods' ``self.x = ...`` are added by *fill*
+    before the first read.
+
+    Every read goes through a method of the dict this class overrides; the fill runs
+    once, first thing, and what it adds goes through ``setdefault`` like astroid's own.
+    Code reading the dict through ``dict``'s own functions (the assignments taken back
+    by :mod:`.assigned_members` count them so) sees what is there, filled or not."""
+
+    def __init__(self, current: dict[str, Any], fill: Callable[[], None]) -> None:
+        super().__init__(current)
+        self._fill: Callable[[], None] | None = fill
+
+    def filled(self) -> None:
+        fill, self._fill = self._fill, None
+        if fill is not None:
+            fill()
+
+    def __getitem__(self, key: str) -> Any:
+        self.filled()
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self.filled()
+        return super().__contains__(key)
+
+    def __iter__(self) -> Iterator[str]:
+        self.filled()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self.filled()
+        return super().__len__()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.filled()
+        return super().get(key, default)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self.filled()
+        return super().setdefault(key, default)
+
+    def keys(self) -> Any:
+        self.filled()
+        return super().keys()
+
+    def values(self) -> Any:
+        self.filled()
+        return super().values()
+
+    def items(self) -> Any:
+        self.filled()
+        return super().items()
+
+    def copy(self) -> dict[str, Any]:
+        self.filled()
+        return dict(super().items())
+
+    def __eq__(self, other: object) -> bool:
+        self.filled()
+        return super().__eq__(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self.filled()
+        return super().__repr__()
+
+
+# Methods whose first argument astroid takes for the class, undecorated.
+_CLASS_FIRST = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+
+
+def _self_class(target: nodes.NodeNG) -> nodes.ClassDef | None:
+    """The class whose instance *target* is, where that is plain from the syntax: a
+    method's first argument, bound nowhere else in it, the method undecorated and the
+    only binding of its name in a class none of whose bases may make it a metaclass.
+    Else None: astroid infers what an assignment to it assigns to at build."""
+    if not isinstance(target, nodes.Name):
+        return None
+    method = target.scope()
+    klass = method.parent
+    if not isinstance(method, nodes.FunctionDef) or not isinstance(klass, nodes.ClassDef):
+        return None
+    if method.decorators is not None or method.name in _CLASS_FIRST:
+        return None
+    if klass.locals.get(method.name) != [method]:
+        return None
+    positional = [*method.args.posonlyargs, *(method.args.args or ())]
+    if not positional or positional[0].name != target.name:
+        return None
+    if method.locals.get(target.name) != [positional[0]]:
+        return None
+    if klass.keywords or any(not _plain_base(base) for base in klass.bases):
+        return None
+    return klass
+
+
+def _plain_base(base: object) -> bool:
+    """Whether *base* is a name that can't make its class a metaclass by its look."""
+    if isinstance(base, nodes.Name):
+        name = base.name
+    elif isinstance(base, nodes.Attribute):
+        name = base.attrname
+    else:
+        return isinstance(base, nodes.Subscript) and _plain_base(base.value)
+    return name != "type" and "meta" not in name.lower()
+
+
+class LeanBuilds:
+    """Within :meth:`active`, the modules named under *project_names* astroid builds are
+    lean (see the module's docstring)."""
+
+    def __init__(
+        self,
+        manager: AstroidManager,
+        project_names: Container[str],
+        taken_out: list[nodes.Module],
+    ) -> None:
+        self._manager = manager
+        self._project_names = project_names
+        self._lean: list[nodes.Module] = []
+        # Told of the lean modules taken out of astroid's cache on exit: what the block
+        # built and left there (a module built on its own and dropped at once is not).
+        self._taken_out = taken_out
+
+    def _is_project(self, module: nodes.Module) -> bool:
+        return module.file is not None and module.name.partition(".")[0] in self._project_names
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        """Build the project's modules lean in this block (unless
+        ``RPCSURFACE_BUILD=full``); on exit, none stays in astroid's cache, and what was
+        inferred through them is forgotten."""
+        if not lean_wanted():
+            yield
+            return
+        post_build = AstroidBuilder.__dict__["_post_build"]
+        infer = nodes.NodeNG.__dict__["infer"]
+        is_project, defer, transformed = self._is_project, self._defer, self._transformed
+        held_before = dict(self._manager.astroid_cache)
+
+        def lean_post_build(
+            builder: AstroidBuilder, module: nodes.Module, rebuilder: Any, encoding: str
+        ) -> nodes.Module:
+            if not is_project(module):
+                return post_build(builder, module, rebuilder, encoding)  # type: ignore[no-any-return]
+            # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+            deferred = rebuilder._delayed_assattr  # pylint: disable=protected-access
+            rebuilder._delayed_assattr = []  # pylint: disable=protected-access
+            applying = builder._apply_transforms  # pylint: disable=protected-access
+            builder._apply_transforms = False  # pylint: disable=protected-access
+            try:
+                module = post_build(builder, module, rebuilder, encoding)
+            finally:
+                builder._apply_transforms = applying  # pylint: disable=protected-access
+            defer(builder, module, deferred)
+            return module
+
+        def lean_infer(node: nodes.NodeNG, *args: Any, **kwargs: Any) -> Any:
+            return infer(transformed(node), *args, **kwargs)
+
+        lean_infer.__wrapped__ = infer  # type: ignore[attr-defined]
+        setattr(AstroidBuilder, "_post_build", lean_post_build)  # noqa: B010
+        setattr(nodes.NodeNG, "infer", lean_infer)  # noqa: B010
+        try:
+            yield
+        finally:
+            setattr(AstroidBuilder, "_post_build", post_build)  # noqa: B010
+            setattr(nodes.NodeNG, "infer", infer)  # noqa: B010
+            self._leave_cache(held_before)
+
+    def _defer(
+        self, builder: AstroidBuilder, module: nodes.Module, deferred: list[nodes.AssignAttr]
+    ) -> None:
+        """Add *module*'s attribute assignments astroid would have, those made through a
+        plain method's ``self`` to come when a class's members are first read."""
+        own: dict[int, list[nodes.AssignAttr]] = {}
+        through: list[nodes.AssignAttr] = []
+        for node in deferred:
+            klass = _self_class(node.expr)
+            if klass is not None:
+                own.setdefault(id(klass), []).append(node)
+            elif _through_local(node):
+                through.append(node)
+            else:
+                # The class attribute, not the instance's copy: astroid's hook wraps it.
+                AstroidBuilder.delayed_assattr(builder, node)
+        # ``self.a.b = ...`` or ``msg.status = ...`` assigns to what ``self.a`` or ``msg``
+        # is: an instance of any class of the module (one of another module is taken
+        # back out, :mod:`.assigned_members`), so reading any of their members adds
+        # them, after that class's own.
+        shared = _Assigning(builder, through)
+        for klass in _classes_of(module) if through else ():
+            if id(klass) not in own:
+                own[id(klass)] = []
+        for klass in _classes_of(module):
+            assigned = own.get(id(klass))
+            if assigned is not None:
+                fill = _Assigning(builder, assigned, then=shared)
+                # astroid's own attribute, a dict it reads through the methods overridden.
+                setattr(klass, "instance_attrs", _PendingAttrs(klass.instance_attrs, fill))  # noqa: B010
+        setattr(module, _LEAN, _parsed_nodes(module))
+        self._lean.append(module)
+
+    def _transformed(self, node: nodes.NodeNG) -> nodes.NodeNG:
+        """*node*, its transforms and those of the classes around it run if it came from
+        the parse of a lean module and they haven't: what astroid's walk would have made
+        of it. Nodes made later (by a transform, by inference) are never walked by
+        astroid, so never transformed here either."""
+        pending: dict[int, nodes.NodeNG] | None = node.root().__dict__.get(_LEAN)
+        if not pending or id(node) not in pending:
+            return node
+        for klass in _enclosing_classes(node):
+            if pending.pop(id(klass), None) is not None:
+                self._transform(klass)
+        # A class's transform may have inferred, so transformed, the node itself.
+        return node if pending.pop(id(node), None) is None else self._transform(node)
+
+    def _transform(self, node: nodes.NodeNG) -> Any:
+        """astroid's transforms of *node*; a replacement takes its place in its parent."""
+        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+        visitor = self._manager._transform  # pylint: disable=protected-access
+        replacement: Any = visitor._transform(node)  # pylint: disable=protected-access
+        if replacement is not node and node.parent is not None:
+            _replace_child(node.parent, node, replacement)
+        return replacement
+
+    def _leave_cache(self, held_before: dict[str, nodes.Module]) -> None:
+        """Take every lean module out of astroid's cache, giving back the module it held
+        under that name before (pylint's, which its checkers read), and forget what was
+        inferred through them: pylint's checkers build their own."""
+        lean, self._lean = self._lean, []
+        if not lean:
+            return
+        cache = self._manager.astroid_cache
+        held = [module for module in lean if cache.get(module.name) is module]
+        for module in held:
+            before = held_before.get(module.name)
+            if before is None or _LEAN in before.__dict__:
+                del cache[module.name]
+            else:
+                cache[module.name] = before
+        self._taken_out.extend(held)
+        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+        astroid.context._invalidate_cache()  # pylint: disable=protected-access
+        nodes.Name.lookup.cache_clear()  # pylint: disable=no-member  # an lru_cache
+        nodes.ClassDef._metaclass_lookup_attribute.cache_clear()  # pylint: disable=protected-access
+
+
+class _Assigning:
+    """Adds *assigned* as astroid's build would (once), then *then*'s."""
+
+    def __init__(
+        self,
+        builder: AstroidBuilder,
+        assigned: list[nodes.AssignAttr],
+        then: _Assigning | None = None,
+    ) -> None:
+        self._builder = builder
+        self._assigned: list[nodes.AssignAttr] | None = assigned
+        self._then = then
+
+    def __call__(self) -> None:
+        assigned, self._assigned = self._assigned, None
+        for node in assigned or ():
+            # The class attribute, not the instance's copy: astroid's hook wraps it.
+            AstroidBuilder.delayed_assattr(self._builder, node)
+        if self._then is not None:
+            self._then()
+
+
+def _through_local(node: nodes.AssignAttr) -> bool:
+    """Whether *node* assigns to an attribute of what a function's own name holds (its
+    parameter or local: ``msg.status = ...``, ``self.a.b = ...``), not a class's first
+    argument in a method astroid may read as the class itself (``cls.x = ...``)."""
+    target = node.expr
+    while isinstance(target, nodes.Attribute):
+        target = target.expr
+    if not isinstance(target, nodes.Name):
+        return False
+    scope, _ = target.lookup(target.name)
+    if not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        return False
+    positional = [*scope.args.posonlyargs, *(scope.args.args or ())]
+    first = positional[0].name if positional else None
+    in_class = isinstance(scope.parent, nodes.ClassDef)
+    return not (in_class and first == target.name and _self_class(target) is None)
+
+
+def _classes_of(module: nodes.Module) -> list[nodes.ClassDef]:
+    """Every class *module* defines, at any depth, in the order of the text."""
+    return list(module.nodes_of_class(nodes.ClassDef))
+
+
+def _parsed_nodes(module: nodes.Module) -> dict[int, nodes.NodeNG]:
+    """Every node of *module*'s tree as astroid's transforms walk it (the fields of each
+    node, the module first), by id."""
+    found: dict[int, nodes.NodeNG] = {}
+    stack: list[Any] = [module]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, nodes.NodeNG):
+            found[id(value)] = value
+            # Private to astroid (its transforms' walk reads it); see tests/test_private_hooks.py.
+            for field in value._astroid_fields:  # pylint: disable=protected-access
+                stack.append(getattr(value, field))
+    return found
+
+
+def _enclosing_classes(node: nodes.NodeNG) -> list[nodes.ClassDef]:
+    """The classes *node* lies in (itself included), outermost first."""
+    found = []
+    current: nodes.NodeNG | None = node
+    while current is not None:
+        if isinstance(current, nodes.ClassDef) and current is not node:
+            found.append(current)
+        current = current.parent
+    return found[::-1]
+
+
+def _replace_child(parent: nodes.NodeNG, old: nodes.NodeNG, new: nodes.NodeNG) -> None:
+    """Put *new* where *old* is among *parent*'s fields, as astroid's walk does."""
+    for field in parent._astroid_fields:  # pylint: disable=protected-access
+        value = getattr(parent, field)
+        if value is old:
+            setattr(parent, field, new)
+            return
+        if isinstance(value, list) and any(child is old for child in value):
+            value[:] = [new if child is old else child for child in value]
+            return
+        if isinstance(value, tuple) and any(child is old for child in value):
+            setattr(parent, field, tuple(new if child is old else child for child in value))
+            return
