@@ -19,6 +19,11 @@ test run gives them:
   nested class in its body, an instance attribute set in a new method), saved or as
   buffers.
 
+Every answer from nothing is also computed with astroid's full build of every module
+(``RPCSURFACE_BUILD=full``) and held to the lean build's (analysis/lean_build.py): the
+count of those comparisons and of their differences is printed (``--no-full-build``
+skips them).
+
 Prints, per property, the sequences run and the differences found, and exits 1 if any
 sequence's answers differed (hypothesis then prints the shrunk sequence).
 """
@@ -26,10 +31,12 @@ sequence's answers differed (hypothesis then prints the shrunk sequence).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +48,9 @@ import test_incremental_bodies as body_edits  # noqa: E402
 import test_incremental_members as member_edits  # noqa: E402
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+
+from pylint_rpcsurface import engine  # noqa: E402
+from pylint_rpcsurface.analysis.lean_build import BUILD_ENV  # noqa: E402
 
 
 def _properties() -> dict[str, tuple[Callable[..., None], tuple[Any, ...]]]:
@@ -92,11 +102,65 @@ def _counted(
     return run
 
 
+class FullBuildOracle:
+    """Computes every answer from nothing (no memo) a second time with astroid's full
+    build, and counts the comparisons and the differences with the lean build's."""
+
+    def __init__(self) -> None:
+        self.compared = 0
+        self.differed: list[str] = []
+
+    def wrap(self, surface_facts: Callable[..., Any]) -> Callable[..., Any]:
+        def checked(config: Any, overrides: Any = None, *args: Any, **kwargs: Any) -> Any:
+            facts = surface_facts(config, overrides, *args, **kwargs)
+            if kwargs.get("memo") is not None or args:
+                return facts
+            with _environment(BUILD_ENV, "full"):
+                full = surface_facts(config, overrides)
+            self.compared += 1
+            if _answer(facts) != _answer(full):
+                self.differed.append(f"{_answer(facts)} != {_answer(full)}")
+            return facts
+
+        return checked
+
+
+def _answer(facts: Any) -> list[tuple[Any, ...]]:
+    analysis = facts.analysis()
+    found = [
+        (f.symbol, f.location.path, f.location.line, f.location.col, f.args, f.surfaces)
+        for f in analysis.all_findings()
+    ]
+    return sorted(found) + sorted(("config", str(e)) for e in analysis.config_errors)
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=200, help="sequences per property")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--no-full-build", action="store_true", help="skip the lean = full build comparison"
+    )
     options = parser.parse_args()
+    oracle = FullBuildOracle()
+    if not options.no_full_build:
+        checked = oracle.wrap(engine.surface_facts)
+        for module in (engine, saved_edits, body_edits, member_edits):
+            if hasattr(module, "surface_facts"):
+                setattr(module, "surface_facts", checked)  # noqa: B010
     chosen = options.seed if options.seed is not None else random.randrange(2**32)
     print(f"seed {chosen}, {options.examples} sequences per property")
     failed = 0
@@ -120,7 +184,14 @@ def main() -> int:
         failed += differences
         took = time.monotonic() - started
         print(f"{name}: {count[0]} sequences run, {differences} with a difference ({took:.0f} s)")
-    return 1 if failed else 0
+    if not options.no_full_build:
+        print(
+            f"lean build = astroid's full build: {oracle.compared} answers from nothing "
+            f"compared, {len(oracle.differed)} differed"
+        )
+        for difference in oracle.differed[:5]:
+            print(f"  {difference}")
+    return 1 if failed or oracle.differed else 0
 
 
 if __name__ == "__main__":
