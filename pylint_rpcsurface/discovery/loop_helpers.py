@@ -21,6 +21,7 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.inference import inferred_values
 from pylint_rpcsurface.discovery.reading import (
+    FunctionBody,
     assignments_in,
     is_getattr,
     names_in,
@@ -99,18 +100,18 @@ def looked_up_through(bindings: HelperBindings) -> dict[str, tuple[nodes.Functio
 
 
 def bound_from_helpers(
-    function: nodes.FunctionDef,
+    body: FunctionBody,
     received_in: Callable[[nodes.FunctionDef], set[str]],
     project: set[int],
 ) -> HelperBindings:
-    """(the names bound, the helper, the names it received) for each assignment in
-    *function* from a call to a helper that receives a name. It infers what each call
-    calls: its callers read it once a function."""
+    """(the names bound, the helper, the names it received) for each assignment in the
+    function of *body* from a call to a helper that receives a name. It infers what each
+    call calls: its callers read it once a function."""
     found: HelperBindings = []
-    for targets, value in assignments_in(function):
+    for targets, value, _read in body.assignments:
         if not isinstance(value, nodes.Call):
             continue
-        helper = helper_of(function, value, project)
+        helper = helper_of(body.function, value, project)
         if helper is None:
             continue
         received = received_in(helper)

@@ -22,6 +22,7 @@ from pylint_rpcsurface.discovery.none_tests import (
 )
 from pylint_rpcsurface.discovery.reading import (
     SEND_CALLS,
+    FunctionBodies,
     Worker,
     assignments_in,
     call_name,
@@ -43,13 +44,18 @@ from pylint_rpcsurface.discovery.table_reads import (
 
 class WorkerSide:
     """Reads the worker loops of the project's *functions* (methods and module-level
-    functions), each place shown relative to *project*."""
+    functions), each place shown relative to *project*, their bodies as *bodies* has
+    them read."""
 
-    def __init__(self, project: Path, functions: list[nodes.FunctionDef]) -> None:
+    def __init__(
+        self, project: Path, functions: list[nodes.FunctionDef], bodies: FunctionBodies
+    ) -> None:
         self.project = project
         self.functions = functions
+        self.bodies = bodies
         self._ids = {id(f) for f in functions}
         self._received_by: dict[int, set[str]] = {}
+        self._received_here: dict[int, set[str]] = {}
         self._helper_bindings: dict[int, HelperBindings] = {}
 
     def where(self, node: nodes.NodeNG) -> str:
@@ -92,7 +98,9 @@ class WorkerSide:
         through a helper and the callables looked up through one ask."""
         key = id(function)
         if key not in self._helper_bindings:
-            self._helper_bindings[key] = bound_from_helpers(function, self._received, self._ids)
+            self._helper_bindings[key] = bound_from_helpers(
+                self.bodies(function), self._received, self._ids
+            )
         return self._helper_bindings[key]
 
     def table_reads(self, linearize: Linearize) -> list[TableRead]:
@@ -167,15 +175,20 @@ class WorkerSide:
                 found.append((inner, tainted_names(inner, seeds)))
         return found
 
-    @staticmethod
-    def _received(function: nodes.FunctionDef) -> set[str]:
-        seeds: set[str] = set()
-        for names, value in assignments_in(function):
-            if any(_receives(c) for c in value.nodes_of_class(nodes.Call)) or (
-                isinstance(value, nodes.Call) and _receives(value)
-            ):
-                seeds.update(names)
-        return tainted_names(function, seeds) if seeds else set()
+    def _received(self, function: nodes.FunctionDef) -> set[str]:
+        """The names *function* binds from a receive of its own (read once: every loop
+        calling it as a helper asks)."""
+        key = id(function)
+        if key not in self._received_here:
+            body = self.bodies(function)
+            seeds: set[str] = set()
+            for names, value, _read in body.assignments:
+                if any(_receives(c) for c in value.nodes_of_class(nodes.Call)) or (
+                    isinstance(value, nodes.Call) and _receives(value)
+                ):
+                    seeds.update(names)
+            self._received_here[key] = body.tainted(seeds) if seeds else set()
+        return self._received_here[key]
 
     def _invocation(
         self,
