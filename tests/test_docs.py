@@ -238,7 +238,7 @@ def _documented_usage(command: str) -> str:
     return usages[0]
 
 
-@pytest.mark.parametrize("command", ["check", "report", "fix", "explain", "init"])
+@pytest.mark.parametrize("command", ["check", "report", "fix", "explain", "init", "lsp"])
 def test_each_command_s_usage_in_the_reference_is_what_its_parser_takes(command: str) -> None:
     """The reference's usage line names every option, choice and positional that the
     installed command's ``--help`` shows, and nothing else."""

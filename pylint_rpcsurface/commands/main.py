@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import NoReturn, Protocol, TextIO
 
 from pylint_rpcsurface import __version__
-from pylint_rpcsurface.commands import check, explain, fix, init, report
+from pylint_rpcsurface.commands import check, explain, fix, init, lsp, report
 from pylint_rpcsurface.commands.projects import EXIT_ERROR, UsageError
 
 # The status a shell reports for a program that SIGPIPE ended (128 + signal 13), as
@@ -39,6 +39,7 @@ _COMMANDS: tuple[tuple[str, _Command], ...] = (
     ("fix", fix),
     ("explain", explain),
     ("init", init),
+    ("lsp", lsp),
 )
 
 

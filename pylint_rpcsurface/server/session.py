@@ -1,0 +1,327 @@
+"""What the language server keeps between messages, and its answer to each.
+
+Protocol handling only: every answer comes from the engine ``rpcsurface check`` and
+``report`` use. One analysis per configuration is kept: its facts (the findings with
+them) answer every request until a file the analysis reads changes, on disk or in a
+buffer; a new analysis takes the pieces that still hold from the store, as ``check``
+does, with the open buffers' text in place of their files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import PositionCodec, TextDocument
+
+from pylint_rpcsurface import engine
+from pylint_rpcsurface.commands.check import message_text
+from pylint_rpcsurface.commands.projects import Scope
+from pylint_rpcsurface.commands.report import build, build_proxy
+from pylint_rpcsurface.config import Config, ConfigError, ConfigFinder
+from pylint_rpcsurface.config.pylint_control import (
+    MessageControl,
+    PylintOptionError,
+    message_control,
+)
+from pylint_rpcsurface.engine import Facts
+from pylint_rpcsurface.engine.lookup import RpcName, handler_definitions, names_at, send_sites
+from pylint_rpcsurface.messages import BY_SYMBOL
+from pylint_rpcsurface.model import Finding, Location
+from pylint_rpcsurface.server.positions import from_position, to_range
+from pylint_rpcsurface.sources import SourceTree, real
+from pylint_rpcsurface.store import Store
+
+SOURCE = "rpcsurface"
+# A message's category (the first letter of its id) as the editor's severity.
+_SEVERITY = {
+    "F": types.DiagnosticSeverity.Error,
+    "E": types.DiagnosticSeverity.Error,
+    "W": types.DiagnosticSeverity.Warning,
+}
+
+# The state of every file the analysis reads: an edit, a checkout or a new module changes it.
+_FileStates = tuple[tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True)
+class _Analysed:
+    """One configuration's analysis, and what it was computed from."""
+
+    config: Config
+    buffers: tuple[tuple[str, str], ...]
+    files: _FileStates
+    facts: Facts
+    control: MessageControl
+    scope: Scope
+
+
+def _file_states(config: Config) -> _FileStates:
+    """The stat of the configuration file and of every module under the source roots."""
+    states = []
+    for path in (str(config.path), *SourceTree(config.source_roots).python_files()):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        states.append((path, info.st_mtime_ns, info.st_size))
+    return tuple(states)
+
+
+def _registrable(handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """*handler* as a function of its own: pygls marks each function it registers, which a
+    bound method can't be."""
+
+    def handle(params: Any) -> Any:
+        return handler(params)
+
+    return handle
+
+
+def _severity(symbol: str) -> types.DiagnosticSeverity:
+    return _SEVERITY.get(BY_SYMBOL[symbol].msgid[0], types.DiagnosticSeverity.Information)
+
+
+class Session:
+    """The server's state: the configurations found, each one's latest analysis, and
+    which of their findings each open file was last told."""
+
+    def __init__(self, server: LanguageServer, *, use_cache: bool) -> None:
+        self.server = server
+        self.use_cache = use_cache
+        self.finder = ConfigFinder()
+        self.analysed: dict[Path, _Analysed] = {}
+        self.problems_said: set[str] = set()
+        for method, handler in (
+            (types.TEXT_DOCUMENT_DID_OPEN, self.opened),
+            (types.TEXT_DOCUMENT_DID_CHANGE, self.changed),
+            (types.TEXT_DOCUMENT_DID_SAVE, self.changed),
+            (types.TEXT_DOCUMENT_DID_CLOSE, self.closed),
+            (types.WORKSPACE_DID_CHANGE_WATCHED_FILES, self.changed),
+            (types.TEXT_DOCUMENT_DEFINITION, self.definition),
+            (types.TEXT_DOCUMENT_REFERENCES, self.references),
+            (types.TEXT_DOCUMENT_HOVER, self.hover),
+        ):
+            server.feature(method)(_registrable(handler))
+
+    # ---------------------------------------------------------------- diagnostics
+
+    def opened(self, params: types.DidOpenTextDocumentParams) -> None:
+        del params
+        self.publish()
+
+    def changed(
+        self,
+        params: types.DidChangeTextDocumentParams
+        | types.DidSaveTextDocumentParams
+        | types.DidChangeWatchedFilesParams,
+    ) -> None:
+        del params
+        self.publish()
+
+    def closed(self, params: types.DidCloseTextDocumentParams) -> None:
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
+        )
+        self.publish()
+
+    def publish(self) -> None:
+        """Analyse with the open buffers, and tell each open file its findings."""
+        for document in list(self.server.workspace.text_documents.values()):
+            path = self._path(document.uri)
+            if path is None:
+                continue
+            analysed = self._analysis(path)
+            found = () if analysed is None else self._findings(analysed, path)
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=document.uri,
+                    version=document.version,
+                    diagnostics=[self._diagnostic(document, finding) for finding in found],
+                )
+            )
+
+    @staticmethod
+    def _findings(analysed: _Analysed, path: str) -> tuple[Finding, ...]:
+        """What ``rpcsurface check`` reports in *path*: none in a file pylint's ignore
+        options leave out, none that a pragma or pylint's configuration silence."""
+        if not analysed.scope.linted(path, analysed.control):
+            return ()
+        return tuple(
+            finding
+            for finding in analysed.facts.analysis().findings_in(path)
+            if not analysed.control.silenced(finding)
+        )
+
+    def _diagnostic(self, document: TextDocument, finding: Finding) -> types.Diagnostic:
+        return types.Diagnostic(
+            range=to_range(self._codec(), document.lines, finding.location),
+            message=message_text(finding),  # ends with its page: (rpcsurface explain <symbol>)
+            severity=_severity(finding.symbol),
+            code=finding.symbol,
+            source=SOURCE,
+        )
+
+    # ---------------------------------------------------------------- the analysis
+
+    def _buffers(self) -> dict[str, str]:
+        """Each open file's text, by real path: what the analysis reads in its place."""
+        buffers = {}
+        for document in self.server.workspace.text_documents.values():
+            path = self._path(document.uri)
+            if path is not None:
+                buffers[real(path)] = document.source
+        return buffers
+
+    def _analysis(self, path: str) -> _Analysed | None:
+        """The analysis of the configuration *path* belongs to, computed again when a
+        file it reads changed; None when no configuration applies or it can't be used
+        (said once in a message)."""
+        try:
+            config = self.finder.config_for(Path(path))
+        except ConfigError as error:
+            self._say(str(error))
+            return None
+        if config is None:
+            return None
+        buffers = self._buffers()
+        mine = tuple(sorted(buffers.items()))
+        files = _file_states(config)
+        known = self.analysed.get(config.path)
+        if (
+            known is not None
+            and known.config == config
+            and (known.buffers, known.files)
+            == (
+                mine,
+                files,
+            )
+        ):
+            return known
+        try:
+            control = message_control(config.root)
+        except PylintOptionError as error:
+            self._say(str(error))
+            return None
+        facts = self._facts(config, buffers)
+        if facts.config_errors:
+            self._say("; ".join(dict.fromkeys(str(e) for e in facts.config_errors)))
+            return None
+        roots = tuple(real(root) for root in config.source_roots)
+        scope = Scope(roots, config, tuple(os.path.relpath(r, config.root) for r in roots))
+        analysed = _Analysed(config, mine, files, facts, control, scope)
+        self.analysed[config.path] = analysed
+        return analysed
+
+    def _facts(self, config: Config, buffers: Mapping[str, str]) -> Facts:
+        """The facts ``check`` would judge with *buffers* saved, the store's pieces reused
+        (and this run's kept) unless the cache is off."""
+        if not self.use_cache:
+            return engine.surface_facts(config, buffers)
+        store = Store(config)
+        run = store.begin(buffers)
+        memo = run.memo()
+        with engine.failed_imports_recorded(memo.failed_imports):
+            facts = engine.surface_facts(config, buffers, memo, tree=store.tree)
+        run.finish(memo, facts.analysis())
+        return facts
+
+    def _say(self, problem: str) -> None:
+        """Show a configuration problem once, until it changes."""
+        if problem in self.problems_said:
+            return
+        self.problems_said.add(problem)
+        self.server.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=f"rpcsurface: {problem}")
+        )
+
+    # ---------------------------------------------------------------- navigation
+
+    def _names(
+        self, params: types.DefinitionParams | types.ReferenceParams | types.HoverParams
+    ) -> tuple[_Analysed, tuple[RpcName, ...]] | None:
+        path = self._path(params.text_document.uri)
+        if path is None:
+            return None
+        analysed = self._analysis(path)
+        if analysed is None:
+            return None
+        document = self.server.workspace.get_text_document(params.text_document.uri)
+        line, col = from_position(self._codec(), document.lines, params.position)
+        names = names_at(analysed.facts, real(path), line, col)
+        return (analysed, names) if names else None
+
+    def definition(self, params: types.DefinitionParams) -> list[types.Location] | None:
+        """The ``def`` of each handler method answering the RPC name under the cursor."""
+        found = self._names(params)
+        if found is None:
+            return None
+        analysed, names = found
+        return self._locations(handler_definitions(analysed.facts, names))
+
+    def references(self, params: types.ReferenceParams) -> list[types.Location] | None:
+        """Every send site of the RPC name under the cursor (a handler's ``def``, a table
+        entry, a registry element or a send site)."""
+        found = self._names(params)
+        if found is None:
+            return None
+        analysed, names = found
+        return self._locations(send_sites(analysed.facts, names))
+
+    def hover(self, params: types.HoverParams) -> types.Hover | None:
+        """The name's row of ``rpcsurface report``, one per surface that knows it."""
+        found = self._names(params)
+        if found is None:
+            return None
+        analysed, names = found
+        facts = analysed.facts
+        silenced = frozenset(
+            (f.location, f.symbol) for f in facts.findings if analysed.control.silenced(f)
+        )
+        root = str(analysed.config.root)
+        reports = [build(surface, silenced) for surface in facts.surfaces]
+        reports += [build_proxy(proxy, root, silenced) for proxy in facts.proxies]
+        wanted = {(name.table, name.rpc) for name in names}
+        parts = []
+        for report in reports:
+            for row in report.rows:
+                if row.inferred and (report.name, row.rpc) in wanted:
+                    rpc, sites, answered_by, listed, verdict = row.cells()
+                    parts.append(
+                        f"**{rpc}** on {report.name}\n\n"
+                        f"- sent by: {sites}\n- answered by: {answered_by}\n"
+                        f"- listed: {listed}\n- verdict: {verdict}"
+                    )
+        if not parts:
+            return None
+        return types.Hover(
+            contents=types.MarkupContent(
+                kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)
+            )
+        )
+
+    def _locations(self, places: tuple[Location, ...]) -> list[types.Location]:
+        found = []
+        for at in places:
+            uri = from_fs_path(at.path)
+            if uri is None:
+                continue
+            lines = self.server.workspace.get_text_document(uri).lines
+            found.append(types.Location(uri=uri, range=to_range(self._codec(), lines, at)))
+        return found
+
+    # ---------------------------------------------------------------- the workspace
+
+    def _codec(self) -> PositionCodec:
+        return self.server.workspace.position_codec
+
+    @staticmethod
+    def _path(uri: str) -> str | None:
+        path = to_fs_path(uri)
+        return None if path is None or not path.endswith(".py") else path

@@ -1,0 +1,322 @@
+"""``rpcsurface lsp``: the real console script driven over stdio by pytest-lsp's client,
+as an editor drives it, on copies of the real_layout fixture.
+
+The oracle: the diagnostics the server publishes for the open files are the findings
+``rpcsurface check --format json --no-cache`` reports on the same text, saved or not.
+Navigation's expected places are read from the fixture's source text, not from a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp.client import make_test_lsp_client
+from support import (
+    CONSOLE_SCRIPT,
+    clean_environment,
+    line_of,
+    real_layout_copy,
+    run_check,
+    run_cli,
+    stats_env,
+)
+
+T = TypeVar("T")
+# A finding as both sides can say it: symbol, path relative to the project, 1-based line,
+# columns (the fixture is ASCII: UTF-16 code units are its bytes) and message text.
+Said = tuple[str, str, int, int, int, int, str]
+
+ENGINE_CORE = "engine/model_engine/engine_core.py"
+MODEL_RUNNER = "engine/model_engine/model_runner.py"
+
+
+def _uri(path: Path) -> str:
+    uri = from_fs_path(str(path))
+    assert uri is not None
+    return uri
+
+
+def _relative(uri: str, project: Path) -> str:
+    path = to_fs_path(uri)
+    assert path is not None
+    return Path(path).relative_to(project).as_posix()
+
+
+def _python_files(project: Path) -> list[Path]:
+    return sorted(project.rglob("*.py"))
+
+
+async def _with_server(project: Path, scenario: Callable[[LanguageClient], Awaitable[T]]) -> T:
+    """Start ``rpcsurface lsp``, open the session on *project*, run *scenario*, shut down."""
+    client = make_test_lsp_client()
+    # Its own cache folder beside the project: the store it keeps is the one check reads.
+    await client.start_io(*CONSOLE_SCRIPT, "lsp", env=clean_environment(stats_env(project)))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=_uri(project),
+            workspace_folders=[types.WorkspaceFolder(uri=_uri(project), name="proj")],
+        )
+    )
+    try:
+        return await scenario(client)
+    finally:
+        await client.shutdown_session()
+
+
+def _serve(project: Path, scenario: Callable[[LanguageClient], Awaitable[T]]) -> T:
+    return asyncio.run(asyncio.wait_for(_with_server(project, scenario), timeout=120))
+
+
+def _open(client: LanguageClient, path: Path) -> None:
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=_uri(path), language_id="python", version=1, text=path.read_text("utf-8")
+            )
+        )
+    )
+
+
+async def _answered(client: LanguageClient, path: Path) -> None:
+    """Wait until the server has handled every message sent before: it handles them in
+    order, so the answer to a request sent now comes after their diagnostics."""
+    await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=_uri(path)),
+            position=types.Position(line=0, character=0),
+        )
+    )
+
+
+def _published(client: LanguageClient, project: Path) -> set[Said]:
+    return {
+        (
+            str(d.code),
+            _relative(uri, project),
+            d.range.start.line + 1,
+            d.range.start.character,
+            d.range.end.line + 1,
+            d.range.end.character,
+            d.message,
+        )
+        for uri, diagnostics in client.diagnostics.items()
+        for d in diagnostics
+    }
+
+
+def _checked(project: Path) -> set[Said]:
+    run = run_check(project, "--format", "json", "--no-cache")
+    assert run.returncode in (0, 1), run.stderr
+    return {
+        (
+            f["symbol"],
+            f["path"],
+            f["line"],
+            f["column"],
+            f["endLine"],
+            f["endColumn"],
+            f["message"],
+        )
+        for f in json.loads(run.stdout)
+    }
+
+
+def _at(path: Path, fragment: str, offset: int = 0) -> types.Position:
+    """The position of *fragment* (plus *offset* characters) on its one line of *path*."""
+    text = path.read_text("utf-8")
+    line = line_of(text, fragment)
+    return types.Position(
+        line=line - 1, character=text.splitlines()[line - 1].index(fragment) + offset
+    )
+
+
+def _lines(locations: Any, project: Path) -> set[tuple[str, int]]:
+    return {(_relative(at.uri, project), at.range.start.line + 1) for at in locations or ()}
+
+
+# ---------------------------------------------------------------- diagnostics
+
+
+def test_diagnostics_of_the_saved_files_are_checks(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    files = _python_files(project)
+
+    async def scenario(client: LanguageClient) -> set[Said]:
+        for path in files:
+            _open(client, path)
+        await _answered(client, files[0])
+        assert set(client.diagnostics) == {_uri(path) for path in files}
+        return _published(client, project)
+
+    published = _serve(project, scenario)
+    expected = _checked(project)
+    assert expected  # the fixture plants findings
+    # The site a pylint pragma silences has no finding in either.
+    silenced = line_of((project / ENGINE_CORE).read_text("utf-8"), 'call_func("exit")')
+    assert not {said for said in published if said[1:3] == (ENGINE_CORE, silenced)}
+    assert published == expected
+
+
+def test_an_unsaved_mistyped_name_gives_what_check_gives_on_that_text(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core = project / ENGINE_CORE
+    edited = engine_core.read_text("utf-8").replace('"forward"', '"froward"')
+    assert '"froward"' in edited
+
+    async def scenario(client: LanguageClient) -> set[Said]:
+        for path in _python_files(project):
+            _open(client, path)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=_uri(engine_core), version=2
+                ),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+            )
+        )
+        await _answered(client, engine_core)
+        return _published(client, project)
+
+    published = _serve(project, scenario)
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    other = real_layout_copy(saved)
+    (other / ENGINE_CORE).write_text(edited, "utf-8")
+    expected = _checked(other)
+    assert expected != _checked(project)  # the edit changes the findings
+    assert published == expected
+    assert (project / ENGINE_CORE).read_text("utf-8") != edited  # the buffer stayed unsaved
+
+
+def test_a_file_changed_on_disk_behind_the_editor_is_noticed(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core = project / ENGINE_CORE
+    model_runner = project / MODEL_RUNNER
+    before = _checked(project)
+
+    async def scenario(client: LanguageClient) -> tuple[set[Said], set[Said]]:
+        _open(client, engine_core)
+        await _answered(client, engine_core)
+        first = _published(client, project)
+        # A checkout renames a handler method in a file the editor does not have open.
+        text = model_runner.read_text("utf-8")
+        model_runner.write_text(text.replace("def forward(", "def forwards("), "utf-8")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=_uri(model_runner), type=types.FileChangeType.Changed)]
+            )
+        )
+        await _answered(client, engine_core)
+        return first, _published(client, project)
+
+    first, second = _serve(project, scenario)
+    assert first == {said for said in before if said[1] == ENGINE_CORE}
+    after = {said for said in _checked(project) if said[1] == ENGINE_CORE}
+    assert after != first
+    assert second == after
+
+
+# ---------------------------------------------------------------- navigation
+
+
+# What a navigation request sends: the document and the position asked about.
+Ask = Callable[[LanguageClient, types.TextDocumentIdentifier, types.Position], Awaitable[T]]
+
+
+def _ask(project: Path, path: Path, position: types.Position, ask: Ask[T]) -> T:
+    """Open *path* and *ask* the server about *position* in it."""
+
+    async def scenario(client: LanguageClient) -> T:
+        _open(client, path)
+        return await ask(client, types.TextDocumentIdentifier(uri=_uri(path)), position)
+
+    return _serve(project, scenario)
+
+
+def test_definition_goes_from_a_sent_name_to_the_handler_def(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core = project / ENGINE_CORE
+    model_runner = project / MODEL_RUNNER
+
+    found = _ask(
+        project,
+        engine_core,
+        _at(engine_core, 'call_func("fast_prefill"', 13),
+        lambda client, document, position: client.text_document_definition_async(
+            types.DefinitionParams(text_document=document, position=position)
+        ),
+    )
+    handler = (MODEL_RUNNER, line_of(model_runner.read_text("utf-8"), "def fast_prefill("))
+    assert _lines(found, project) == {handler}
+
+
+def test_references_go_from_a_handler_def_to_every_send_site(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    model_runner = project / MODEL_RUNNER
+    sites = {
+        (path.relative_to(project).as_posix(), number)
+        for path in _python_files(project)
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if 'call_func("forward"' in line
+    }
+    assert sites
+
+    found = _ask(
+        project,
+        model_runner,
+        _at(model_runner, "def forward(", 5),
+        lambda client, document, position: client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=document,
+                position=position,
+                context=types.ReferenceContext(include_declaration=False),
+            )
+        ),
+    )
+    assert _lines(found, project) == sites
+
+
+def test_hover_on_a_sent_name_says_who_answers_it(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core = project / ENGINE_CORE
+
+    hover = _ask(
+        project,
+        engine_core,
+        _at(engine_core, 'call_func("fast_prefill"', 11),
+        lambda client, document, position: client.text_document_hover_async(
+            types.HoverParams(text_document=document, position=position)
+        ),
+    )
+    assert hover is not None
+    assert isinstance(hover.contents, types.MarkupContent)
+    text = hover.contents.value
+    assert "fast_prefill" in text
+    assert "FastModelRunner" in text  # the handler class that defines it
+    assert "engine_core.py:" in text  # where it is sent
+
+
+# ---------------------------------------------------------------- without the extra
+
+
+def test_without_pygls_lsp_names_the_extra_and_exits_2(tmp_path: Path) -> None:
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    # A pygls that can't be imported, as when the lsp extra is not installed.
+    (shadow / "pygls.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'pygls'\", name='pygls')\n", "utf-8"
+    )
+    run = run_cli(tmp_path, "lsp", env={"PYTHONPATH": str(shadow)})
+    assert run.returncode == 2
+    assert run.stdout == ""
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1, run.stderr
+    assert "pip install 'pylint-rpcsurface[lsp]'" in lines[0]
