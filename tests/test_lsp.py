@@ -224,6 +224,68 @@ def test_a_file_changed_on_disk_behind_the_editor_is_noticed(tmp_path: Path) -> 
     assert second == after
 
 
+def test_closing_a_file_clears_its_diagnostics(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core = project / ENGINE_CORE
+
+    async def scenario(client: LanguageClient) -> tuple[int, int]:
+        _open(client, engine_core)
+        await _answered(client, engine_core)
+        before = len(client.diagnostics[_uri(engine_core)])
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=_uri(engine_core))
+            )
+        )
+        await _answered(client, engine_core)
+        return before, len(client.diagnostics[_uri(engine_core)])
+
+    before, after = _serve(project, scenario)
+    assert before == len({said for said in _checked(project) if said[1] == ENGINE_CORE}) > 0
+    assert after == 0
+
+
+def test_a_configuration_that_cant_be_used_is_said_once_as_check_says_it(
+    tmp_path: Path,
+) -> None:
+    project = real_layout_copy(tmp_path)
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text("utf-8").replace(
+            "model_runner.FastModelRunner", "model_runner.NoSuchRunner"
+        ),
+        "utf-8",
+    )
+    engine_core = project / ENGINE_CORE
+    check = run_check(project, "--format", "json", "--no-cache")
+    assert check.returncode == 2
+    said_by_check = check.stderr.strip().removeprefix("rpcsurface: error: ")
+    assert "NoSuchRunner" in said_by_check
+
+    async def scenario(client: LanguageClient) -> tuple[list[Any], int]:
+        _open(client, engine_core)
+        for version in (2, 3):  # two keystrokes: two more analyses, no more messages
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(
+                        uri=_uri(engine_core), version=version
+                    ),
+                    content_changes=[
+                        types.TextDocumentContentChangeWholeDocument(
+                            text=engine_core.read_text("utf-8") + "\n" * version
+                        )
+                    ],
+                )
+            )
+        await _answered(client, engine_core)
+        return list(client.messages), len(client.diagnostics[_uri(engine_core)])
+
+    messages, diagnostics = _serve(project, scenario)
+    errors = [m for m in messages if m.type == types.MessageType.Error]
+    assert [m.message for m in errors] == [f"rpcsurface: {said_by_check}"]
+    assert diagnostics == 0
+
+
 # ---------------------------------------------------------------- navigation
 
 
@@ -256,6 +318,34 @@ def test_definition_goes_from_a_sent_name_to_the_handler_def(tmp_path: Path) -> 
     )
     handler = (MODEL_RUNNER, line_of(model_runner.read_text("utf-8"), "def fast_prefill("))
     assert _lines(found, project) == {handler}
+
+
+def test_definition_goes_from_a_proxy_attribute_to_each_actor_s_method(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    actors = project / "engine/model_engine/actors.py"
+    text = actors.read_text("utf-8")
+    # The handler classes come before the group that calls them: their `def fit(`.
+    group = line_of(text, "class ActorGroup")
+    handlers = {
+        ("engine/model_engine/actors.py", number)
+        for number, line in enumerate(text.splitlines(), 1)
+        if "def fit(" in line and number < group
+    }
+    assert len(handlers) == 2
+
+    def definition(position: types.Position) -> Any:
+        return _ask(
+            project,
+            actors,
+            position,
+            lambda client, document, at: client.text_document_definition_async(
+                types.DefinitionParams(text_document=document, position=at)
+            ),
+        )
+
+    assert _lines(definition(_at(actors, "actor.fit.remote(batch)", 7)), project) == handlers
+    # The receiver of the same call is no RPC name.
+    assert _lines(definition(_at(actors, "actor.fit.remote(batch)", 2)), project) == set()
 
 
 def test_references_go_from_a_handler_def_to_every_send_site(tmp_path: Path) -> None:

@@ -40,6 +40,9 @@ class _Mention:
     name: RpcName
     at: Location
     kind: str  # SENT (a send site), HANDLER (a handler method's def) or OTHER
+    # The identifier the place is asked about by, when the place holds more than the name:
+    # a proxy call spans its receiver and arguments, and only its attribute is the name.
+    word: str | None = None
 
 
 def _mentions(facts: Facts) -> Iterator[_Mention]:
@@ -62,7 +65,7 @@ def _mentions(facts: Facts) -> Iterator[_Mention]:
     for proxy in facts.proxies:
         for call in proxy.calls:
             if call.rpc is not None:
-                yield _Mention(RpcName(proxy.name, call.rpc), call.at, SENT)
+                yield _Mention(RpcName(proxy.name, call.rpc), call.at, SENT, call.source)
         yield from _handler_mentions(proxy.name, proxy.methods)
 
 
@@ -85,12 +88,14 @@ def _span(at: Location) -> tuple[int, int]:
     return ((at.end_line or at.line) - at.line, (at.end_col or at.col) - at.col)
 
 
-def names_at(facts: Facts, path: str, line: int, col: int) -> tuple[RpcName, ...]:
-    """The RPC names written at (*line*, *col*) of *path*: those of the innermost place
-    there, one per surface that knows it (a caller that sends on two surfaces), sorted.
-    Empty where no name is."""
+def names_at(facts: Facts, path: str, line: int, col: int, word: str | None) -> tuple[RpcName, ...]:
+    """The RPC names written at (*line*, *col*) of *path*, where the identifier *word* is
+    (None: none is): those of the innermost place there, one per surface that knows it (a
+    caller that sends on two surfaces), sorted. Empty where no name is."""
     paths = frozenset(path_keys(path))
-    here = [m for m in _mentions(facts) if _contains(m.at, paths, line, col)]
+    here = [
+        m for m in _mentions(facts) if _contains(m.at, paths, line, col) and m.word in (None, word)
+    ]
     if not here:
         return ()
     innermost = min(_span(m.at) for m in here)

@@ -48,6 +48,8 @@ _SEVERITY = {
 
 # The state of every file the analysis reads: an edit, a checkout or a new module changes it.
 _FileStates = tuple[tuple[str, int, int], ...]
+# What an analysis is computed from: the configuration, the open buffers, the files' states.
+_Inputs = tuple[Config, tuple[tuple[str, str], ...], _FileStates]
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,6 @@ class _Analysed:
     """One configuration's analysis, and what it was computed from."""
 
     config: Config
-    buffers: tuple[tuple[str, str], ...]
-    files: _FileStates
     facts: Facts
     control: MessageControl
     scope: Scope
@@ -96,8 +96,9 @@ class Session:
         self.server = server
         self.use_cache = use_cache
         self.finder = ConfigFinder()
-        self.analysed: dict[Path, _Analysed] = {}
-        self.problems_said: set[str] = set()
+        # Each configuration's latest analysis (None: it can't be used), by its file.
+        self.analysed: dict[Path, tuple[_Inputs, _Analysed | None]] = {}
+        self.said: set[str] = set()
         for method, handler in (
             (types.TEXT_DOCUMENT_DID_OPEN, self.opened),
             (types.TEXT_DOCUMENT_DID_CHANGE, self.changed),
@@ -133,11 +134,15 @@ class Session:
 
     def publish(self) -> None:
         """Analyse with the open buffers, and tell each open file its findings."""
+        analyses: dict[Path, _Analysed | None] = {}  # each configuration's, once
         for document in list(self.server.workspace.text_documents.values()):
             path = self._path(document.uri)
-            if path is None:
+            config = None if path is None else self._config(path)
+            if path is None or config is None:
                 continue
-            analysed = self._analysis(path)
+            if config.path not in analyses:
+                analyses[config.path] = self._analysed(config)
+            analysed = analyses[config.path]
             found = () if analysed is None else self._findings(analysed, path)
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
@@ -170,53 +175,48 @@ class Session:
 
     # ---------------------------------------------------------------- the analysis
 
-    def _buffers(self) -> dict[str, str]:
-        """Each open file's text, by real path: what the analysis reads in its place."""
+    def _buffers(self, scope: Scope) -> dict[str, str]:
+        """The text of each open file under *scope*'s roots, by real path: what the
+        analysis reads in its place."""
         buffers = {}
         for document in self.server.workspace.text_documents.values():
             path = self._path(document.uri)
-            if path is not None:
+            if path is not None and scope.covers(real(path)):
                 buffers[real(path)] = document.source
         return buffers
 
-    def _analysis(self, path: str) -> _Analysed | None:
-        """The analysis of the configuration *path* belongs to, computed again when a
-        file it reads changed; None when no configuration applies or it can't be used
-        (said once in a message)."""
+    def _config(self, path: str) -> Config | None:
+        """The configuration *path* belongs to; None when there is none, or when it can't
+        be read (said in a message)."""
         try:
-            config = self.finder.config_for(Path(path))
+            return self.finder.config_for(Path(path))
         except ConfigError as error:
             self._say(str(error))
             return None
-        if config is None:
-            return None
-        buffers = self._buffers()
-        mine = tuple(sorted(buffers.items()))
-        files = _file_states(config)
+
+    def _analysed(self, config: Config) -> _Analysed | None:
+        """*config*'s analysis, computed again only when the configuration, an open
+        buffer or a project file changed; None when the configuration can't be used (said
+        in a message when that is first found)."""
+        roots = tuple(real(root) for root in config.source_roots)
+        # Spelled as `rpcsurface check` run in the project's folder spells them.
+        scope = Scope(roots, config, tuple(os.path.relpath(r, config.root) for r in roots))
+        buffers = self._buffers(scope)
+        inputs = (config, tuple(sorted(buffers.items())), _file_states(config))
         known = self.analysed.get(config.path)
-        if (
-            known is not None
-            and known.config == config
-            and (known.buffers, known.files)
-            == (
-                mine,
-                files,
-            )
-        ):
-            return known
+        if known is not None and known[0] == inputs:
+            return known[1]
+        analysed = None
         try:
             control = message_control(config.root)
+            facts = self._facts(config, buffers)
+            if facts.config_errors:
+                self._say("; ".join(dict.fromkeys(str(e) for e in facts.config_errors)))
+            else:
+                analysed = _Analysed(config, facts, control, scope)
         except PylintOptionError as error:
             self._say(str(error))
-            return None
-        facts = self._facts(config, buffers)
-        if facts.config_errors:
-            self._say("; ".join(dict.fromkeys(str(e) for e in facts.config_errors)))
-            return None
-        roots = tuple(real(root) for root in config.source_roots)
-        scope = Scope(roots, config, tuple(os.path.relpath(r, config.root) for r in roots))
-        analysed = _Analysed(config, mine, files, facts, control, scope)
-        self.analysed[config.path] = analysed
+        self.analysed[config.path] = (inputs, analysed)
         return analysed
 
     def _facts(self, config: Config, buffers: Mapping[str, str]) -> Facts:
@@ -233,10 +233,11 @@ class Session:
         return facts
 
     def _say(self, problem: str) -> None:
-        """Show a configuration problem once, until it changes."""
-        if problem in self.problems_said:
+        """Show *problem* (a configuration that can't be used) the first time it is met:
+        every keystroke analyses again, and would show it again."""
+        if problem in self.said:
             return
-        self.problems_said.add(problem)
+        self.said.add(problem)
         self.server.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Error, message=f"rpcsurface: {problem}")
         )
@@ -249,12 +250,14 @@ class Session:
         path = self._path(params.text_document.uri)
         if path is None:
             return None
-        analysed = self._analysis(path)
+        config = self._config(path)
+        analysed = None if config is None else self._analysed(config)
         if analysed is None:
             return None
         document = self.server.workspace.get_text_document(params.text_document.uri)
         line, col = from_position(self._codec(), document.lines, params.position)
-        names = names_at(analysed.facts, real(path), line, col)
+        word = document.word_at_position(params.position) or None
+        names = names_at(analysed.facts, real(path), line, col, word)
         return (analysed, names) if names else None
 
     def definition(self, params: types.DefinitionParams) -> list[types.Location] | None:
