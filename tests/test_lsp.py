@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -112,6 +113,12 @@ def _published(client: LanguageClient, project: Path) -> set[Said]:
     }
 
 
+def _utf16(project: Path, path: str, line: int, byte_col: int) -> int:
+    """A column of check's (UTF-8 bytes) as the protocol counts it (UTF-16 code units)."""
+    text = (project / path).read_text("utf-8").splitlines()[line - 1]
+    return len(text.encode("utf-8")[:byte_col].decode("utf-8").encode("utf-16-le")) // 2
+
+
 def _checked(project: Path) -> set[Said]:
     run = run_check(project, "--format", "json", "--no-cache")
     assert run.returncode in (0, 1), run.stderr
@@ -120,9 +127,9 @@ def _checked(project: Path) -> set[Said]:
             f["symbol"],
             f["path"],
             f["line"],
-            f["column"],
+            _utf16(project, f["path"], f["line"], f["column"]),
             f["endLine"],
-            f["endColumn"],
+            _utf16(project, f["path"], f["endLine"], f["endColumn"]),
             f["message"],
         )
         for f in json.loads(run.stdout)
@@ -194,6 +201,68 @@ def test_an_unsaved_mistyped_name_gives_what_check_gives_on_that_text(tmp_path: 
     assert expected != _checked(project)  # the edit changes the findings
     assert published == expected
     assert (project / ENGINE_CORE).read_text("utf-8") != edited  # the buffer stayed unsaved
+
+
+# Edits an editor makes, each a function of a file's text: a name mistyped at a send
+# site, a handler renamed, a statement with a non-ASCII name before a send site on its
+# line (the columns then differ in bytes and UTF-16), a line added above everything.
+EDITS: tuple[tuple[str, Callable[[str], str]], ...] = (
+    (ENGINE_CORE, lambda text: text.replace('"load_model"', '"load_modle"')),
+    (ENGINE_CORE, lambda text: text.replace('"fast_decode"', '"fast_decod"')),
+    (MODEL_RUNNER, lambda text: text.replace("def forward(", "def forwards(")),
+    (MODEL_RUNNER, lambda text: text.replace("def shutdown(", "def shut_down(")),
+    (
+        ENGINE_CORE,
+        lambda text: text.replace(
+            'return self.runner_mgr.call_func("forward"',
+            'é = 0; return self.runner_mgr.call_func("forward"',
+        ),
+    ),
+    (ENGINE_CORE, lambda text: "# ü\n" + text),
+    (MODEL_RUNNER, lambda text: "\n" + text),
+)
+
+
+def test_the_oracle_holds_after_a_random_sequence_of_unsaved_edits(tmp_path: Path) -> None:
+    """Each step edits or restores an open buffer; the diagnostics of every open file are
+    then what check says of a copy with the buffers' texts saved."""
+    project = real_layout_copy(tmp_path)
+    saved = {name: (project / name).read_text("utf-8") for name in (ENGINE_CORE, MODEL_RUNNER)}
+    chooser = random.Random(48)
+    steps = []
+    buffers = dict(saved)
+    for _ in range(6):
+        name, edit = chooser.choice(EDITS)
+        buffers[name] = saved[name] if chooser.random() < 0.2 else edit(buffers[name])
+        steps.append(dict(buffers))
+
+    async def scenario(client: LanguageClient) -> list[set[Said]]:
+        for path in _python_files(project):
+            _open(client, path)
+        published = []
+        for version, texts in enumerate(steps, 2):
+            for name, text in texts.items():
+                client.text_document_did_change(
+                    types.DidChangeTextDocumentParams(
+                        text_document=types.VersionedTextDocumentIdentifier(
+                            uri=_uri(project / name), version=version
+                        ),
+                        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                    )
+                )
+            await _answered(client, project / ENGINE_CORE)
+            published.append(_published(client, project))
+        return published
+
+    published = _serve(project, scenario)
+    assert len({frozenset(said) for said in published}) > 1  # the edits change findings
+    for number, (texts, said) in enumerate(zip(steps, published, strict=True)):
+        where = tmp_path / f"step{number}"
+        where.mkdir()
+        copy = real_layout_copy(where)
+        for name, text in texts.items():
+            (copy / name).write_text(text, "utf-8")
+        assert said == _checked(copy), f"step {number}"
 
 
 def test_a_file_changed_on_disk_behind_the_editor_is_noticed(tmp_path: Path) -> None:
