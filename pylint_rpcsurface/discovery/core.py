@@ -377,7 +377,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         by_method = {g.method: g for g in confirmed}
         payload = PayloadKeys(self)
         dispatch = [payload.proposal(d, by_method[d.method], workers, surfaces) for d in dispatch]
-        proxies = tuple(RayProxies(self).proposals())
+        proxies = tuple(RayProxies(self, confirmed).proposals())
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes), proxies)
 
     def _confirmed_later(
