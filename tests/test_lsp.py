@@ -11,9 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: tomli is one of our dependencies there
+    import tomli as tomllib
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -479,3 +486,35 @@ def test_without_pygls_lsp_names_the_extra_and_exits_2(tmp_path: Path) -> None:
     lines = run.stderr.splitlines()
     assert len(lines) == 1, run.stderr
     assert "pip install 'pylint-rpcsurface[lsp]'" in lines[0]
+
+
+# ---------------------------------------------------------------- the editors' set-up
+
+EDITORS = Path(__file__).resolve().parents[1] / "docs" / "editors.md"
+
+
+def _server_block(fence: str) -> str:
+    """The one block fenced *fence* in docs/editors.md's language server section."""
+    section = EDITORS.read_text("utf-8").split("\n## The language server\n", 1)[1]
+    found = re.findall(rf"^```{re.escape(fence)}\n(.*?)^```", section, re.M | re.S)
+    assert len(found) == 1, f"{fence}: {len(found)} blocks"
+    return str(found[0])
+
+
+def test_the_editors_set_ups_start_the_real_server(tmp_path: Path) -> None:
+    """The commands docs/editors.md gives VS Code and Helix run `rpcsurface lsp`."""
+    helix = tomllib.loads(_server_block('toml title="languages.toml"'))
+    vscode = json.loads(_server_block("json"))
+    server = helix["language-server"]["rpcsurface"]
+    # Helix starts it for Python files: the Python language lists it among its servers.
+    (python,) = [language for language in helix["language"] if language["name"] == "python"]
+    assert "rpcsurface" in python["language-servers"]
+    commands = [
+        (server["command"], server["args"]),
+        (vscode["glspc.server.command"], vscode["glspc.server.commandArguments"]),
+    ]
+    for command, arguments in commands:
+        assert Path(command).name == "rpcsurface"
+        shown = run_cli(tmp_path, *arguments, "--help")
+        assert shown.returncode == 0, shown.stderr
+        assert "Language Server Protocol" in shown.stdout
