@@ -728,6 +728,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     ) -> SurfaceProposal | None:
         """The proposal refused for *root*'s names, with its reason; None when its
         handlers are *chosen*, or when nothing answers them (noted, and left out)."""
+        if (forwarding := unproven.forwarded(self, root, chosen, names)) is not None:
+            return forwarding
         admitted = self.admitted(chosen, proven)
         if admitted:
             return unproven.admitted_by_annotation(self, root, admitted)

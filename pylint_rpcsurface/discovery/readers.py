@@ -137,6 +137,22 @@ class PayloadReader(ProjectReader, Protocol):
         """Whether *code* names *target* (a module-level function or class)."""
 
 
+class HandlerReader(ProjectReader, Protocol):
+    """What :func:`~pylint_rpcsurface.discovery.unproven.forwarded` reads a handler that
+    passes the names it lacks on (``__getattr__``) with."""
+
+    @property
+    def receivers(self) -> Receivers:
+        """The classes an expression is bound to."""
+
+    @property
+    def index(self) -> ClassIndex:
+        """The classes' MROs."""
+
+    def answers(self, cls: nodes.ClassDef) -> frozenset[str]:
+        """The names *cls* answers: the methods of its MRO."""
+
+
 class ProxyReader(ProjectReader, Protocol):
     """What :class:`~pylint_rpcsurface.discovery.ray_proxies.RayProxies` reads the actor
     handles the classes keep with."""

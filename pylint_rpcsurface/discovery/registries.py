@@ -51,7 +51,9 @@ class Registries:
         the one constant used as a registry, else the candidates, else None."""
         found: list[tuple[str, str, int, str]] = []
         for module in self.modules:
-            for attribute, bindings in module.locals.items():
+            # A copy: reading a registry infers, and the lean build may add to the
+            # module's locals as it transforms a node it meets for the first time.
+            for attribute, bindings in list(module.locals.items()):
                 if attribute.startswith("__") or len(bindings) != 1:
                     continue
                 binding = bindings[0]

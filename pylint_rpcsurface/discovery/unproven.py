@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable
 
 from astroid import nodes
 
-from pylint_rpcsurface.discovery.readers import ProjectReader
-from pylint_rpcsurface.discovery.reading import Site, SurfaceProposal
+from pylint_rpcsurface.discovery.readers import HandlerReader, ProjectReader
+from pylint_rpcsurface.discovery.reading import Site, SurfaceProposal, is_getattr
 
 # Call sites named as a refused caller's evidence; the rest are counted.
 _SITES_SHOWN = 3
@@ -77,3 +77,69 @@ def by_overlap(
             "(no code binds them): keep only those"
         ),
     )
+
+
+def forwarded(
+    reader: HandlerReader,
+    root: nodes.ClassDef | nodes.FunctionDef,
+    chosen: list[nodes.ClassDef],
+    names: set[str],
+) -> SurfaceProposal | None:
+    """*root*'s surface refused when a handler lacking some of *names* has a
+    ``__getattr__`` that passes them on (vLLM's ``WorkerWrapperBase``: ``return
+    getattr(self.worker, attr)``): those names are the forwarded-to object's to answer,
+    and the handler alone would leave them unanswered. The candidates are the handler and
+    the classes that object is bound to; None when no chosen handler forwards."""
+    for handler in chosen:
+        lacking = names - reader.answers(handler)
+        hook = _getattr_hook(reader, handler)
+        if not lacking or hook is None:
+            continue
+        target = _forwarded_to(hook)
+        held = [] if target is None else [c for c, _ in reader.receivers.instances(target).values()]
+        listed = [handler, *sorted(held, key=reader.qualname)]
+        caller = reader.qualname(root)
+        onto = "an object" if target is None else target.as_string()
+        return SurfaceProposal(
+            name=root.name,
+            callers=((caller, reader.where(root)),),
+            handlers=(),
+            refused=f"the names {caller} sends reach {reader.qualname(handler)}, whose "
+            f"__getattr__ ({reader.where(hook)}) passes the {len(lacking)} it lacks on to "
+            f"{onto}, and nothing says which class that holds",
+            candidates=tuple(f"{reader.qualname(c)} ({reader.where(c)})" for c in listed),
+            unproven=(
+                (reader.qualname(handler), f"{reader.where(hook)}: forwards what it lacks"),
+                *(
+                    (reader.qualname(c), f"{reader.where(c)}: {onto} may hold it")
+                    for c in listed[1:]
+                ),
+            ),
+            confirm=f"which classes {onto} holds: keep only those beside "
+            f"{reader.qualname(handler)}",
+        )
+    return None
+
+
+def _getattr_hook(reader: HandlerReader, cls: nodes.ClassDef) -> nodes.FunctionDef | None:
+    """The ``__getattr__`` *cls* or a project base defines, or None."""
+    for klass in reader.index.linearize(cls)[0]:
+        for binding in klass.locals.get("__getattr__", []):
+            if isinstance(binding, nodes.FunctionDef):
+                return binding
+    return None
+
+
+def _forwarded_to(hook: nodes.FunctionDef) -> nodes.NodeNG | None:
+    """X in the hook's ``return getattr(X, <its parameter>)``, or None."""
+    params = [a.name for a in hook.args.args or []]
+    for node in hook.nodes_of_class(nodes.Return):
+        value = node.value
+        if (
+            is_getattr(value)
+            and len(params) == 2
+            and isinstance(value.args[1], nodes.Name)
+            and value.args[1].name == params[1]
+        ):
+            return value.args[0]
+    return None
