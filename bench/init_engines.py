@@ -61,10 +61,16 @@ class Engine:
     version: str
     package: str  # the top-level import package
     corpus: bool = False  # its hand configuration is the corpus's, bench/engines/NAME.toml
+    label: str = ""  # a second release of one distribution: its files' and verdicts' name
+
+    @property
+    def key(self) -> str:
+        """The hand configuration's file name, the cache folder and the verdicts' table."""
+        return self.label or self.name
 
     @property
     def hand(self) -> Path:
-        return (CORPUS_CONFIGS if self.corpus else CONFIGS) / f"{self.name}.toml"
+        return (CORPUS_CONFIGS if self.corpus else CONFIGS) / f"{self.key}.toml"
 
 
 ENGINES = (
@@ -74,6 +80,8 @@ ENGINES = (
     # Two unrelated code bases, not nano-vllm ports (bench/engines.py measures them too).
     Engine("vllm", "0.7.3", "vllm", corpus=True),
     Engine("lmdeploy", "0.7.3", "lmdeploy", corpus=True),
+    # The V1 engine only (V0 is gone): bench/init_engines/vllm-0.11.toml.
+    Engine("vllm", "0.11.2", "vllm", label="vllm-0.11"),
 )
 
 
@@ -99,7 +107,7 @@ def _script() -> list[str]:
 
 def fetch(engine: Engine, cache: Path) -> Path:
     """The unpacked tree of *engine*: the folder holding its package."""
-    folder = cache / engine.name
+    folder = cache / engine.key
     wheels = sorted(folder.glob("*.whl"))
     if not wheels:
         folder.mkdir(parents=True, exist_ok=True)
@@ -204,12 +212,12 @@ def load_verdicts(path: Path = VERDICTS) -> dict[str, dict[str, dict[str, str]]]
 def traced(result: Result, verdicts: dict[str, dict[str, dict[str, str]]]) -> tuple[str, list[str]]:
     """The table's cell for *result*'s findings, and what is wrong: a finding nobody
     traced, or a verdict whose finding is gone."""
-    mine = verdicts.get(result.engine.name, {})
+    mine = verdicts.get(result.engine.key, {})
     problems = [
-        f"{result.engine.name}: no verdict for {key}" for key in result.found if key not in mine
+        f"{result.engine.key}: no verdict for {key}" for key in result.found if key not in mine
     ]
     problems += [
-        f"{result.engine.name}: a verdict for {key}, which is no longer found"
+        f"{result.engine.key}: a verdict for {key}, which is no longer found"
         for key in mine
         if key not in result.found
     ]
@@ -227,10 +235,10 @@ def render_verdicts(results: list[Result], verdicts: dict[str, dict[str, dict[st
     rows = ["| Engine | Finding | Verdict | Why |", "| --- | --- | --- | --- |"]
     for r in results:
         for key in r.found:
-            verdict = verdicts.get(r.engine.name, {}).get(key, {})
+            verdict = verdicts.get(r.engine.key, {}).get(key, {})
             why = verdict.get("why", "").replace("|", "/")
             rows.append(
-                f"| {r.engine.name} | `{key}` | {verdict.get('verdict', 'NOT TRACED')} | {why} |"
+                f"| {r.engine.key} | `{key}` | {verdict.get('verdict', 'NOT TRACED')} | {why} |"
             )
     return "\n".join(rows) + "\n" if len(rows) > 2 else ""
 
@@ -299,7 +307,7 @@ def write_table(page: Path, table: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument("--engines", help="comma-separated names (default: every engine)")
+    parser.add_argument("--engines", help="comma-separated names or labels (default: every engine)")
     parser.add_argument("--out", type=Path, help="rewrite the table in this Markdown page")
     parser.add_argument(
         "--cache",
@@ -316,16 +324,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = ENGINES
     if args.engines:
-        chosen = tuple(e for e in ENGINES if e.name in set(args.engines.split(",")))
+        chosen = tuple(e for e in ENGINES if e.key in set(args.engines.split(",")))
     results = []
     for engine in chosen:
-        kept = args.cache / engine.name / f"result-{engine.version}.json"
+        kept = args.cache / engine.key / f"result-{engine.version}.json"
         if args.reuse and kept.is_file():
             result = _loaded(engine, kept)
         else:
             result = run_engine(engine, args.cache)
             kept.write_text(json.dumps(_dumped(result)), encoding="utf-8")
-        print(f"{engine.name}: done", file=sys.stderr)
+        print(f"{engine.key}: done", file=sys.stderr)
         results.append(result)
     verdicts = load_verdicts()
     table = render(results, verdicts)
