@@ -20,11 +20,20 @@ from pylint_rpcsurface.sources import path_keys
 if TYPE_CHECKING:
     from pylint_rpcsurface.engine import Facts
 
-__all__ = ["RpcName", "handler_definitions", "names_at", "send_sites"]
+__all__ = [
+    "Mention",
+    "RpcName",
+    "handler_definitions",
+    "mentions_of",
+    "names_at",
+    "send_sites",
+    "unnamed_sends",
+]
 
 SENT = "sent"
 HANDLER = "handler"
-OTHER = "other"  # a table entry's value, a registry element
+TABLE = "table"  # a table entry's value
+REGISTRY = "registry"  # a registry element
 
 
 @dataclass(frozen=True, order=True)
@@ -36,42 +45,44 @@ class RpcName:
 
 
 @dataclass(frozen=True)
-class _Mention:
+class Mention:
+    """A place that holds an RPC name, and what kind of place it is."""
+
     name: RpcName
     at: Location
-    kind: str  # SENT (a send site), HANDLER (a handler method's def) or OTHER
+    kind: str  # SENT (a send site), HANDLER (a handler method's def), TABLE or REGISTRY
     # The identifier the place is asked about by, when the place holds more than the name:
     # a proxy call spans its receiver and arguments, and only its attribute is the name.
     word: str | None = None
 
 
-def _mentions(facts: Facts) -> Iterator[_Mention]:
+def _mentions(facts: Facts) -> Iterator[Mention]:
     """Every place the facts tie to an RPC name: the name sent at each send site, each
     handler method's ``def``, each table entry's value and each registry element."""
     for surface in facts.surfaces:
         for site in surface.broadcasts:
             rpc = site.broadcast.rpc
             if rpc is not None:
-                yield _Mention(RpcName(surface.name, rpc), site.broadcast.name_at, SENT)
+                yield Mention(RpcName(surface.name, rpc), site.broadcast.name_at, SENT)
         yield from _handler_mentions(surface.name, surface.handler_methods)
         for table in surface.tables:
             for entry in table.entries:
-                yield _Mention(RpcName(surface.name, entry.key), entry.at, OTHER)
+                yield Mention(RpcName(surface.name, entry.key), entry.at, TABLE)
         if surface.registry is not None:
             for element in surface.registry.elements:
                 if element.value is not None:
                     name = RpcName(surface.name, element.value)
-                    yield _Mention(name, element.location, OTHER)
+                    yield Mention(name, element.location, REGISTRY)
     for proxy in facts.proxies:
         for call in proxy.calls:
             if call.rpc is not None:
-                yield _Mention(RpcName(proxy.name, call.rpc), call.at, SENT, call.source)
+                yield Mention(RpcName(proxy.name, call.rpc), call.at, SENT, call.source)
         yield from _handler_mentions(proxy.name, proxy.methods)
 
 
-def _handler_mentions(table: str, methods: tuple[HandlerMethod, ...]) -> Iterator[_Mention]:
+def _handler_mentions(table: str, methods: tuple[HandlerMethod, ...]) -> Iterator[Mention]:
     for method in methods:
-        yield _Mention(RpcName(table, method.rpc), method.at, HANDLER)
+        yield Mention(RpcName(table, method.rpc), method.at, HANDLER)
 
 
 def _contains(at: Location, paths: frozenset[str], line: int, col: int) -> bool:
@@ -110,6 +121,37 @@ def send_sites(facts: Facts, names: tuple[RpcName, ...]) -> tuple[Location, ...]
 def handler_definitions(facts: Facts, names: tuple[RpcName, ...]) -> tuple[Location, ...]:
     """The ``def`` of every handler method that answers one of *names*, sorted."""
     return _places(facts, names, HANDLER)
+
+
+def mentions_of(facts: Facts, names: tuple[RpcName, ...]) -> tuple[Mention, ...]:
+    """Every place that holds one of *names*, or a name held at one of those places (a send
+    site on two surfaces holds both surfaces' names: changing it changes both), sorted by
+    place."""
+    every = tuple(_mentions(facts))
+    wanted = set(names)
+    while True:
+        places = {m.at for m in every if m.name in wanted}
+        grown = wanted | {m.name for m in every if m.at in places}
+        if grown == wanted:
+            break
+        wanted = grown
+    return tuple(sorted((m for m in every if m.name in wanted), key=lambda m: (m.at, m.kind)))
+
+
+def unnamed_sends(facts: Facts, tables: frozenset[str]) -> tuple[Location, ...]:
+    """The places of *tables* whose name the analysis can't read: a send site whose name
+    does not infer to one str, a registry element that is not a str, sorted."""
+    places: set[Location] = set()
+    for surface in facts.surfaces:
+        if surface.name not in tables:
+            continue
+        places.update(s.broadcast.name_at for s in surface.broadcasts if s.broadcast.rpc is None)
+        if surface.registry is not None:
+            places.update(e.location for e in surface.registry.elements if e.value is None)
+    for proxy in facts.proxies:
+        if proxy.name in tables:
+            places.update(call.at for call in proxy.calls if call.rpc is None)
+    return tuple(sorted(places))
 
 
 def _places(facts: Facts, names: tuple[RpcName, ...], kind: str) -> tuple[Location, ...]:

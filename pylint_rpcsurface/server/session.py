@@ -10,12 +10,13 @@ does, with the open buffers' text in place of their files.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
@@ -35,6 +36,7 @@ from pylint_rpcsurface.engine.lookup import RpcName, handler_definitions, names_
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import Finding, Location
 from pylint_rpcsurface.server.positions import from_position, to_range
+from pylint_rpcsurface.server.rename import Refused, renaming
 from pylint_rpcsurface.sources import SourceTree, real
 from pylint_rpcsurface.store import Store
 
@@ -84,6 +86,21 @@ def _registrable(handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return handle
 
 
+def _refusal(reason: str) -> JsonRpcException:
+    return JsonRpcException(message=reason, code=types.LSPErrorCodes.RequestFailed)
+
+
+def _covers(span: types.Range, position: types.Position) -> bool:
+    return (
+        (span.start.line, span.start.character)
+        <= (position.line, position.character)
+        <= (
+            span.end.line,
+            span.end.character,
+        )
+    )
+
+
 def _severity(symbol: str) -> types.DiagnosticSeverity:
     return _SEVERITY.get(BY_SYMBOL[symbol].msgid[0], types.DiagnosticSeverity.Information)
 
@@ -108,6 +125,8 @@ class Session:
             (types.TEXT_DOCUMENT_DEFINITION, self.definition),
             (types.TEXT_DOCUMENT_REFERENCES, self.references),
             (types.TEXT_DOCUMENT_HOVER, self.hover),
+            (types.TEXT_DOCUMENT_PREPARE_RENAME, self.prepare_rename),
+            (types.TEXT_DOCUMENT_RENAME, self.rename),
         ):
             server.feature(method)(_registrable(handler))
 
@@ -245,7 +264,12 @@ class Session:
     # ---------------------------------------------------------------- navigation
 
     def _names(
-        self, params: types.DefinitionParams | types.ReferenceParams | types.HoverParams
+        self,
+        params: types.DefinitionParams
+        | types.ReferenceParams
+        | types.HoverParams
+        | types.PrepareRenameParams
+        | types.RenameParams,
     ) -> tuple[_Analysed, tuple[RpcName, ...]] | None:
         path = self._path(params.text_document.uri)
         if path is None:
@@ -308,6 +332,62 @@ class Session:
                 kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)
             )
         )
+
+    # ---------------------------------------------------------------- rename
+
+    def prepare_rename(self, params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder:
+        """The range and text of the RPC name under the cursor, when every place that
+        holds it can be renamed; else an error saying why."""
+        names, edits = self._renaming(params, None)
+        uri = params.text_document.uri
+        for at, _ in edits:
+            if at.uri == uri and _covers(at.range, params.position):
+                return types.PrepareRenamePlaceholder(range=at.range, placeholder=names[0].rpc)
+        raise _refusal("the RPC name under the cursor is not one the rename edits here")
+
+    def rename(self, params: types.RenameParams) -> types.WorkspaceEdit:
+        """One edit of every place that holds the RPC name under the cursor; an error
+        naming the place and the reason when one can't be edited safely."""
+        _, edits = self._renaming(params, params.new_name)
+        changes: dict[str, list[types.TextEdit]] = {}
+        for at, text in edits:
+            changes.setdefault(at.uri, []).append(types.TextEdit(range=at.range, new_text=text))
+        return types.WorkspaceEdit(changes=changes)
+
+    def _renaming(
+        self, params: types.PrepareRenameParams | types.RenameParams, new: str | None
+    ) -> tuple[tuple[RpcName, ...], list[tuple[types.Location, str]]]:
+        """The edits renaming the name under the cursor to *new* (None: only whether every
+        place can be edited, each edit keeping the old name)."""
+        found = self._names(params)
+        if found is None:
+            raise _refusal("no RPC name the analysis knows is under the cursor")
+        analysed, names = found
+        lines: dict[str, Sequence[str]] = {}
+
+        def lines_of(path: str) -> Sequence[str]:
+            if path not in lines:
+                lines[path] = self._document(path).lines
+            return lines[path]
+
+        try:
+            replacements = renaming(analysed.facts, names, new, lines_of)
+        except Refused as refused:
+            raise _refusal(str(refused)) from refused
+        edits = [
+            (
+                types.Location(
+                    uri=from_fs_path(r.at.path) or r.at.path,
+                    range=to_range(self._codec(), lines_of(r.at.path), r.at),
+                ),
+                r.text,
+            )
+            for r in replacements
+        ]
+        return names, edits
+
+    def _document(self, path: str) -> TextDocument:
+        return self.server.workspace.get_text_document(from_fs_path(path) or path)
 
     def _locations(self, places: tuple[Location, ...]) -> list[types.Location]:
         found = []

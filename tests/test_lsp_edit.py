@@ -1,0 +1,165 @@
+"""``rpcsurface lsp``'s edits: rename, driven over stdio as an editor drives it, on copies
+of the real_layout fixture.
+
+The oracle: a rename applied to the files leaves ``rpcsurface check --no-cache`` finding
+what it found before, with the new name. The places a rename edits are read from the
+fixture's source text, not from a run.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+from support import line_of, real_layout_copy
+from test_lsp import (
+    ENGINE_CORE,
+    MODEL_RUNNER,
+    Said,
+    _at,
+    _checked,
+    _open,
+    _relative,
+    _serve,
+    _uri,
+)
+
+OLD = "load_model"
+NEW = "boot_model"  # as long as OLD: the findings' columns stay where they were
+# Every place of the fixture that holds OLD as the rename edits it: a string literal
+# (send site, registry element) or a def.
+_HOLDS_OLD = re.compile(rf"""(?<=")({OLD})(?=")|(?<=def ){OLD}\b""")
+
+# A place as an edit says it: path relative to the project, 1-based line, start and end
+# columns (the fixture is ASCII: UTF-16 code units are its characters).
+Place = tuple[str, int, int, int]
+
+
+def _places_holding_old(project: Path) -> set[Place]:
+    return {
+        (path.relative_to(project).as_posix(), number, match.start(), match.end())
+        for path in sorted(project.rglob("*.py"))
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
+        for match in _HOLDS_OLD.finditer(line)
+    }
+
+
+def _edited_places(edit: types.WorkspaceEdit, project: Path) -> dict[Place, str]:
+    return {
+        (
+            _relative(uri, project),
+            change.range.start.line + 1,
+            change.range.start.character,
+            change.range.end.character,
+        ): change.new_text
+        for uri, changes in (edit.changes or {}).items()
+        for change in changes
+        if change.range.start.line == change.range.end.line
+    }
+
+
+def _apply(edited: dict[Place, str], project: Path) -> None:
+    """Write *edited* into the project's files, last place of each line first."""
+    for place in sorted(edited, reverse=True):
+        path, number, start, end = place
+        lines = (project / path).read_text("utf-8").splitlines(keepends=True)
+        line = lines[number - 1]
+        lines[number - 1] = line[:start] + edited[place] + line[end:]
+        (project / path).write_text("".join(lines), "utf-8")
+
+
+def _rename_params(path: Path, position: types.Position, new: str) -> types.RenameParams:
+    return types.RenameParams(
+        text_document=types.TextDocumentIdentifier(uri=_uri(path)),
+        position=position,
+        new_name=new,
+    )
+
+
+def test_prepare_rename_gives_the_names_range_and_text(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core = project / ENGINE_CORE
+    literal = _at(engine_core, f'"{OLD}"')
+
+    async def scenario(client: LanguageClient) -> types.PrepareRenameResult | None:
+        _open(client, engine_core)
+        return await client.text_document_prepare_rename_async(
+            types.PrepareRenameParams(
+                text_document=types.TextDocumentIdentifier(uri=_uri(engine_core)),
+                position=types.Position(line=literal.line, character=literal.character + 4),
+            )
+        )
+
+    prepared = _serve(project, scenario)
+    assert isinstance(prepared, types.PrepareRenamePlaceholder)
+    assert prepared.placeholder == OLD
+    start = types.Position(line=literal.line, character=literal.character + 1)
+    end = types.Position(line=literal.line, character=literal.character + 1 + len(OLD))
+    assert prepared.range == types.Range(start=start, end=end)
+
+
+def _renamed_said(said: set[Said]) -> set[Said]:
+    return {(*s[:-1], s[-1].replace(OLD, NEW)) for s in said}
+
+
+def test_rename_from_a_send_site_and_from_a_def_edits_the_same_places(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core, model_runner = project / ENGINE_CORE, project / MODEL_RUNNER
+
+    async def scenario(
+        client: LanguageClient,
+    ) -> tuple[types.WorkspaceEdit | None, types.WorkspaceEdit | None]:
+        _open(client, engine_core)
+        from_send = await client.text_document_rename_async(
+            _rename_params(engine_core, _at(engine_core, f'"{OLD}"', 3), NEW)
+        )
+        from_def = await client.text_document_rename_async(
+            _rename_params(model_runner, _at(model_runner, f"def {OLD}", 6), NEW)
+        )
+        return from_send, from_def
+
+    from_send, from_def = _serve(project, scenario)
+    assert from_send is not None
+    assert from_def is not None
+    edited = _edited_places(from_send, project)
+    assert edited == _edited_places(from_def, project)
+    expected = _places_holding_old(project)
+    assert len(expected) == 3  # the send site, the handler's def, the registry element
+    assert edited == dict.fromkeys(expected, NEW)
+
+    before = _checked(project)
+    assert any(OLD in said[-1] for said in before)  # the registry's rpc-listed-in-base
+    _apply(edited, project)
+    assert not _places_holding_old(project)
+    assert _checked(project) == _renamed_said(before)
+
+
+def test_a_rename_is_refused_with_its_reason(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core, model_runner = project / ENGINE_CORE, project / MODEL_RUNNER
+    sent = f'        return self.runner_mgr.call_func("{OLD}", wait_out=True)\n'
+    through_a_variable = (
+        f'        name = "{OLD}"\n        return self.runner_mgr.call_func(name, wait_out=True)\n'
+    )
+    text = engine_core.read_text("utf-8")
+    assert text.count(sent) == 1
+    engine_core.write_text(text.replace(sent, through_a_variable), "utf-8")
+    variable_line = line_of(engine_core.read_text("utf-8"), "call_func(name,")
+    at_def = _at(model_runner, f"def {OLD}", 6)
+
+    async def scenario(client: LanguageClient) -> list[str]:
+        reasons = []
+        for new in (NEW, "2nd_model"):
+            with pytest.raises(JsonRpcException) as refused:
+                await client.text_document_rename_async(_rename_params(model_runner, at_def, new))
+            reasons.append(refused.value.message)
+        return reasons
+
+    variable, not_an_identifier = _serve(project, scenario)
+    assert f"{engine_core}:{variable_line}" in variable
+    assert "a variable or a constant defined elsewhere" in variable
+    assert "'2nd_model' is not a Python identifier" in not_an_identifier
