@@ -15,11 +15,12 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
-from support import line_of, real_layout_copy
+from support import line_of, real_layout_copy, run_cli
 from test_lsp import (
     ENGINE_CORE,
     MODEL_RUNNER,
     Said,
+    _answered,
     _at,
     _checked,
     _open,
@@ -163,3 +164,94 @@ def test_a_rename_is_refused_with_its_reason(tmp_path: Path) -> None:
     assert f"{engine_core}:{variable_line}" in variable
     assert "a variable or a constant defined elsewhere" in variable
     assert "'2nd_model' is not a Python identifier" in not_an_identifier
+
+
+# ---------------------------------------------------------------- code actions
+
+
+def _offset(text: str, position: types.Position) -> int:
+    """*position* as an index of *text* (ASCII: UTF-16 code units are characters)."""
+    lines = text.splitlines(keepends=True)
+    return sum(len(line) for line in lines[: position.line]) + position.character
+
+
+def _apply_edit(edit: types.WorkspaceEdit | None, served: Path, project: Path) -> None:
+    """Write *edit*, made on the files of *served*, into the same files of *project*."""
+    assert edit is not None
+    assert edit.changes
+    for uri, changes in edit.changes.items():
+        path = project / _relative(uri, served)
+        text = path.read_text("utf-8")
+        for change in sorted(changes, key=lambda c: _offset(text, c.range.start), reverse=True):
+            start, end = _offset(text, change.range.start), _offset(text, change.range.end)
+            text = text[:start] + change.new_text + text[end:]
+        path.write_text(text, "utf-8")
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    (tmp_path / name).mkdir()
+    return real_layout_copy(tmp_path / name)
+
+
+def test_code_actions_on_the_diagnostics(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core = project / ENGINE_CORE
+    text = engine_core.read_text("utf-8")
+    unlisted_line = line_of(text, 'call_func("fast_decode"')
+    mistyped_line = line_of(text, 'call_func("fast_prefil"')
+
+    async def scenario(client: LanguageClient) -> dict[str, list[types.CodeAction]]:
+        _open(client, engine_core)
+        await _answered(client, engine_core)
+        actions = {}
+        for diagnostic in client.diagnostics[_uri(engine_core)]:
+            if diagnostic.range.start.line + 1 in (unlisted_line, mistyped_line):
+                found = await client.text_document_code_action_async(
+                    types.CodeActionParams(
+                        text_document=types.TextDocumentIdentifier(uri=_uri(engine_core)),
+                        range=diagnostic.range,
+                        context=types.CodeActionContext(diagnostics=[diagnostic]),
+                    )
+                )
+                actions[str(diagnostic.code)] = [
+                    a for a in found or () if isinstance(a, types.CodeAction)
+                ]
+        return actions
+
+    actions = _serve(project, scenario)
+    assert set(actions) == {"rpc-unlisted", "rpc-unanswered"}
+    before = _checked(project)
+
+    # Did you mean: the answered name closest to the mistyped one, which answers it.
+    did_you_mean = [a for a in actions["rpc-unanswered"] if a.title.startswith("Did you mean")]
+    assert did_you_mean[0].title == "Did you mean 'fast_prefill'?"
+    assert len(did_you_mean) <= 3
+    renamed = _copy(tmp_path, "did-you-mean")
+    _apply_edit(did_you_mean[0].edit, project, renamed)
+    assert 'call_func("fast_prefill", batch' in (renamed / ENGINE_CORE).read_text("utf-8")
+    unanswered_at = (ENGINE_CORE, mistyped_line)
+    assert {s for s in before if s[0] == "rpc-unanswered" and s[1:3] == unanswered_at}
+    after = _checked(renamed)
+    assert not {s for s in after if s[0] == "rpc-unanswered" and s[1:3] == unanswered_at}
+
+    # The pragma: check finds what it found but that finding.
+    (disable,) = [a for a in actions["rpc-unlisted"] if "pylint: disable" in a.title]
+    silenced = _copy(tmp_path, "disabled")
+    _apply_edit(disable.edit, project, silenced)
+    line = (silenced / ENGINE_CORE).read_text("utf-8").splitlines()[unlisted_line - 1]
+    assert line.endswith("# pylint: disable=rpc-unlisted")
+    unlisted = {
+        s for s in before if s[0] == "rpc-unlisted" and s[1:3] == (ENGINE_CORE, unlisted_line)
+    }
+    assert len(unlisted) == 1
+    assert _checked(silenced) == before - unlisted
+
+    # The registry: what `rpcsurface fix` writes.
+    (registry,) = [a for a in actions["rpc-unlisted"] if "rpcsurface fix" in a.title]
+    edited, fixed = _copy(tmp_path, "edited"), _copy(tmp_path, "fixed")
+    _apply_edit(registry.edit, project, edited)
+    run = run_cli(fixed, "fix", "--no-cache")
+    assert run.returncode == 0, run.stderr
+    config = "engine/config.py"
+    assert (fixed / config).read_text("utf-8") != (project / config).read_text("utf-8")
+    assert (edited / config).read_text("utf-8") == (fixed / config).read_text("utf-8")

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Mention",
     "RpcName",
+    "answered_names",
     "handler_definitions",
     "mentions_of",
     "names_at",
@@ -136,6 +137,13 @@ def mentions_of(facts: Facts, names: tuple[RpcName, ...]) -> tuple[Mention, ...]
             break
         wanted = grown
     return tuple(sorted((m for m in every if m.name in wanted), key=lambda m: (m.at, m.kind)))
+
+
+def answered_names(facts: Facts, table: str) -> tuple[str, ...]:
+    """The names a handler method of *table* answers, sorted."""
+    return tuple(
+        sorted({m.name.rpc for m in _mentions(facts) if (m.kind, m.name.table) == (HANDLER, table)})
+    )
 
 
 def unnamed_sends(facts: Facts, tables: frozenset[str]) -> tuple[Location, ...]:

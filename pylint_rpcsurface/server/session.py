@@ -20,9 +20,11 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
+from pygls.workspace.position_codec import ServerTextPosition
 
 from pylint_rpcsurface import engine
 from pylint_rpcsurface.commands.check import message_text
+from pylint_rpcsurface.commands.fix.layout import line_length
 from pylint_rpcsurface.commands.projects import Scope
 from pylint_rpcsurface.commands.report import build, build_proxy
 from pylint_rpcsurface.config import Config, ConfigError, ConfigFinder
@@ -32,9 +34,22 @@ from pylint_rpcsurface.config.pylint_control import (
     message_control,
 )
 from pylint_rpcsurface.engine import Facts
-from pylint_rpcsurface.engine.lookup import RpcName, handler_definitions, names_at, send_sites
+from pylint_rpcsurface.engine.lookup import (
+    RpcName,
+    answered_names,
+    handler_definitions,
+    names_at,
+    send_sites,
+)
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import Finding, Location
+from pylint_rpcsurface.server.actions import (
+    REGISTRY_SYMBOLS,
+    LineSpan,
+    closest,
+    disable_pragma,
+    registry_rewrite,
+)
 from pylint_rpcsurface.server.positions import from_position, to_range
 from pylint_rpcsurface.server.rename import Refused, renaming
 from pylint_rpcsurface.sources import SourceTree, real
@@ -90,6 +105,10 @@ def _refusal(reason: str) -> JsonRpcException:
     return JsonRpcException(message=reason, code=types.LSPErrorCodes.RequestFailed)
 
 
+def _span(span: types.Range) -> tuple[int, int, int, int]:
+    return (span.start.line, span.start.character, span.end.line, span.end.character)
+
+
 def _covers(span: types.Range, position: types.Position) -> bool:
     return (
         (span.start.line, span.start.character)
@@ -127,6 +146,7 @@ class Session:
             (types.TEXT_DOCUMENT_HOVER, self.hover),
             (types.TEXT_DOCUMENT_PREPARE_RENAME, self.prepare_rename),
             (types.TEXT_DOCUMENT_RENAME, self.rename),
+            (types.TEXT_DOCUMENT_CODE_ACTION, self.code_actions),
         ):
             server.feature(method)(_registrable(handler))
 
@@ -385,6 +405,136 @@ class Session:
             for r in replacements
         ]
         return names, edits
+
+    # ---------------------------------------------------------------- code actions
+
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        """For each of the file's findings among the diagnostics asked about: the registry
+        rewrite ``rpcsurface fix`` makes, the closest answered names for an unanswered one,
+        and pylint's pragma silencing it on its line."""
+        path = self._path(params.text_document.uri)
+        config = None if path is None else self._config(path)
+        analysed = None if config is None else self._analysed(config)
+        if path is None or analysed is None:
+            return None
+        document = self.server.workspace.get_text_document(params.text_document.uri)
+        asked = {
+            (str(d.code), _span(d.range))
+            for d in params.context.diagnostics
+            if d.source == SOURCE and str(d.code).startswith("rpc-")
+        }
+        actions = []
+        for finding in self._findings(analysed, path):
+            diagnostic = self._diagnostic(document, finding)
+            if (finding.symbol, _span(diagnostic.range)) not in asked:
+                continue
+            if finding.symbol in REGISTRY_SYMBOLS:
+                actions.extend(self._registry_action(analysed, finding, diagnostic))
+            if finding.symbol == "rpc-unanswered":
+                actions.extend(self._did_you_mean(analysed, document, finding, diagnostic))
+            actions.append(self._disable_action(document, finding, diagnostic))
+        return actions
+
+    def _registry_action(
+        self, analysed: _Analysed, finding: Finding, diagnostic: types.Diagnostic
+    ) -> list[types.CodeAction]:
+        facts = analysed.facts
+        silenced = {f for f in facts.findings if analysed.control.silenced(f)}
+        planned = registry_rewrite(
+            finding,
+            surfaces=facts.surfaces,
+            findings=facts.findings,
+            silenced=silenced,
+            text_of=lambda path: self._document(path).source,
+            line_length=line_length(analysed.config.root),
+        )
+        if planned is None:
+            return []
+        path, names, change = planned
+        title = f"Rewrite {', '.join(names)} as rpcsurface fix does"
+        if not isinstance(change, LineSpan):
+            return [
+                types.CodeAction(
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic],
+                    disabled=types.CodeActionDisabled(reason=f"rpcsurface fix refuses: {change}"),
+                )
+            ]
+        lines = self._document(path).lines
+        span = types.Range(
+            start=types.Position(line=change.first, character=0),
+            end=types.Position(line=change.last, character=0),
+        )
+        if change.last >= len(lines):  # to the end of a file with no line end after
+            span.end = self._codec().position_to_client_units(
+                lines, ServerTextPosition(len(lines) - 1, len(lines[-1]) if lines else 0)
+            )
+        uri = from_fs_path(path) or path
+        return [
+            types.CodeAction(
+                title=title,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diagnostic],
+                edit=types.WorkspaceEdit(
+                    changes={uri: [types.TextEdit(range=span, new_text=change.text)]}
+                ),
+            )
+        ]
+
+    def _did_you_mean(
+        self,
+        analysed: _Analysed,
+        document: TextDocument,
+        finding: Finding,
+        diagnostic: types.Diagnostic,
+    ) -> list[types.CodeAction]:
+        sent = finding.args[0]
+        answered: set[str] = set()
+        for surface in finding.surfaces:
+            answered.update(answered_names(analysed.facts, surface))
+        at = finding.location
+        line = document.lines[at.line - 1] if at.line <= len(document.lines) else ""
+        held = line.encode("utf-8")[at.col : at.end_col].decode("utf-8", errors="replace")
+        quote = held[:1]
+        plain = quote in ("'", '"') and held == f"{quote}{sent}{quote}"
+        if at.end_line not in (None, at.line) or not plain:
+            return []  # not a plain string literal: nothing to replace safely
+        inner = Location(at.path, at.line, at.col + 1, at.line, (at.end_col or at.col) - 1)
+        span = to_range(self._codec(), document.lines, inner)
+        return [
+            types.CodeAction(
+                title=f"Did you mean {name!r}?",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diagnostic],
+                edit=types.WorkspaceEdit(
+                    changes={document.uri: [types.TextEdit(range=span, new_text=name)]}
+                ),
+            )
+            for name in closest(sent, sorted(answered))
+        ]
+
+    def _disable_action(
+        self, document: TextDocument, finding: Finding, diagnostic: types.Diagnostic
+    ) -> types.CodeAction:
+        index = diagnostic.range.start.line
+        line = document.lines[index] if index < len(document.lines) else ""
+        offset, text = disable_pragma(line, finding.symbol)
+        at = self._codec().position_to_client_units(
+            document.lines, ServerTextPosition(index, offset)
+        )
+        return types.CodeAction(
+            title=f"Disable {finding.symbol} on this line (# pylint: disable)",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic],
+            edit=types.WorkspaceEdit(
+                changes={
+                    document.uri: [
+                        types.TextEdit(range=types.Range(start=at, end=at), new_text=text)
+                    ]
+                }
+            ),
+        )
 
     def _document(self, path: str) -> TextDocument:
         return self.server.workspace.get_text_document(from_fs_path(path) or path)
