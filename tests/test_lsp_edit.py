@@ -9,12 +9,13 @@ fixture's source text, not from a run.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, LspSpecificationWarning
 from support import line_of, real_layout_copy, run_cli
 from test_lsp import (
     ENGINE_CORE,
@@ -255,3 +256,27 @@ def test_code_actions_on_the_diagnostics(tmp_path: Path) -> None:
     config = "engine/config.py"
     assert (fixed / config).read_text("utf-8") != (project / config).read_text("utf-8")
     assert (edited / config).read_text("utf-8") == (fixed / config).read_text("utf-8")
+
+
+# ---------------------------------------------------------------- progress
+
+
+def test_the_first_analysis_shows_its_progress_once(tmp_path: Path) -> None:
+    project = real_layout_copy(tmp_path)
+    engine_core, model_runner = project / ENGINE_CORE, project / MODEL_RUNNER
+
+    async def scenario(client: LanguageClient) -> tuple[list[str], list[str]]:
+        with warnings.catch_warnings():
+            # A progress used before its token was created: pytest-lsp warns.
+            warnings.simplefilter("error", LspSpecificationWarning)
+            _open(client, engine_core)
+            await _answered(client, engine_core)
+            first = list(client.progress_reports)
+            _open(client, model_runner)  # the same project: its analysis is reused
+            await _answered(client, model_runner)
+        kinds = [type(value).__name__ for value in client.progress_reports[first[0]]]
+        return first + [t for t in client.progress_reports if t not in first], kinds
+
+    tokens, kinds = _serve(project, scenario)
+    assert len(tokens) == 1
+    assert kinds == ["WorkDoneProgressBegin", "WorkDoneProgressReport", "WorkDoneProgressEnd"]

@@ -246,17 +246,48 @@ class Session:
         if known is not None and known[0] == inputs:
             return known[1]
         analysed = None
+        # The first analysis of a project is the slow one (later ones reuse its pieces):
+        # the editor is shown it running when it can show progress.
+        progress = self._progress_begun(config) if known is None else None
         try:
             control = message_control(config.root)
             facts = self._facts(config, buffers)
+            if progress is not None:
+                found = f"{len(facts.findings)} findings"
+                self.server.work_done_progress.report(
+                    progress, types.WorkDoneProgressReport(message=found, percentage=100)
+                )
             if facts.config_errors:
                 self._say("; ".join(dict.fromkeys(str(e) for e in facts.config_errors)))
             else:
                 analysed = _Analysed(config, facts, control, scope)
         except PylintOptionError as error:
             self._say(str(error))
+        finally:
+            if progress is not None:
+                self.server.work_done_progress.end(progress, types.WorkDoneProgressEnd())
         self.analysed[config.path] = (inputs, analysed)
         return analysed
+
+    def _progress_begun(self, config: Config) -> str | None:
+        """The token of a progress begun in the editor for *config*'s analysis; None when
+        the client can't show one.
+
+        The handlers run one message at a time, so the creation's answer can't be awaited
+        here: the request is sent first, and the client reads it before the progress."""
+        window = self.server.client_capabilities.window
+        if window is None or not window.work_done_progress:
+            return None
+        token = f"rpcsurface-analysis:{config.path}"  # one first analysis per configuration
+        progress = self.server.work_done_progress
+        progress.create(token)
+        progress.begin(
+            token,
+            types.WorkDoneProgressBegin(
+                title="rpcsurface", message=f"analysing {config.root}", percentage=0
+            ),
+        )
+        return token
 
     def _facts(self, config: Config, buffers: Mapping[str, str]) -> Facts:
         """The facts ``check`` would judge with *buffers* saved, the store's pieces reused
