@@ -15,7 +15,7 @@ Under a :class:`LeanBuilds` block each module of the project astroid builds is *
   classes around it (a dataclass's or an enum's own transform before any of its members
   is looked up);
 * a method's ``self.x = ...`` (a plain method's first argument, bound once) is added to
-  its class's ``instance_attrs`` when anything first reads them (:class:`_PendingAttrs`);
+  its class's ``instance_attrs`` when anything first reads them (:class:`PendingAttrs`);
   every other attribute assignment is added as astroid adds it.
 
 What is inferred is then what a full build infers. On exit every lean module leaves
@@ -36,7 +36,7 @@ from astroid import nodes
 from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
 
-__all__ = ["BUILD_ENV", "LeanBuilds", "lean_wanted"]
+__all__ = ["BUILD_ENV", "LeanBuilds", "PendingAttrs", "lean_wanted"]
 
 BUILD_ENV = "RPCSURFACE_BUILD"  # "full": astroid's whole post-build for every module
 
@@ -50,7 +50,7 @@ def lean_wanted() -> bool:
     return os.environ.get(BUILD_ENV, "").strip().lower() != "full"
 
 
-class _PendingAttrs(dict[str, Any]):
+class PendingAttrs(dict[str, Any]):
     """A class's ``instance_attrs`` whose methods' ``self.x = ...`` are added by *fill*
     before the first read.
 
@@ -249,9 +249,7 @@ class LeanBuilds:
         for klass in _classes_of(module):
             assigned = own.get(id(klass))
             if assigned is not None:
-                fill = _Assigning(builder, assigned, then=shared)
-                # astroid's own attribute, a dict it reads through the methods overridden.
-                setattr(klass, "instance_attrs", _PendingAttrs(klass.instance_attrs, fill))  # noqa: B010
+                _fill_on_first_read(klass, _Assigning(builder, assigned, then=shared))
         setattr(module, _LEAN, _parsed_nodes(module))
         self._lean.append(module)
 
@@ -320,6 +318,20 @@ class _Assigning:
             AstroidBuilder.delayed_assattr(self._builder, node)
         if self._then is not None:
             self._then()
+
+
+def _fill_on_first_read(klass: nodes.ClassDef, fill: Callable[[], None]) -> None:
+    """Run *fill* when *klass*'s ``instance_attrs`` are first read: astroid's own dict
+    becomes a :class:`PendingAttrs`; one that tells the recorder its reads
+    (:mod:`.member_reads`, a top-level class split before the build) waits for it."""
+    members = klass.instance_attrs
+    if type(members) is dict:  # pylint: disable=unidiomatic-typecheck
+        # astroid's own attribute, a dict it reads through the methods overridden.
+        setattr(klass, "instance_attrs", PendingAttrs(members, fill))  # noqa: B010
+    elif callable(getattr(members, "wait_for", None)):
+        members.wait_for(fill)  # type: ignore[attr-defined]
+    else:
+        fill()  # a shape this does not know: as astroid's build, at once
 
 
 def _through_local(node: nodes.AssignAttr) -> bool:

@@ -12,10 +12,12 @@ members (``ReadRecorder.split``), so a class this misses is read as a whole, nev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from astroid import nodes
 
+from pylint_rpcsurface.analysis.lean_build import PendingAttrs
 from pylint_rpcsurface.analysis.reads import ReadRecorder, bound_names
 
 __all__ = ["ClassSplitter", "extra_decorators"]
@@ -57,21 +59,43 @@ class _MemberReads(dict):  # type: ignore[type-arg]
     read by key is a read of that member alone, any other read (iterating, its size)
     a read of the whole class. Its keys and values are the dict's it replaces."""
 
-    __slots__ = ("_reads",)
+    __slots__ = ("_filling", "_pending", "_reads")
 
     def __init__(self, plain: dict[str, Any], reads: _ClassReads) -> None:
         super().__init__(plain)
         self._reads = reads
+        # What adds the members a lean build left for the first read (.lean_build), and
+        # whether it runs now: what it adds is no read of the piece that came first.
+        self._pending: Callable[[], None] | None = None
+        self._filling = False
+
+    def wait_for(self, fill: Callable[[], None]) -> None:
+        """Run *fill* (it adds members) before the first read."""
+        self._pending = fill
+
+    def _ready(self) -> bool:
+        """Whether a read now is the analysis's (not the fill's own)."""
+        fill, self._pending = self._pending, None
+        if fill is not None:
+            self._filling = True
+            try:
+                fill()
+            finally:
+                self._filling = False
+        return not self._filling
 
     def _one(self, key: object) -> None:
-        self._reads.recorder.member(self._reads.path, self._reads.owner, key)
+        if self._ready():
+            self._reads.recorder.member(self._reads.path, self._reads.owner, key)
 
     def _all(self) -> None:
-        self._reads.recorder.whole_class(self._reads.path, self._reads.owner)
+        if self._ready():
+            self._reads.recorder.whole_class(self._reads.path, self._reads.owner)
 
     def plain(self) -> dict[str, Any]:
-        """The dict this one stands for, read by no one."""
-        return dict(dict.items(self))
+        """The dict this one stands for, read by no one (members still to come included)."""
+        contents = dict(dict.items(self))
+        return contents if self._pending is None else PendingAttrs(contents, self._pending)
 
 
 def _reading_key(name: str) -> Any:
