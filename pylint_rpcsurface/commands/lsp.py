@@ -12,13 +12,15 @@ from typing import TextIO
 from pylint_rpcsurface.commands.projects import EXIT_CLEAN, EXIT_ERROR, cache_option
 from pylint_rpcsurface.store import disabled_by_environment
 
-HELP = "run a language server (LSP, over stdio) for editors: diagnostics, definition, hover"
+HELP = "run a language server (LSP, over stdio) for editors: diagnostics, navigation, rename"
 DESCRIPTION = (
     "Speak the Language Server Protocol on standard input and output, for an editor to "
     "start: the findings of `rpcsurface check` as diagnostics of each open file, its "
     "unsaved text included; go to definition from an RPC name to the handler methods "
     "that answer it; find references from a handler to the sites that send its name; "
-    "hover for the name's row of `rpcsurface report`. Needs the lsp extra: "
+    "hover for the name's row of `rpcsurface report`; rename an RPC name at every place "
+    "that holds it; code actions (the registry edit `rpcsurface fix` makes, closest answered "
+    "names, a pylint disable comment). Needs the lsp extra: "
     "pip install 'pylint-rpcsurface[lsp]'."
 )
 # The packages the extra installs: a server that can't import one of them lacks the extra.
