@@ -22,7 +22,6 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
 from pygls.workspace.position_codec import ServerTextPosition
 
-from pylint_rpcsurface import engine
 from pylint_rpcsurface.commands.check import message_text
 from pylint_rpcsurface.commands.fix.layout import line_length
 from pylint_rpcsurface.commands.projects import Scope
@@ -53,7 +52,7 @@ from pylint_rpcsurface.server.actions import (
 from pylint_rpcsurface.server.positions import from_position, to_range
 from pylint_rpcsurface.server.rename import Refused, renaming
 from pylint_rpcsurface.sources import SourceTree, real
-from pylint_rpcsurface.store import Store
+from pylint_rpcsurface.store import facts_with_cache
 
 SOURCE = "rpcsurface"
 # A message's category (the first letter of its id) as the editor's severity.
@@ -292,14 +291,7 @@ class Session:
     def _facts(self, config: Config, buffers: Mapping[str, str]) -> Facts:
         """The facts ``check`` would judge with *buffers* saved, the store's pieces reused
         (and this run's kept) unless the cache is off."""
-        if not self.use_cache:
-            return engine.surface_facts(config, buffers)
-        store = Store(config)
-        run = store.begin(buffers)
-        memo = run.memo()
-        with engine.failed_imports_recorded(memo.failed_imports):
-            facts = engine.surface_facts(config, buffers, memo, tree=store.tree)
-        run.finish(memo, facts.analysis())
+        facts: Facts = facts_with_cache(config, buffers, use_cache=self.use_cache)
         return facts
 
     def _say(self, problem: str) -> None:

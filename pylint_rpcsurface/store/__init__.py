@@ -557,23 +557,28 @@ def analyse_with_cache(
     return analysis
 
 
-def facts_with_cache(config: Config, *, use_cache: bool = True) -> Any:
-    """The facts of *config*'s surfaces (``engine.Facts``, for ``report`` and ``fix``),
+def facts_with_cache(
+    config: Config, overrides: Mapping[str, str] | None = None, *, use_cache: bool = True
+) -> Any:
+    """The facts of *config*'s surfaces (``engine.Facts``, for ``report``, ``fix`` and the
+    language server), *overrides* (unsaved buffers by path) read in place of the files,
     their pieces taken from the store that pylint and ``check`` keep, and the pieces
-    computed here kept in it. The store's pieces are the ones an analysis from nothing
-    computes (its oracle tests say so), so the facts are the same either way."""
+    computed here kept in it, with the findings when every buffer holds its file's text.
+    The store's pieces are the ones an analysis from nothing computes (its oracle tests
+    say so), so the facts are the same either way."""
     # pylint: disable=import-outside-toplevel
     from pylint_rpcsurface import engine  # noqa: PLC0415
 
+    overrides = overrides or {}
     if not use_cache:
-        facts = engine.surface_facts(config)
+        facts = engine.surface_facts(config, overrides)
     else:
         store = Store(config)
-        run = store.begin({})
+        run = store.begin(overrides)
         memo = run.memo()
         with engine.failed_imports_recorded(memo.failed_imports):
-            facts = engine.surface_facts(config, memo=memo, tree=store.tree)
-        run.finish(memo, None)
+            facts = engine.surface_facts(config, overrides, memo=memo, tree=store.tree)
+        run.finish(memo, facts.analysis())
     write_stats(config, facts.counts)
     return facts
 
