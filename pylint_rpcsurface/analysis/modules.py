@@ -501,7 +501,8 @@ class ModuleStore:
         lean = contextlib.ExitStack()
         try:
             names = self.tree.top_level_names()
-            lean.enter_context(LeanBuilds(self.manager, names, self.lean_built).active())
+            forget = partial(_forget_inferences, look_ups=True)
+            lean.enter_context(LeanBuilds(self.manager, names, self.lean_built, forget).active())
             elsewhere.start()
             for path in self.overrides:
                 self.module(path)  # before any look-up can build the saved file instead
