@@ -45,6 +45,9 @@ MAX_TOP_LEVEL_ENTRIES = 14
 
 # Where astroid may be imported, and where pylint may.
 MAY_IMPORT_ASTROID = ("analysis.", "engine", "engine.", "pylint_plugin", "discovery", "discovery.")
+# Where the language server's libraries (the lsp extra) and the server itself may be
+# imported: a plugin or a command without the extra must never reach them.
+MAY_IMPORT_SERVER = ("server", "server.", "commands.lsp")
 MAY_IMPORT_PYLINT = ("pylint_plugin",)
 # The layers that must stay free of astroid and pylint, even through what they import.
 PURE = ("rules", "rules.", "model", "config", "messages", "sources")
@@ -142,6 +145,10 @@ def violations(modules: dict[str, Path]) -> list[str]:
             if top == "pylint" and not _matches(name, MAY_IMPORT_PYLINT):
                 found.append(f"{where}:{line}: imports {imported}; only the adapter may")
             target = internal(imported, modules)
+            if (
+                top in ("pygls", "lsprotocol") or _matches(target or "", ("server", "server."))
+            ) and (not _matches(name, MAY_IMPORT_SERVER)):
+                found.append(f"{where}:{line}: imports {imported}; only server/ and `lsp` may")
             if (
                 target
                 and _matches(target, ("rules.",))
