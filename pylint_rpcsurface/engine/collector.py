@@ -39,7 +39,7 @@ CodeRef = tuple[str, str, int]
 # What one code holds: its own dispatch calls' broadcasts, the helpers it calls (each a
 # CodeRef, flattened, with the call), and its ``super(...).name`` attributes: the name,
 # with where the look-up starts ("" after the code's own class, a class's key for
-# ``super(Class, self)``, "?" when Class does not infer to one class of the project).
+# ``super(Class, self)``, "?" when Class does not infer to one class).
 CodeFacts = tuple[
     tuple[Broadcast, ...],
     tuple[tuple[str, str, int, HelperStep], ...],
@@ -107,14 +107,15 @@ class BroadcastCollector:
 
     def members_of(self, caller: nodes.ClassDef) -> Members | None:
         """*caller*'s method resolution order with each class's members (see Members), or
-        None when a class in it lies outside the project: its code is then read from its
-        nodes (:meth:`of_caller`), as no name in the project finds it again."""
+        None when some code it runs lies outside the project: that code is then read from
+        its nodes (:meth:`of_caller`), as no name in the project finds it again. A class
+        outside the project that binds no code (``abc.ABC``) runs none, so its members
+        are names alone, and the subclasses put their broadcasts together from the pieces
+        without a build of their modules."""
         order, complete = self.index.linearize(caller)
         classes: list[tuple[str, tuple[Member, ...]]] = []
         for klass in order:
-            key = self.class_key(klass)
-            if key is None:
-                return None
+            outside = self._project_path(klass) is None
             # Which names the class binds: all of its members.
             self.reads.class_read(klass)
             members: list[Member] = []
@@ -123,6 +124,8 @@ class BroadcastCollector:
                 if code is None:
                     members.append((name, None))
                     continue
+                if outside:
+                    return None
                 ref = self.ref(code)
                 if ref[0] in self._external:
                     return None
@@ -130,7 +133,7 @@ class BroadcastCollector:
                     # Found by its position, which the module's body holds.
                     self.reads.path(ref[0], BODY)
                 members.append((name, ref))
-            classes.append((key, tuple(members)))
+            classes.append((self.class_key(klass), tuple(members)))
         return complete, tuple(classes)
 
     def of_members(self, members: Members) -> list[Broadcast]:
@@ -193,15 +196,19 @@ class BroadcastCollector:
         spans = self._spans(path).get(name, ()) if self._spans is not None else ()
         return (path, spans[index][0] if index < len(spans) else 0)
 
-    def class_key(self, klass: nodes.ClassDef) -> str | None:
-        """The key a class is known by in the pieces (its module's key, and
-        :func:`definition_name`'s), or None for a class outside the project."""
-        file = klass.root().file or ""
-        path = self.index.store.project_key(file) if file else None
-        if path is None:
-            return None
+    def class_key(self, klass: nodes.ClassDef) -> str:
+        """The key a class is known by in the pieces: its module's key (for a class
+        outside the project, its module's file, or name when it has none), and
+        :func:`definition_name`'s."""
+        module = klass.root()
+        path = self._project_path(klass) or module.file or module.name
         name, index = definition_name(klass)
         return f"{path}\0{name}\0{index}"
+
+    def _project_path(self, klass: nodes.ClassDef) -> str | None:
+        """The key of *klass*'s module, or None for a class outside the project."""
+        file = klass.root().file or ""
+        return self.index.store.project_key(file) if file else None
 
     def _supers_of(self, code: Code) -> Iterator[tuple[str, str]]:
         for attribute in super_attributes(self._calls_in(code)):
@@ -210,8 +217,10 @@ class BroadcastCollector:
                 yield attribute.attrname, ""
                 continue
             named = infer_unique(call.args[0])
-            key = self.class_key(named) if isinstance(named, nodes.ClassDef) else None
-            yield attribute.attrname, "?" if key is None else key
+            yield (
+                attribute.attrname,
+                (self.class_key(named) if isinstance(named, nodes.ClassDef) else "?"),
+            )
 
     def ref(self, code: Code) -> CodeRef:
         """Where *code* is defined (see CodeRef); the code is kept for this run."""
