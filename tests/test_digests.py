@@ -4,9 +4,18 @@ a function, and nothing else a function's body holds."""
 
 from __future__ import annotations
 
+import ast
+import hashlib
+from pathlib import Path
+
 import pytest
 
-from pylint_rpcsurface.engine.digests import local_digest, module_digests, parsed
+import pylint_rpcsurface
+from pylint_rpcsurface.engine.digests import (
+    LocalDigests,
+    _functions_named,
+    module_digests,
+)
 
 MODULE = """\
 import os
@@ -159,7 +168,7 @@ def test_a_function_digest_is_of_its_own_lines_after_a_character_splitlines_brea
 
 
 def _local(text: str, function: str = "Runner.__init__", name: str = "rank") -> str:
-    return local_digest(parsed(text), function, name)
+    return LocalDigests(text).digest(function, name)
 
 
 @pytest.mark.parametrize(
@@ -207,7 +216,7 @@ def test_a_local_digest_changes_with_a_binding_of_its_name_or_an_attribute_s_sta
 def test_a_local_digest_of_a_function_the_module_does_not_define_is_absent() -> None:
     assert _local(MODULE, "Runner.missing") == "absent"
     assert _local(MODULE.replace("def __init__", "def __init_")) == "absent"
-    assert local_digest(parsed("def broken(:\n"), "broken", "x") == "unparsed"
+    assert LocalDigests("def broken(:\n").digest("broken", "x") == "unparsed"
 
 
 def test_a_local_digest_tells_where_the_attribute_s_statement_lies_among_the_bindings() -> None:
@@ -219,3 +228,135 @@ def test_a_local_digest_tells_where_the_attribute_s_statement_lies_among_the_bin
     )
     assert after != before != MODULE
     assert _local(after) != _local(before)
+
+
+def _reference_local_digest(tree: ast.Module, function: str, name: str) -> str:
+    """The "local Q N" digest as LocalDigests' docstring defines it, statement by
+    statement, with nothing kept between names."""
+    definitions = _functions_named(tree.body, function)  # which defs: not what is compared
+    if not definitions:
+        return "absent"
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for d in definitions for n in ast.walk(d)):
+        return "declares " + _sha("\0".join(ast.dump(d) for d in definitions))
+
+    def binds(statement: ast.stmt) -> bool:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                if node.id == name:
+                    return True
+            elif isinstance(node, ast.alias):
+                if (node.asname or node.name.partition(".")[0]) == name:
+                    return True
+            elif not isinstance(node, ast.Name) and name in (
+                getattr(node, "name", None),
+                getattr(node, "arg", None),
+                getattr(node, "rest", None),
+            ):
+                return True
+        return False
+
+    def sets_an_attribute(statement: ast.stmt) -> bool:
+        return any(
+            isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del))
+            for n in ast.walk(statement)
+        )
+
+    return _sha(
+        "\1".join(
+            "\0".join(ast.dump(s) for s in d.body if binds(s) or sets_an_attribute(s))
+            for d in definitions
+        )
+    )
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def test_local_digests_are_the_reference_s_for_every_function_and_name_of_real_code() -> None:
+    """Every "local Q N" digest LocalDigests gives (each function's statements read once
+    for all names) is the one the definition gives name by name, over this package's
+    analysis modules: every method and function, every name its code holds, and one it
+    doesn't."""
+    package = Path(pylint_rpcsurface.__file__).parent / "analysis"
+    texts = [path.read_text("utf-8") for path in sorted(package.rglob("*.py"))]
+    compared = 0
+    for text in [*texts, _EVERY_WAY_TO_BIND]:
+        digests = LocalDigests(text)
+        tree = ast.parse(text)
+        for function, names in _functions_and_names(tree).items():
+            for name in [*sorted(names), "not_a_name_here"]:
+                assert digests.digest(function, name) == _reference_local_digest(
+                    tree, function, name
+                ), (text[:60], function, name)
+                compared += 1
+    assert compared > 5_000
+
+
+# A name bound every way a statement binds one, beside attributes set and deleted.
+_EVERY_WAY_TO_BIND = """\
+class Worker:
+    def step(self, rank, *extra, flag=None, **options):
+        import os.path
+        from json import loads as decode
+        total = count = 0
+        total += 1
+        del count
+        (left, [right, *rest]) = extra
+        with open(rank) as handle, open(flag) as other:
+            pass
+        for index, item in enumerate(extra):
+            del item
+        try:
+            pass
+        except OSError as error:
+            print(error)
+        if (size := len(extra)) > 1:
+            self.size = size
+        match options:
+            case {"a": captured, **remaining}:
+                pass
+            case [first, *others]:
+                pass
+            case Point(x=px) as whole:
+                pass
+        def inner(argument):
+            return argument
+        class Local:
+            pass
+        lambda value: value
+        print(sep=rank)
+        self.worker.rank = rank
+        del self.size
+        return decode(os.path.join(handle, other))
+
+    def declares(self):
+        global LIMIT
+        LIMIT = 1
+
+    async def later(self, rank):
+        async for chunk in rank:
+            self.chunk = chunk
+        async with rank as held:
+            pass
+"""
+
+
+def _functions_and_names(tree: ast.Module) -> dict[str, set[str]]:
+    """Each function's "def Q" name, with every identifier its code holds."""
+    found: dict[str, set[str]] = {}
+
+    def visit(statements: list[ast.stmt], within: str) -> None:
+        for statement in statements:
+            if isinstance(statement, ast.ClassDef):
+                visit(statement.body, within + statement.name + ".")
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = found.setdefault(within + statement.name, set())
+                for node in ast.walk(statement):
+                    for field in ("id", "name", "arg", "asname", "attr", "rest"):
+                        value = getattr(node, field, None)
+                        if isinstance(value, str):
+                            names.add(value.partition(".")[0])
+
+    visit(tree.body, "")
+    return found

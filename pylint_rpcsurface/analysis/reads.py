@@ -48,7 +48,7 @@ CLASS: Final = "class "
 MEMBER: Final = "member "
 # The level prefix of what a function binds to one name, with where the statements that
 # assign attributes lie among those bindings ("local Q N", see
-# pylint_rpcsurface.engine.digests.local_digest).
+# pylint_rpcsurface.engine.digests.LocalDigests).
 LOCAL: Final = "local "
 
 _V = TypeVar("_V")

@@ -29,7 +29,7 @@ from pylint_rpcsurface.config import Config, ConfigError, SurfaceSpec, key_of_cl
 from pylint_rpcsurface.engine.collector import chain_order
 from pylint_rpcsurface.engine.judging import Judge, Judging, TableScope
 from pylint_rpcsurface.engine.memo import Memo
-from pylint_rpcsurface.engine.pieces import Pieces
+from pylint_rpcsurface.engine.pieces import KeptDigests, Pieces
 from pylint_rpcsurface.engine.proxy_facts import ProxyTables
 from pylint_rpcsurface.engine.queries import Queries, Ref, Resolved, family_members
 from pylint_rpcsurface.engine.settled import SettledBranches
@@ -82,6 +82,8 @@ def surface_facts(
     memo: Memo | None = None,
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
     tree: SourceTree | None = None,
+    *,
+    kept: KeptDigests | None = None,
 ) -> Facts:
     """The facts of the project *config* describes, one per usable surface, and the
     findings :func:`rules.findings` judges from them, each with what its file's pylint
@@ -96,15 +98,16 @@ def surface_facts(
     (the store's, which fingerprinted the same files), so that one run walks the roots
     once. A piece from the memo whose definition is no longer where it was (a module
     written while this run read it) makes the run start again from nothing, once: it
-    never ends in a traceback.
+    never ends in a traceback. *kept* holds the digests a long-lived process's earlier
+    analyses computed (:class:`.pieces.KeptDigests`), and is left what this one read.
     """
     if tree is None or tree.roots != tuple(real(root) for root in config.source_roots):
         tree = SourceTree(config.source_roots)  # none given, or another configuration's
     with _no_cyclic_collection():
         try:
-            return _surface_facts(config, overrides, memo, prebuilt, tree)
+            return _surface_facts(config, overrides, memo, prebuilt, tree, kept=kept)
         except LookupError:
-            return _surface_facts(config, overrides, Memo(None, ""), prebuilt, tree)
+            return _surface_facts(config, overrides, Memo(None, ""), prebuilt, tree, kept=kept)
 
 
 @contextlib.contextmanager
@@ -141,6 +144,8 @@ def _surface_facts(
     memo: Memo | None,
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None,
     tree: SourceTree,
+    *,
+    kept: KeptDigests | None,
 ) -> Facts:
     store = ModuleStore(
         tree,
@@ -148,7 +153,7 @@ def _surface_facts(
         dict(prebuilt or {}),
         known=memo.known_files if memo is not None else {},
     )
-    run = _Run(config, store, memo if memo is not None else Memo(None, ""))
+    run = _Run(config, store, memo if memo is not None else Memo(None, ""), kept)
     # Held, not just named: a module released and another built at its address is new.
     before = dict(astroid.MANAGER.astroid_cache)
     with store.resolving_imports(), recording_reads(run.reads, store):
@@ -174,11 +179,13 @@ class _Run:
     modules it read are unchanged, else computed with astroid (and kept for the next
     run). A run whose pieces are all in the memo builds no module."""
 
-    def __init__(self, config: Config, store: ModuleStore, memo: Memo) -> None:
+    def __init__(
+        self, config: Config, store: ModuleStore, memo: Memo, kept: KeptDigests | None
+    ) -> None:
         self.config = config
         self.store = store
         self.memo = memo
-        self.pieces = Pieces(store, memo)
+        self.pieces = Pieces(store, memo, kept)
         self.reads = self.pieces.reads
         self.queries = Queries(config, self.pieces)
         self.words = WordSearch(store, memo, self.pieces.buffers)
@@ -453,6 +460,7 @@ class _Run:
         """Keep this run's pieces, unless a module changed while they were computed: a
         piece is stored only under the content it was computed from."""
         self.words.keep()
+        self.pieces.keep_digests()
         if not self.store.changed_since_read():
             project = set(self.store.python_files())
             read = modules_astroid_has_read()

@@ -25,7 +25,7 @@ import pickle
 
 from pylint_rpcsurface.sources import python_lines
 
-__all__ = ["DIGEST_FILENAME", "ModuleDigests", "local_digest", "module_digests", "parsed"]
+__all__ = ["DIGEST_FILENAME", "LocalDigests", "ModuleDigests", "module_digests", "parsed"]
 
 # The file name the parse for digests gives: it is no build of the module, and says so.
 DIGEST_FILENAME = "<rpcsurface digests>"
@@ -56,41 +56,88 @@ def module_digests(text: str) -> ModuleDigests:
 
 
 def parsed(text: str) -> ast.Module | None:
-    """The syntax tree of *text* for :func:`local_digest`; None when it does not parse."""
+    """The syntax tree of *text* for :class:`LocalDigests`; None when it does not parse."""
     try:
         return ast.parse(text, DIGEST_FILENAME)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
-def local_digest(tree: ast.Module | None, function: str, name: str) -> str:
-    """The digest of what the function *function* (a "def Q" name) binds to *name*, and
-    of where in its body the statements that assign an attribute lie among those
-    bindings: the statements of its body that bind *name* or assign an attribute, at any
-    depth, each whole, in order (a compound statement stands for all it holds).
+class LocalDigests:
+    """The "local Q N" digests of one module version: for the function Q (a "def Q"
+    name), the digest of what it binds to the name N, and of where in its body the
+    statements that assign an attribute lie among those bindings: the statements of its
+    body that bind N or assign an attribute, at any depth, each whole, in order (a
+    compound statement stands for all it holds).
 
-    A look-up of *name* from a statement that assigns an attribute (whose text the
-    interface holds) gives the bindings of *name* before it in the function, or those of
-    the scopes around it when there are none: what this digest holds, and where the
-    statement lies among them. A statement that neither binds *name* nor assigns an
-    attribute changes nothing here. A function that declares a name ``global`` or
-    ``nonlocal`` moves bindings to other scopes: its digest is then of its whole code."""
-    if tree is None:
-        return "unparsed"
-    definitions = _functions_named(tree.body, function)
-    if not definitions:
-        return "absent"
-    parts: list[str] = []
-    for definition in definitions:
-        if any(isinstance(node, (ast.Global, ast.Nonlocal)) for node in ast.walk(definition)):
+    A look-up of N from a statement that assigns an attribute (whose text the interface
+    holds) gives the bindings of N before it in the function, or those of the scopes
+    around it when there are none: what this digest holds, and where the statement lies
+    among them. A statement that neither binds N nor assigns an attribute changes nothing
+    here. A function that declares a name ``global`` or ``nonlocal`` moves bindings to
+    other scopes: its digest is then of its whole code.
+
+    A run asks for many names of one function: each function's statements are read once
+    (what each binds, whether it assigns an attribute, its dump), not once a name."""
+
+    def __init__(self, text: str) -> None:
+        self._tree = parsed(text)
+        # Each function's digest when it declares a name global or nonlocal (or is not
+        # defined, or the text does not parse); else each definition's statements.
+        self._functions: dict[str, str | list[list[_Statement]]] = {}
+
+    def digest(self, function: str, name: str) -> str:
+        """The digest of what *function* binds to *name* (see the class)."""
+        statements = self._functions.get(function)
+        if statements is None:
+            statements = self._functions[function] = self._read(function)
+        if isinstance(statements, str):
+            return statements
+        return _hash(
+            "\1".join(
+                "\0".join(s.dump for s in definition if s.assigns_attribute or name in s.binds)
+                for definition in statements
+            )
+        )
+
+    def _read(self, function: str) -> str | list[list[_Statement]]:
+        if self._tree is None:
+            return "unparsed"
+        definitions = _functions_named(self._tree.body, function)
+        if not definitions:
+            return "absent"
+        read = [[_Statement(statement) for statement in d.body] for d in definitions]
+        # Only a statement of the body can declare (never a decorator or a default).
+        if any(statement.declares for body in read for statement in body):
             return "declares " + _hash("\0".join(ast.dump(d) for d in definitions))
-        kept = [
-            ast.dump(statement)
-            for statement in definition.body
-            if _binds(statement, name) or _attributes_assigned(statement)
-        ]
-        parts.append("\0".join(kept))
-    return _hash("\1".join(parts))
+        return read
+
+
+class _Statement:
+    """One statement of a function's body as :class:`LocalDigests` reads it."""
+
+    __slots__ = ("_dump", "_node", "assigns_attribute", "binds", "declares")
+
+    def __init__(self, statement: ast.stmt) -> None:
+        self._node = statement
+        self._dump: str | None = None
+        binds: set[str] = set()
+        self.assigns_attribute = self.declares = False
+        for node in ast.walk(statement):  # once: a body's statements are most of its nodes
+            if isinstance(node, ast.Attribute):
+                if isinstance(node.ctx, (ast.Store, ast.Del)):
+                    self.assigns_attribute = True
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.declares = True
+            else:
+                _add_bound_name(node, binds)
+        self.binds = frozenset(binds)
+
+    @property
+    def dump(self) -> str:
+        if self._dump is None:
+            self._dump = ast.dump(self._node)
+        return self._dump
 
 
 def _functions_named(
@@ -113,21 +160,20 @@ def _functions_named(
     return found
 
 
-def _binds(statement: ast.stmt, name: str) -> bool:
-    """Whether *statement* may bind *name* anywhere in it: a name stored or deleted, a
-    parameter, an import, a definition, an ``except ... as``, a pattern's capture."""
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Name):
-            if node.id == name and not isinstance(node.ctx, ast.Load):
-                return True
-        elif isinstance(node, ast.alias):
-            if (node.asname or node.name.partition(".")[0]) == name:
-                return True
-        else:
-            for field in ("name", "arg", "rest"):
-                if getattr(node, field, None) == name:
-                    return True
-    return False
+def _add_bound_name(node: ast.AST, names: set[str]) -> None:
+    """Add the name *node* may bind to *names*: a name stored or deleted, a parameter, an
+    import, a definition, an ``except ... as``, a pattern's capture (and a keyword
+    argument's name: more than binds, never less)."""
+    if isinstance(node, ast.Name):
+        if not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+    elif isinstance(node, ast.alias):
+        names.add(node.asname or node.name.partition(".")[0])
+    else:
+        for field in ("name", "arg", "rest"):
+            value = getattr(node, field, None)
+            if isinstance(value, str):
+                names.add(value)
 
 
 def _split_classes(tree: ast.Module, levels: dict[str, str]) -> None:

@@ -25,10 +25,10 @@ from pylint_rpcsurface.analysis.reads import (
 )
 from pylint_rpcsurface.engine.anchors import ANCHOR, anchor_of, positions, read_spans, reanchored
 from pylint_rpcsurface.engine.collector import CodeFacts, CodeRef
-from pylint_rpcsurface.engine.digests import ModuleDigests, local_digest, module_digests, parsed
+from pylint_rpcsurface.engine.digests import LocalDigests, ModuleDigests, module_digests
 from pylint_rpcsurface.engine.memo import USES, Dependency, Memo
 
-__all__ = ["Pieces", "piece_key"]
+__all__ = ["KeptDigests", "Pieces", "piece_key"]
 
 _T = TypeVar("_T")
 
@@ -38,12 +38,25 @@ def piece_key(kind: str, parts: Sequence[object]) -> str:
     return json.dumps([kind, *parts], default=str)
 
 
+class KeptDigests:
+    """The digests of module versions that a long-lived process (the language server)
+    keeps from one analysis to the next, by content hash: a version's digests never
+    change, so each is computed once while an editor's edits go on, instead of once an
+    analysis. Each analysis leaves what it read, and lets go of the rest."""
+
+    def __init__(self) -> None:
+        self.summaries: dict[str, ModuleDigests] = {}
+        self.locals: dict[str, LocalDigests] = {}
+
+
 class Pieces:
     """The memo's pieces as one run sees them: found, computed, and what each read."""
 
-    def __init__(self, store: ModuleStore, memo: Memo) -> None:
+    def __init__(self, store: ModuleStore, memo: Memo, kept: KeptDigests | None = None) -> None:
         self.store = store
         self.memo = memo
+        # What earlier analyses of this process computed (nothing, in a fresh process).
+        self._kept = KeptDigests() if kept is None else kept
         # What each piece reads, recorded only when the pieces outlive the run.
         self.reads = ReadRecorder(store.project_key, active=memo.keeps)
         store.reads = self.reads
@@ -51,10 +64,8 @@ class Pieces:
         # them is never written to the memo (see Memo.ephemeral).
         self.buffers = frozenset(path for path in store.overrides if store.unsaved(path))
         self._digests: dict[str, ModuleDigests] = {}  # by content hash
-        # The "local Q N" digests (computed when asked for), by content hash and level,
-        # and the syntax trees they are read from, by content hash.
-        self._locals: dict[tuple[str, str], str] = {}
-        self._trees: dict[str, Any] = {}
+        # The "local Q N" digests of each module version read, by content hash.
+        self._locals: dict[str, LocalDigests] = {}
         # The keys of the pieces each piece being computed asks for, innermost last.
         self._nested: list[dict[str, None]] = []
         # Each code's piece as this run first had it, with what it read, and its key.
@@ -168,29 +179,38 @@ class Pieces:
         return "absent"
 
     def _local(self, path: str, level: str) -> str:
-        """*path*'s "local Q N" digest (:func:`..engine.digests.local_digest`), computed
-        once per version of the module."""
+        """*path*'s "local Q N" digest (:class:`..engine.digests.LocalDigests`)."""
         content = self.store.digest(path)
-        found = self._locals.get((content, level))
-        if found is None:
-            if content not in self._trees:
-                self._trees[content] = parsed(self.store.text(path))
-            function, _, name = level[len(LOCAL) :].rpartition(" ")
-            found = self._locals[(content, level)] = local_digest(
-                self._trees[content], function, name
-            )
-        return found
+        digests = self._locals.get(content) or self._kept.locals.get(content)
+        if digests is None:
+            digests = LocalDigests(self.store.text(path))
+        self._locals[content] = digests
+        function, _, name = level[len(LOCAL) :].rpartition(" ")
+        return digests.digest(function, name)
 
     def summary(self, path: str) -> ModuleDigests:
         """*path*'s digests and function spans, computed once per version of the module."""
         content = self.store.digest(path)
         found = self._digests.get(content) or self.memo.digests_of(content)
         if found is None:
-            found = module_digests(self.store.text(path))
+            found = self._kept.summaries.get(content) or module_digests(self.store.text(path))
             if path not in self.buffers and not content.startswith("not read"):
                 self.memo.keep_digests(content, found)
         self._digests[content] = found
         return found
+
+    def keep_digests(self) -> None:
+        """Leave the digests this run read for the next analysis of the process."""
+        self._kept.summaries = {
+            content: digests
+            for content, digests in self._digests.items()
+            if not content.startswith("not read")
+        }
+        self._kept.locals = {
+            content: digests
+            for content, digests in self._locals.items()
+            if not content.startswith("not read")
+        }
 
     def contents(self) -> set[str]:
         """The content hashes of the saved module versions this run knows the digests of."""

@@ -40,6 +40,7 @@ from pylint_rpcsurface.engine.lookup import (
     names_at,
     send_sites,
 )
+from pylint_rpcsurface.engine.pieces import KeptDigests
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import Finding, Location
 from pylint_rpcsurface.server.actions import (
@@ -133,6 +134,9 @@ class Session:
         self.finder = ConfigFinder()
         # Each configuration's latest analysis (None: it can't be used), by its file.
         self.analysed: dict[Path, tuple[_Inputs, _Analysed | None]] = {}
+        # The modules' digests each configuration's analyses computed: the next analysis
+        # computes only those of the versions that changed (the buffer being typed in).
+        self.kept: dict[Path, KeptDigests] = {}
         self.said: set[str] = set()
         for method, handler in (
             (types.TEXT_DOCUMENT_DID_OPEN, self.opened),
@@ -291,7 +295,8 @@ class Session:
     def _facts(self, config: Config, buffers: Mapping[str, str]) -> Facts:
         """The facts ``check`` would judge with *buffers* saved, the store's pieces reused
         (and this run's kept) unless the cache is off."""
-        facts: Facts = facts_with_cache(config, buffers, use_cache=self.use_cache)
+        kept = self.kept.setdefault(config.path, KeptDigests())
+        facts: Facts = facts_with_cache(config, buffers, use_cache=self.use_cache, kept=kept)
         return facts
 
     def _say(self, problem: str) -> None:

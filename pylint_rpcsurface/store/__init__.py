@@ -558,26 +558,31 @@ def analyse_with_cache(
 
 
 def facts_with_cache(
-    config: Config, overrides: Mapping[str, str] | None = None, *, use_cache: bool = True
+    config: Config,
+    overrides: Mapping[str, str] | None = None,
+    *,
+    use_cache: bool = True,
+    kept: Any = None,
 ) -> Any:
     """The facts of *config*'s surfaces (``engine.Facts``, for ``report``, ``fix`` and the
     language server), *overrides* (unsaved buffers by path) read in place of the files,
     their pieces taken from the store that pylint and ``check`` keep, and the pieces
     computed here kept in it, with the findings when every buffer holds its file's text.
     The store's pieces are the ones an analysis from nothing computes (its oracle tests
-    say so), so the facts are the same either way."""
+    say so), so the facts are the same either way. *kept* (``engine.pieces.KeptDigests``)
+    holds what a long-lived process's earlier analyses computed of the modules' digests."""
     # pylint: disable=import-outside-toplevel
     from pylint_rpcsurface import engine  # noqa: PLC0415
 
     overrides = overrides or {}
     if not use_cache:
-        facts = engine.surface_facts(config, overrides)
+        facts = engine.surface_facts(config, overrides, kept=kept)
     else:
         store = Store(config)
         run = store.begin(overrides)
         memo = run.memo()
         with engine.failed_imports_recorded(memo.failed_imports):
-            facts = engine.surface_facts(config, overrides, memo=memo, tree=store.tree)
+            facts = engine.surface_facts(config, overrides, memo=memo, tree=store.tree, kept=kept)
         run.finish(memo, facts.analysis())
     write_stats(config, facts.counts)
     return facts
