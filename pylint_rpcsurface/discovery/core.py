@@ -882,7 +882,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             proven.update(own)
         for found in mine or [found for _, found in loops]:
             proven.update(found)
-        return proven
+        return unproven.with_forwarded(self, proven)
 
     def admitted(self, chosen: list[nodes.ClassDef], proven: Found) -> list[nodes.ClassDef]:
         """The classes one annotation admits beside a chosen handler (``self.worker:

@@ -292,15 +292,36 @@ class Receivers:
                     owners = [owner, *self.subclasses.get(id(owner), [])]
         else:
             owners = [cls for cls, _ in self._read(expr, depth, classes=False).values()]
-        found: Found = {}
+        annotated: Found = {}
+        valued: Found = {}
+        # Whether each binding with a value holds None or an object constructed from
+        # classes read: then the annotation (``self.worker: WorkerBase | None = None``)
+        # says nothing of which class beyond what the constructions prove.
+        constructed = True
         for owner in owners[:8]:
             for klass in [owner, *self._ancestors(owner)]:
                 for value, annotation in attribute_bindings(klass, attribute.attrname):
                     if annotation is not None:
-                        found.update(self._annotated(annotation, classes))
-                    if value is not None:
-                        found.update(self._read(value, depth, classes=classes))
-        return found
+                        annotated.update(self._annotated(annotation, classes))
+                    if value is None:
+                        constructed = False  # declared, filled elsewhere (a field)
+                        continue
+                    read = self._read(value, depth, classes=classes)
+                    if not (
+                        (isinstance(value, nodes.Const) and value.value is None)
+                        or (isinstance(value, nodes.Call) and read)
+                    ):
+                        constructed = False
+                    valued.update(read)
+        if (
+            annotated
+            and valued
+            and constructed
+            and self.qualnames is not None
+            and not self.qualnames.written_unread(attribute.attrname)
+        ):
+            return valued
+        return {**annotated, **valued}
 
     def _parameter(
         self, binding: nodes.AssignName, arguments: nodes.Arguments, depth: int, classes: bool

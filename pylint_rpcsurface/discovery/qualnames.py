@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS
+from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
 from pylint_rpcsurface.discovery.reading import call_name, is_getattr
 
 # The functions that return the object a dotted string names.
@@ -43,33 +43,59 @@ class QualnameStrings:
         self.by_qualname = {qualname(c): c for c in classes}
         self.where = where
         self._assigned: dict[str, list[nodes.NodeNG | None]] | None = None
+        self._written_unread: frozenset[str] = frozenset()
 
     # -- entry point ------------------------------------------------------------
 
     def resolved(self, call: nodes.Call) -> list[tuple[nodes.ClassDef, str]]:
         """The project classes *call* returns with the evidence of each; [] when it is
         no resolver, or when what it resolves is not a closed set of their names."""
+        needs_a_dot = None
         if call_name(call) in RESOLVERS and call.args:
             named = self.strings(call.args[0], _DEPTH)
+            needs_a_dot = _needs_a_dot(call, self.where)
         elif is_getattr(call) and len(call.args) == 2:
             named = self._module_attribute(call.args[0], call.args[1])
         else:
             return []
         if not named:
             return []
-        found = []
+        classes, rebound, unresolved = [], [], []
         for value, at in named:
             cls = self.by_qualname.get(value)
-            if cls is None:
+            if cls is not None and _rebinding(cls) is None:
+                classes.append((cls, value, at))
+            elif cls is not None:
+                rebound.append((cls, value, at))
+            elif needs_a_dot is not None and "." not in value:
+                # "auto" until a platform chooses: the resolver raises on it, so no
+                # object is ever made from it.
+                unresolved.append(f"{value!r} ({at})")
+            else:
                 return []  # a literal naming no class of the project: nothing proven
-            found.append(
-                (
-                    cls,
-                    f"{self.where(call)}: resolved from the string {value!r} ({at}), one of "
-                    f"the {len(named)} the project assigns it ({NOT_COVERED})",
-                )
+        # A class whose module rebinds its name (to one from outside the project, when a
+        # package is installed) can't be named as a handler: it is left out only when
+        # the classes kept answer every public name it does.
+        kept = {name for cls, _, _ in classes for name in _public_methods(cls)}
+        if not classes or any(_public_methods(cls) - kept for cls, _, _ in rebound):
+            return []
+        notes = [
+            f"{value!r} ({at}): {self.where(_rebinding(cls) or cls)} rebinds {cls.name}, "
+            "so the string may name a class from outside the project; the classes kept "
+            "answer every public name it does"
+            for cls, value, at in rebound
+        ]
+        if unresolved:
+            notes.append(f"{', '.join(unresolved)} names no class: {needs_a_dot}")
+        noted = "".join(f"; {note}" for note in notes)
+        return [
+            (
+                cls,
+                f"{self.where(call)}: resolved from the string {value!r} ({at}), one of "
+                f"the {len(named)} strings the project assigns it{noted} ({NOT_COVERED})",
             )
-        return found
+            for cls, value, at in classes
+        ]
 
     def _module_attribute(self, module: nodes.NodeNG, name: nodes.NodeNG) -> Strings:
         """``getattr(importlib.import_module(m), n)``: the dotted names ``m.n``."""
@@ -97,25 +123,32 @@ class QualnameStrings:
 
     # -- the closed set of strings -------------------------------------------------
 
-    def strings(self, node: nodes.NodeNG | None, depth: int) -> Strings:
+    def strings(
+        self, node: nodes.NodeNG | None, depth: int, listing: frozenset[str] = frozenset()
+    ) -> Strings:
         """Every string *node* can hold, each where it is written; None when one of its
-        values is not a string literal or can't be listed."""
+        values is not a string literal or can't be listed. *listing*: the attributes
+        whose values are being listed, which a value naming one again adds nothing to
+        (``worker_cls: str = ParallelConfig.worker_cls``)."""
         if node is None or depth <= 0:
             return None
         if isinstance(node, nodes.Const):
             return [(node.value, self.where(node))] if isinstance(node.value, str) else None
         if isinstance(node, nodes.IfExp):
-            return _joined([self.strings(v, depth - 1) for v in (node.body, node.orelse)])
+            return _joined([self.strings(v, depth - 1, listing) for v in (node.body, node.orelse)])
         if isinstance(node, nodes.Name):
             values = _assigned_values(node)
             if not values:
                 return None
-            return _joined([self.strings(v, depth - 1) for v in values])
+            return _joined([self.strings(v, depth - 1, listing) for v in values])
         if isinstance(node, nodes.Attribute):
+            if node.attrname in listing:
+                return []
             assigned = self.assigned().get(node.attrname)
             if not assigned:
                 return None
-            return _joined([self.strings(v, depth - 1) for v in assigned])
+            inner = listing | {node.attrname}
+            return _joined([self.strings(v, depth - 1, inner) for v in assigned])
         return None
 
     def assigned(self) -> dict[str, list[nodes.NodeNG | None]]:
@@ -125,12 +158,22 @@ class QualnameStrings:
         field without a default)."""
         if self._assigned is None:
             assigned: dict[str, list[nodes.NodeNG | None]] = defaultdict(list)
+            unread: set[str] = set()
             for module in self.modules:
                 for node in module.nodes_of_class((nodes.AssignAttr, nodes.ClassDef, nodes.Call)):
                     for name, value in _gives(node):
                         assigned[name].append(value)
-            self._assigned = assigned
+                        if _unread(node, value):
+                            unread.add(name)
+            self._assigned, self._written_unread = assigned, frozenset(unread)
         return self._assigned
+
+    def written_unread(self, attrname: str) -> bool:
+        """Whether the project gives the attribute *attrname* a value a class's own
+        bindings don't show: ``x.attr = v`` on another object than ``self``, ``x.attr +=
+        v``, ``setattr(x, "attr", v)``."""
+        self.assigned()
+        return attrname in self._written_unread
 
 
 def _gives(node: nodes.NodeNG) -> list[tuple[str, nodes.NodeNG | None]]:
@@ -152,6 +195,75 @@ def _gives(node: nodes.NodeNG) -> list[tuple[str, nodes.NodeNG | None]]:
         if isinstance(attr, nodes.Const) and isinstance(attr.value, str):
             given.append((attr.value, None))
     return given
+
+
+def _needs_a_dot(call: nodes.Call, where: Callable[[nodes.NodeNG], str]) -> str | None:
+    """Why the resolver *call* calls raises on a string without a dot, or None: its first
+    statement unpacks ``qualname.rsplit(".", 1)`` (or ``split``) of its parameter into two
+    names, which a string without a dot can't fill (ValueError)."""
+    for value in inferred_values(call.func)[:4]:
+        if not isinstance(value, nodes.FunctionDef) or not value.body:
+            continue
+        params = value.argnames()
+        first = value.body[0]
+        if not (
+            params
+            and isinstance(first, nodes.Assign)
+            and len(first.targets) == 1
+            and isinstance(first.targets[0], nodes.Tuple)
+            and len(first.targets[0].elts) == 2
+            and isinstance(first.value, nodes.Call)
+        ):
+            continue
+        split, args = first.value.func, first.value.args
+        if (
+            isinstance(split, nodes.Attribute)
+            and split.attrname in ("split", "rsplit")
+            and isinstance(split.expr, nodes.Name)
+            and split.expr.name == params[0]
+            and args
+            and isinstance(args[0], nodes.Const)
+            and args[0].value == "."
+        ):
+            return (
+                f"{value.name}() ({where(first)}) unpacks "
+                f"{first.value.as_string()} into two names and raises ValueError"
+            )
+    return None
+
+
+def _rebinding(cls: nodes.ClassDef) -> nodes.NodeNG | None:
+    """Another binding of *cls*'s name in its module (``TPUWorker =
+    TpuInferenceWorker`` under a test), or None when the class is all it names."""
+    others = [
+        b
+        for b in cls.root().locals.get(cls.name, [])
+        if b is not cls and isinstance(b, nodes.NodeNG)
+    ]
+    return others[0] if others else None
+
+
+def _public_methods(cls: nodes.ClassDef) -> set[str]:
+    """The public methods *cls* answers, by its MRO."""
+    try:
+        classes = [cls, *cls.ancestors()]
+    except INFERENCE_ERRORS:
+        classes = [cls]
+    return {
+        name
+        for klass in classes
+        for name, bindings in klass.locals.items()
+        if not name.startswith("_") and any(isinstance(b, nodes.FunctionDef) for b in bindings)
+    }
+
+
+def _unread(node: nodes.NodeNG, value: nodes.NodeNG | None) -> bool:
+    """Whether *node* gives an attribute a value its class's own bindings don't show:
+    an assignment to another object than ``self`` or not a plain one, ``setattr``."""
+    if isinstance(node, nodes.AssignAttr):
+        on_self = isinstance(node.expr, nodes.Name) and node.expr.name == "self"
+        return value is None or not on_self
+    return isinstance(node, nodes.Call) and value is None
 
 
 def _joined(parts: list[Strings]) -> Strings:

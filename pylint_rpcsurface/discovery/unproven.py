@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 
 from astroid import nodes
 
+from pylint_rpcsurface.discovery.evidence import Found
 from pylint_rpcsurface.discovery.readers import HandlerReader, ProjectReader
 from pylint_rpcsurface.discovery.reading import Site, SurfaceProposal, is_getattr
 
@@ -93,7 +94,7 @@ def forwarded(
     for handler in chosen:
         lacking = names - reader.answers(handler)
         hook = _getattr_hook(reader, handler)
-        if not lacking or hook is None:
+        if not lacking or hook is None or forwarded_classes(reader, handler):
             continue
         target = _forwarded_to(hook)
         held = [] if target is None else [c for c, _ in reader.receivers.instances(target).values()]
@@ -119,6 +120,41 @@ def forwarded(
             f"{reader.qualname(handler)}",
         )
     return None
+
+
+def with_forwarded(reader: HandlerReader, proven: Found) -> Found:
+    """*proven* and, for each of its classes passing the names it lacks on to an object
+    the code binds (vLLM's ``WorkerWrapperBase`` and its worker), that object's classes:
+    they answer those names."""
+    extended = dict(proven)
+    for cls, _ in proven.values():
+        for key, held in forwarded_classes(reader, cls).items():
+            extended.setdefault(key, held)
+    return extended
+
+
+def forwarded_classes(reader: HandlerReader, cls: nodes.ClassDef) -> Found:
+    """The classes *cls*'s ``__getattr__`` passes the names it lacks on to, when the
+    code proves which (the object's bindings construct it, as ``self.worker =
+    worker_class(**kwargs)`` from strings naming the project's workers), each with its
+    evidence; none when it has no such hook, or when only an annotation says what the
+    object holds (some subclass, not which)."""
+    hook = _getattr_hook(reader, cls)
+    target = None if hook is None else _forwarded_to(hook)
+    if hook is None or target is None:
+        return {}
+    held = reader.receivers.instances(target)
+    if any(": annotated " in evidence for _, evidence in held.values()):
+        return {}
+    onto = target.as_string()
+    return {
+        key: (
+            held_cls,
+            f"{reader.where(hook)}: {cls.name}.__getattr__ passes the names it lacks on "
+            f"to {onto}, bound by {evidence}",
+        )
+        for key, (held_cls, evidence) in held.items()
+    }
 
 
 def _getattr_hook(reader: HandlerReader, cls: nodes.ClassDef) -> nodes.FunctionDef | None:

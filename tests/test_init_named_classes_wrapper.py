@@ -1,0 +1,178 @@
+"""A worker wrapper whose worker class is named by strings, shaped like vLLM 0.11's
+``WorkerWrapperBase``: ``resolve_obj_by_qualname(config.worker_cls)`` builds
+``self.worker``, the wrapper's ``__getattr__`` passes every name it lacks on to it, the
+setting defaults to ``"auto"`` and each platform assigns a literal naming a worker of the
+project, ``EngineArgs`` copies it (``worker_cls = ParallelConfig.worker_cls``,
+``worker_cls=self.worker_cls``) and a user's ``--worker-cls`` may name any class.
+
+``init`` proves the wrapper and the workers the literals name; ``"auto"`` names no class
+and the resolver raises on it (``qualname.rsplit(".", 1)`` into two names). The
+annotation ``self.worker: WorkerBase | None`` admits a worker no literal names
+(``NeuronWorker``, whose ``execute_model`` takes another argument): it is not written.
+Each test runs the real console script on the fixture ``init_named_classes``, whose own
+table is the hand-written one init's is compared with.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from support import ROOT, run_check, run_cli
+from test_init_commented import uncommented
+
+from pylint_rpcsurface.config import load_config
+
+FIXTURE = ROOT / "tests" / "fixtures" / "init_named_classes"
+WRAPPER = "wk.worker_base.WorkerWrapperBase"
+NAMED = {WRAPPER, "wk.workers.GPUWorker", "wk.workers.CPUWorker"}
+NOTE = "a class supplied from outside the project is not covered"
+REFUSED = "# Not proven: the surface of wk.executor.Executor"
+
+Edits = dict[str, list[tuple[str, str]]]
+
+
+def _fixture(tmp_path: Path, edits: Edits | None = None, *, hand: bool = False) -> Path:
+    """The fixture without its hand-written table (with it if *hand*), each file in
+    *edits* with its text replaced (old, new)."""
+    folder = Path(shutil.copytree(FIXTURE, tmp_path / ("hand" if hand else "wk")))
+    if not hand:
+        (folder / "pyproject.toml").write_text('[project]\nname = "wk"\n', "utf-8")
+    for relative, replacements in (edits or {}).items():
+        path = folder / relative
+        text = path.read_text("utf-8")
+        for old, new in replacements:
+            assert old in text, (relative, old)
+            text = text.replace(old, new)
+        path.write_text(text, "utf-8")
+    return folder
+
+
+def _located(folder: Path) -> set[tuple[str, int, str]]:
+    checked = run_check(folder, "--format", "json", "--no-cache")
+    assert checked.returncode in (0, 1), checked.stderr
+    return {(m.path, m.line, m.symbol) for m in checked.messages}
+
+
+def _handlers(folder: Path) -> set[str]:
+    return {h for s in load_config(folder / "pyproject.toml").surfaces for h in s.handlers}
+
+
+def test_the_wrapper_and_the_workers_its_strings_name_are_the_handlers(tmp_path: Path) -> None:
+    folder = _fixture(tmp_path)
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    assert REFUSED not in text, text
+    handlers = _handlers(folder)
+    # The wrapper answers its own methods, a worker the rest; the CPU worker, a GPU
+    # worker answering no other name, may be left to its base.
+    assert {WRAPPER, "wk.workers.GPUWorker"} <= handlers <= NAMED, text
+    # Each worker with the strings that name it, "auto" named as no class, and the note.
+    assert "'wk.workers.GPUWorker' (wk/platforms/cuda.py:8)" in text, text
+    assert "'auto' (wk/config.py:11) names no class" in text, text
+    assert "unpacks qualname.rsplit('.', 1) into two names" in text, text
+    assert NOTE in text
+    # The active table finds what the hand-written one finds (the misspelt name), and
+    # nothing more: NeuronWorker's execute_model(batch, extra) is not judged.
+    assert _located(folder) == _located(FIXTURE)
+    assert ("wk/executor.py", 37, "rpc-unanswered") in _located(folder)
+
+
+NOT_PROVEN: dict[str, Edits] = {
+    # A value read at run time: the set of classes can't be listed.
+    "from-environment": {
+        "wk/platforms/cpu.py": [
+            ('config.worker_cls = "wk.workers.CPUWorker"', 'config.worker_cls = os.environ["W"]'),
+            ("from wk.config", "import os\n\nfrom wk.config"),
+        ]
+    },
+    # A resolver that doesn't split on the dot: "auto" may name something.
+    "auto-not-refused": {
+        "wk/utils.py": [
+            (
+                '    module_name, obj_name = qualname.rsplit(".", 1)\n'
+                "    module = importlib.import_module(module_name)\n"
+                "    return getattr(module, obj_name)\n",
+                "    return importlib.import_module(qualname)\n",
+            )
+        ]
+    },
+    # The worker set from outside the wrapper: the annotation is all that says what.
+    "written-from-outside": {
+        "wk/executor.py": [
+            (
+                "        self.driver_worker = WorkerWrapperBase(rpc_rank=0)\n",
+                "        self.driver_worker = WorkerWrapperBase(rpc_rank=0)\n"
+                "        self.driver_worker.worker = config.prebuilt\n",
+            )
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_PROVEN))
+def test_a_worker_set_not_closed_keeps_the_surface_commented_out(tmp_path: Path, case: str) -> None:
+    folder = _fixture(tmp_path, NOT_PROVEN[case])
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    assert REFUSED in text, text
+    assert _handlers(folder) == set()
+    # Confirmed and uncommented (keeping only the named workers, as it asks), it loads
+    # and finds nothing the hand-written table doesn't.
+    kept = "\n".join(
+        line
+        for line in uncommented(text).splitlines()
+        if "NeuronWorker" not in line and '"wk.workers.WorkerBase"' not in line
+    )
+    (folder / "pyproject.toml").write_text(kept + "\n", "utf-8")
+    assert WRAPPER in _handlers(folder)
+    assert _located(folder) <= _located(_fixture(tmp_path, NOT_PROVEN[case], hand=True))
+
+
+# The module the string names rebinds the class's name to one from outside the project
+# when a package is installed, as vLLM 0.11's tpu_worker.py does (``TPUWorker =
+# TpuInferenceWorker``): the string may name either, and the checker can't name it.
+REBOUND = (
+    "class NeuronWorker(WorkerBase):",
+    'if os.environ.get("EXTERNAL_CPU_WORKER"):\n'
+    "    from cpu_plugin.worker import CPUWorker  # noqa: F811\n\n\n"
+    "class NeuronWorker(WorkerBase):",
+)
+IMPORT_OS = ('"""The workers:', 'import os\n\n"""The workers:')
+
+
+def test_a_class_whose_name_is_rebound_outside_the_project_is_not_covered(
+    tmp_path: Path,
+) -> None:
+    edits: Edits = {"wk/workers.py": [REBOUND, IMPORT_OS]}
+    folder = _fixture(tmp_path, edits)
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    assert REFUSED not in text, text
+    # Answering no public name the GPU worker doesn't, it is left out, and said so.
+    assert _handlers(folder) == {WRAPPER, "wk.workers.GPUWorker"}, text
+    assert "'wk.workers.CPUWorker' (wk/platforms/cpu.py:8): wk/workers.py:" in text, text
+    assert "rebinds CPUWorker, so the string may name a class from outside the project" in text
+    hand = _fixture(tmp_path, edits, hand=True)
+    table = (hand / "pyproject.toml").read_text("utf-8")
+    (hand / "pyproject.toml").write_text(table.replace('    "wk.workers.CPUWorker",\n', ""))
+    assert _located(folder) == _located(hand)
+
+
+def test_a_rebound_class_answering_a_name_of_its_own_keeps_the_surface_commented_out(
+    tmp_path: Path,
+) -> None:
+    own_name = (
+        "class CPUWorker(GPUWorker):\n",
+        "class CPUWorker(GPUWorker):\n    def pin_cpu(self) -> None:\n        pass\n\n",
+    )
+    folder = _fixture(tmp_path, {"wk/workers.py": [REBOUND, IMPORT_OS, own_name]})
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    assert REFUSED in text, text
+    assert _handlers(folder) == set()
