@@ -19,7 +19,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import ROOT, run_check, run_cli
+from support import ROOT, run_check, run_cli, run_pylint
 from test_init_commented import uncommented
 
 from pylint_rpcsurface.config import load_config
@@ -76,8 +76,13 @@ def test_the_wrapper_and_the_workers_its_strings_name_are_the_handlers(tmp_path:
     assert NOTE in text
     # The active table finds what the hand-written one finds (the misspelt name), and
     # nothing more: NeuronWorker's execute_model(batch, extra) is not judged.
-    assert _located(folder) == _located(FIXTURE)
-    assert ("wk/executor.py", 37, "rpc-unanswered") in _located(folder)
+    found = _located(folder)
+    assert found == _located(FIXTURE)
+    assert ("wk/executor.py", 37, "rpc-unanswered") in found
+    # pylint, on the whole tree and on the caller's file alone, agrees with check.
+    planted = {(symbol, path, line) for path, line, symbol in found}
+    assert run_pylint(folder, "wk").keys() == planted
+    assert run_pylint(folder, "wk/executor.py").keys() == planted
 
 
 NOT_PROVEN: dict[str, Edits] = {
