@@ -360,6 +360,25 @@ def project(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def edited_copy(
+    source: Path, dest: Path, edits: dict[str, list[tuple[str, str]]], pyproject: str | None = None
+) -> Path:
+    """A copy of the fixture *source* at *dest*, each file in *edits* with its text
+    replaced (old, new: each must be there), its pyproject.toml replaced by *pyproject*
+    when given (a fixture's hand-written table moved aside)."""
+    folder = Path(shutil.copytree(source, dest))
+    if pyproject is not None:
+        (folder / "pyproject.toml").write_text(pyproject, "utf-8")
+    for relative, replacements in edits.items():
+        path = folder / relative
+        text = path.read_text("utf-8")
+        for old, new in replacements:
+            assert old in text, (relative, old)
+            text = text.replace(old, new)
+        path.write_text(text, "utf-8")
+    return folder
+
+
 def describe_run(run: PylintRun) -> str:
     listed = "\n".join(f"  {m.path}:{m.line}:{m.column} {m.symbol}: {m.text}" for m in run.messages)
     return (

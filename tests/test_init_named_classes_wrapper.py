@@ -15,12 +15,11 @@ table is the hand-written one init's is compared with.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from support import ROOT, run_check, run_cli, run_pylint
-from test_init_commented import uncommented
+from support import ROOT, edited_copy, run_cli, run_pylint
+from test_init_commented import located, uncommented
 
 from pylint_rpcsurface.config import load_config
 
@@ -36,23 +35,8 @@ Edits = dict[str, list[tuple[str, str]]]
 def _fixture(tmp_path: Path, edits: Edits | None = None, *, hand: bool = False) -> Path:
     """The fixture without its hand-written table (with it if *hand*), each file in
     *edits* with its text replaced (old, new)."""
-    folder = Path(shutil.copytree(FIXTURE, tmp_path / ("hand" if hand else "wk")))
-    if not hand:
-        (folder / "pyproject.toml").write_text('[project]\nname = "wk"\n', "utf-8")
-    for relative, replacements in (edits or {}).items():
-        path = folder / relative
-        text = path.read_text("utf-8")
-        for old, new in replacements:
-            assert old in text, (relative, old)
-            text = text.replace(old, new)
-        path.write_text(text, "utf-8")
-    return folder
-
-
-def _located(folder: Path) -> set[tuple[str, int, str]]:
-    checked = run_check(folder, "--format", "json", "--no-cache")
-    assert checked.returncode in (0, 1), checked.stderr
-    return {(m.path, m.line, m.symbol) for m in checked.messages}
+    dest = tmp_path / ("hand" if hand else "wk")
+    return edited_copy(FIXTURE, dest, edits or {}, None if hand else '[project]\nname = "wk"\n')
 
 
 def _handlers(folder: Path) -> set[str]:
@@ -76,8 +60,8 @@ def test_the_wrapper_and_the_workers_its_strings_name_are_the_handlers(tmp_path:
     assert NOTE in text
     # The active table finds what the hand-written one finds (the misspelt name), and
     # nothing more: NeuronWorker's execute_model(batch, extra) is not judged.
-    found = _located(folder)
-    assert found == _located(FIXTURE)
+    found = located(folder)
+    assert found == located(FIXTURE)
     assert ("wk/executor.py", 37, "rpc-unanswered") in found
     # pylint, on the whole tree and on the caller's file alone, agrees with check.
     planted = {(symbol, path, line) for path, line, symbol in found}
@@ -134,7 +118,7 @@ def test_a_worker_set_not_closed_keeps_the_surface_commented_out(tmp_path: Path,
     )
     (folder / "pyproject.toml").write_text(kept + "\n", "utf-8")
     assert WRAPPER in _handlers(folder)
-    assert _located(folder) <= _located(_fixture(tmp_path, NOT_PROVEN[case], hand=True))
+    assert located(folder) <= located(_fixture(tmp_path, NOT_PROVEN[case], hand=True))
 
 
 # The module the string names rebinds the class's name to one from outside the project
@@ -165,7 +149,7 @@ def test_a_class_whose_name_is_rebound_outside_the_project_is_not_covered(
     hand = _fixture(tmp_path, edits, hand=True)
     table = (hand / "pyproject.toml").read_text("utf-8")
     (hand / "pyproject.toml").write_text(table.replace('    "wk.workers.CPUWorker",\n', ""))
-    assert _located(folder) == _located(hand)
+    assert located(folder) == located(hand)
 
 
 def test_a_rebound_class_answering_a_name_of_its_own_keeps_the_surface_commented_out(

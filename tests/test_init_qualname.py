@@ -8,12 +8,11 @@ unproven (commented out). Each runs the real console script on the fixture
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from support import ROOT, run_check, run_cli
-from test_init_commented import uncommented
+from support import ROOT, edited_copy, run_cli
+from test_init_commented import located, uncommented
 
 from pylint_rpcsurface.config import load_config
 
@@ -28,22 +27,7 @@ Edits = dict[str, list[tuple[str, str]]]
 def _fixture(tmp_path: Path, edits: Edits | None = None) -> Path:
     """The fixture without its hand-written table, each file in *edits* with its text
     replaced (old, new)."""
-    folder = Path(shutil.copytree(FIXTURE, tmp_path / "qn"))
-    (folder / "pyproject.toml").write_text('[project]\nname = "qn"\n', "utf-8")
-    for relative, replacements in (edits or {}).items():
-        path = folder / relative
-        text = path.read_text("utf-8")
-        for old, new in replacements:
-            assert old in text, (relative, old)
-            text = text.replace(old, new)
-        path.write_text(text, "utf-8")
-    return folder
-
-
-def _located(folder: Path) -> set[tuple[str, int, str]]:
-    checked = run_check(folder, "--format", "json", "--no-cache")
-    assert checked.returncode in (0, 1), checked.stderr
-    return {(m.path, m.line, m.symbol) for m in checked.messages}
+    return edited_copy(FIXTURE, tmp_path / "qn", edits or {}, '[project]\nname = "qn"\n')
 
 
 def _handlers(folder: Path) -> set[str]:
@@ -94,7 +78,7 @@ def test_a_runner_named_by_string_literals_is_one_of_their_classes(
     assert "resolved from the string" in text
     assert NOTE in text
     # The active table finds what the hand-written one finds, and nothing more.
-    assert _located(folder) == _located(FIXTURE)
+    assert located(folder) == located(FIXTURE)
 
 
 NOT_CLOSED = {
@@ -123,4 +107,4 @@ def test_a_qualname_that_isnt_a_project_literal_proves_nothing(tmp_path: Path, c
     # Confirmed and uncommented, it loads and finds nothing the hand-written table doesn't.
     (folder / "pyproject.toml").write_text(uncommented(text), "utf-8")
     assert _handlers(folder)
-    assert _located(folder) <= _located(FIXTURE)
+    assert located(folder) <= located(FIXTURE)
