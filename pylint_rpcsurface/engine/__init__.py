@@ -8,16 +8,15 @@ or the tree under ``-j`` gives every file the same findings.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import astroid
 from astroid import nodes
 
 from pylint_rpcsurface import rules
+from pylint_rpcsurface.analysis.collection import no_cyclic_collection
 from pylint_rpcsurface.analysis.modules import (
     BuiltFromFile,
     ModuleStore,
@@ -103,39 +102,11 @@ def surface_facts(
     """
     if tree is None or tree.roots != tuple(real(root) for root in config.source_roots):
         tree = SourceTree(config.source_roots)  # none given, or another configuration's
-    with _no_cyclic_collection():
+    with no_cyclic_collection():
         try:
             return _surface_facts(config, overrides, memo, prebuilt, tree, kept=kept)
         except LookupError:
             return _surface_facts(config, overrides, Memo(None, ""), prebuilt, tree, kept=kept)
-
-
-@contextlib.contextmanager
-def _no_cyclic_collection() -> Iterator[None]:
-    """Python's cyclic garbage collector paused for the analysis, as it was after.
-
-    Building modules with astroid allocates a few hundred thousand objects that stay
-    alive (the trees, kept in astroid's cache), and each allocation burst sets off a
-    collection that walks every object alive, again and again as the heap grows. The
-    analysis makes little cyclic garbage, so pausing costs no memory that
-    matters (peak RSS is measured in docs/performance.md); reference counting still
-    frees the rest at once. The collector is enabled again, if it was, when the block
-    ends, however it ends, so a long-lived process (an IDE's) keeps its own setting.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            # What the analysis allocated would be walked by the first collection after
-            # this (most of it alive in astroid's cache): counted with the oldest objects
-            # instead, without a walk. Only when nothing else is frozen, as unfreeze()
-            # releases every frozen object; the next full collection still frees cycles.
-            gc.freeze()
-            gc.unfreeze()
-        if was_enabled:
-            gc.enable()
 
 
 def _surface_facts(
