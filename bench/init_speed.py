@@ -1,0 +1,199 @@
+"""How long ``rpcsurface init`` takes on a released engine, against a cold ``check``.
+
+    python bench/init_speed.py [--engines vllm,lmdeploy,vllm-0.11] [--repeat 3] \\
+        [--cache ~/.cache/rpcsurface-init-engines]
+    python bench/init_speed.py --tree FOLDER  # any unpacked tree instead
+
+Each engine is fetched and unpacked as bench/init_engines.py does (its wheel from the
+package index into ``--cache``, only its ``.py`` files unpacked; nothing installed or
+imported), then copied to a temporary folder, where each round runs, each its own
+process, one after the other:
+
+1. ``rpcsurface init`` without a pyproject.toml: it writes one;
+2. ``rpcsurface check --no-cache`` with the configuration init wrote (the issue's
+   baseline: init should take at most twice as long);
+3. ``rpcsurface check --no-cache`` with the engine's hand configuration
+   (bench/init_engines.py's), where it has one: on an engine whose surfaces init leaves
+   commented out, the written configuration checks next to nothing;
+4. ``ast.parse`` of every ``.py`` file (bench/floors.py's ``parse``): reading each file
+   once, the least any tool that reads them all does.
+
+Time is the processor time of the process (user + system, from ``wait4``'s resource
+usage), not the wall clock: the machine is shared. The table gives the median of
+``--repeat`` rounds of each and init's ratio to each baseline. Every round's written
+configuration must be the first round's, byte for byte, and every command must exit as
+it should, or the run stops (exit 1); a ``check`` whose configuration can't be used
+(exit 2) gives no baseline, and its column says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+# Run as `python bench/init_speed.py`: its folder is first on sys.path.
+import init_engines
+from floors import PARSE_ALL
+from runs import compile_bytecode
+
+BIN = Path(sys.executable).parent
+DEFAULT_ENGINES = ("lmdeploy", "vllm", "vllm-0.11")
+
+
+class Failed(Exception):
+    """A command exited as it should not have, or init wrote another table."""
+
+
+@dataclass
+class Times:
+    """Processor seconds of each round, by column."""
+
+    init: list[float]
+    check: list[float | None]  # None: the configuration can't be used (check exits 2)
+    hand: list[float | None]
+    parse: list[float]
+
+
+def _environment() -> dict[str, str]:
+    """The user's environment without what would change a run: no cache folder, no
+    settings of the tool, nothing put before the installed packages."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RPCSURFACE_")}
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def cpu_seconds(argv: list[str], cwd: Path, allowed: tuple[int, ...]) -> tuple[float, int]:
+    """The processor time of *argv* run in *cwd*, and its exit status; :class:`Failed`
+    when the status is not in *allowed*."""
+    with tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=_environment(),
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        err.seek(0)
+        stderr = err.read().decode("utf-8", "replace")
+    code = os.waitstatus_to_exitcode(status)
+    if code not in allowed or "Traceback (most recent call last)" in stderr:
+        tail = stderr.strip().splitlines()[-1:] or ["(no stderr)"]
+        raise Failed(f"{' '.join(argv[-3:])} in {cwd} exited {code}: {tail[0]}")
+    return usage.ru_utime + usage.ru_stime, code
+
+
+# check's exit status when the configuration can't be used: its time is no baseline.
+UNUSABLE = 2
+
+
+def measure(tree: Path, hand: Path | None, repeat: int) -> tuple[Times, bytes]:
+    """*repeat* interleaved rounds on a copy of *tree*; the configuration init wrote.
+
+    A check whose configuration can't be used (exit 2) gives no time: its column says so.
+    """
+    rpcsurface = str(BIN / "rpcsurface")
+    check = [rpcsurface, "check", "--no-cache"]
+    times = Times([], [], [], [])
+    written: bytes | None = None
+    with tempfile.TemporaryDirectory(prefix="init-speed-") as scratch:
+        copy = Path(scratch) / tree.name
+        shutil.copytree(tree, copy, ignore=shutil.ignore_patterns("pyproject.toml", "*.pyc"))
+        pyproject = copy / "pyproject.toml"
+        for _ in range(repeat):
+            pyproject.unlink(missing_ok=True)
+            times.init.append(cpu_seconds([rpcsurface, "init"], copy, (0,))[0])
+            table = pyproject.read_bytes()
+            if written is not None and table != written:
+                raise Failed(f"{tree}: init wrote another table in a later round")
+            written = table
+            seconds, code = cpu_seconds(check, copy, (0, 1, UNUSABLE))
+            times.check.append(None if code == UNUSABLE else seconds)
+            if hand is not None:
+                shutil.copyfile(hand, pyproject)
+                seconds, code = cpu_seconds(check, copy, (0, 1, UNUSABLE))
+                times.hand.append(None if code == UNUSABLE else seconds)
+            times.parse.append(cpu_seconds([sys.executable, "-c", PARSE_ALL], copy, (0,))[0])
+    assert written is not None
+    return times, written
+
+
+def row(label: str, files: int, times: Times) -> str:
+    init = statistics.median(times.init)
+
+    def cell(values: list[float | None]) -> str:
+        if not values:
+            return "n/a | n/a"
+        if any(value is None for value in values):
+            return f"exit {UNUSABLE}: the configuration can't be used | n/a"
+        median = statistics.median(v for v in values if v is not None)
+        return f"{median:.2f} s | {init / median:.1f}"
+
+    return (
+        f"| {label} | {files} | {init:.2f} s | {cell(times.check)} | {cell(times.hand)} "
+        f"| {cell(list(times.parse))} |"
+    )
+
+
+HEADER = (
+    "| Tree | .py files | init | check, init's table | init ÷ | check, hand table | init ÷ "
+    "| ast.parse of every file | init ÷ |\n"
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument(
+        "--engines",
+        default=",".join(DEFAULT_ENGINES),
+        help="comma-separated names or labels of bench/init_engines.py's engines "
+        f"(default: {','.join(DEFAULT_ENGINES)})",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path.home() / ".cache" / "rpcsurface-init-engines",
+        help="where the wheels are kept and unpacked, as bench/init_engines.py's --cache",
+    )
+    parser.add_argument("--tree", type=Path, help="measure this unpacked tree instead")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds (at least 3 for a median)")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat: at least 1")
+    trees: list[tuple[str, Path, Path | None]] = []
+    if args.tree is not None:
+        trees.append((args.tree.name, args.tree.resolve(), None))
+    else:
+        chosen = [e for e in init_engines.ENGINES if e.key in args.engines.split(",")]
+        if not chosen:
+            parser.error(f"--engines: none of {args.engines!r} is an engine of init_engines.py")
+        for engine in chosen:
+            tree = init_engines.fetch(engine, args.cache.expanduser())
+            trees.append((f"{engine.name} {engine.version}", tree, engine.hand))
+    compiled = compile_bytecode()
+    if compiled:
+        print(f"compiled the bytecode of {', '.join(compiled)} first", file=sys.stderr)
+    print(f"medians of {args.repeat} interleaved rounds, processor time (user + system)\n")
+    print(HEADER, flush=True)
+    for label, tree, hand in trees:
+        files = sum(1 for _ in tree.rglob("*.py"))
+        try:
+            times, _ = measure(tree, hand, args.repeat)
+        except Failed as failed:
+            print(f"init_speed: {failed}", file=sys.stderr)
+            return 1
+        print(row(label, files, times), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

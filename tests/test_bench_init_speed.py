@@ -1,0 +1,90 @@
+"""bench/init_speed.py: init, a cold check of what it wrote (and of a hand table), and
+ast.parse of every file, measured on a copy of the tree (the times themselves are not
+asserted: the machine is shared)."""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+from pathlib import Path
+
+import pytest
+from support import ROOT, load_bench_script, project
+
+init_speed = load_bench_script("init_speed")
+
+FIXTURE = ROOT / "tests" / "fixtures" / "init_vllm"
+# The fixture's table, written by hand from its code (as tests/test_init.py expects it).
+HAND = """\
+[tool.rpcsurface]
+
+[[tool.rpcsurface.dispatch]]
+method = "collective_rpc"
+waits = true
+args-from = "args"
+kwargs-from = "kwargs"
+unknown-name = "raises"
+
+[[tool.rpcsurface.surface]]
+name = "Worker"
+callers = [
+    "vlike.engine.core.EngineCore",
+    "vlike.engine.core.LLM",
+    "vlike.executor.multiproc.Executor",
+]
+handlers = ["vlike.worker.gpu_worker.Worker"]
+"""
+
+
+def _tree(tmp_path: Path) -> tuple[Path, Path]:
+    """The fixture without a pyproject.toml, and the hand configuration apart."""
+    tree = Path(shutil.copytree(FIXTURE, tmp_path / "tree"))
+    (tree / "pyproject.toml").unlink()
+    hand = tmp_path / "hand.toml"
+    hand.write_text(HAND, encoding="utf-8")
+    return tree, hand
+
+
+def _files(tree: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(tree)): p.read_bytes() for p in tree.rglob("*") if p.is_file()}
+
+
+def test_each_round_runs_on_a_copy_and_gives_every_column(tmp_path: Path) -> None:
+    tree, hand = _tree(tmp_path)
+    before = _files(tree)
+    times, written = init_speed.measure(tree, hand, 2)
+    assert _files(tree) == before  # nothing written in the tree measured
+    assert b"[[tool.rpcsurface.surface]]" in written
+    assert b'"vlike.worker.gpu_worker.Worker",' in written  # the fixture's handler
+    for column in (times.init, times.check, times.hand, times.parse):
+        assert len(column) == 2
+        assert all(seconds is not None and seconds > 0 for seconds in column)
+    cells = init_speed.row("vlike", 9, times).strip("| ").split(" | ")
+    assert cells[:2] == ["vlike", "9"]
+    init = statistics.median(times.init)
+    assert cells[2] == f"{init:.2f} s"
+    columns = (times.check, times.hand, times.parse)
+    for column, (seconds, ratio) in zip(columns, (cells[3:5], cells[5:7], cells[7:9]), strict=True):
+        baseline = statistics.median(column)
+        assert seconds == f"{baseline:.2f} s"
+        assert float(ratio) == pytest.approx(init / baseline, abs=0.051)  # one decimal
+
+
+def test_a_configuration_that_cant_be_used_gives_no_baseline(tmp_path: Path) -> None:
+    """check exits 2 on it (and stops early): its time would be no baseline."""
+    tree, hand = _tree(tmp_path)
+    hand.write_text(
+        hand.read_text("utf-8").replace("gpu_worker.Worker", "gpu_worker.NoSuchWorker"),
+        encoding="utf-8",
+    )
+    times, _ = init_speed.measure(tree, hand, 1)
+    assert times.hand == [None]
+    assert times.check[0] is not None
+    row = init_speed.row("vlike", 9, times)
+    assert "exit 2: the configuration can't be used | n/a" in row
+
+
+def test_an_init_that_writes_nothing_stops_the_run(tmp_path: Path) -> None:
+    tree = project(tmp_path / "plain", {"app/__init__.py": "", "app/m.py": "X = 1\n"})
+    with pytest.raises(init_speed.Failed, match=r"rpcsurface init in .* exited 2"):
+        init_speed.measure(tree, None, 1)
