@@ -88,6 +88,19 @@ NOT_PROVEN: dict[str, Edits] = {
             )
         ]
     },
+    # A second definition of the resolver that doesn't split on the dot: "auto" may name
+    # something when that one runs.
+    "resolver-redefined": {
+        "wk/utils.py": [
+            ("import importlib\n", "import importlib\nimport os\nimport pydoc\n"),
+            (
+                "\n\ndef run_method(",
+                '\n\nif os.environ.get("LOCATE"):\n\n'
+                "    def resolve_obj_by_qualname(qualname: str) -> Any:  # noqa: F811\n"
+                "        return pydoc.locate(qualname)\n\n\ndef run_method(",
+            ),
+        ]
+    },
     # The worker set from outside the wrapper: the annotation is all that says what.
     "written-from-outside": {
         "wk/executor.py": [

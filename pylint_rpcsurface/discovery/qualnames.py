@@ -198,37 +198,51 @@ def _gives(node: nodes.NodeNG) -> list[tuple[str, nodes.NodeNG | None]]:
 
 
 def _needs_a_dot(call: nodes.Call, where: Callable[[nodes.NodeNG], str]) -> str | None:
-    """Why the resolver *call* calls raises on a string without a dot, or None: its first
-    statement unpacks ``qualname.rsplit(".", 1)`` (or ``split``) of its parameter into two
-    names, which a string without a dot can't fill (ValueError)."""
-    for value in inferred_values(call.func)[:4]:
-        if not isinstance(value, nodes.FunctionDef) or not value.body:
-            continue
-        params = value.argnames()
-        first = value.body[0]
-        if not (
-            params
-            and isinstance(first, nodes.Assign)
-            and len(first.targets) == 1
-            and isinstance(first.targets[0], nodes.Tuple)
-            and len(first.targets[0].elts) == 2
-            and isinstance(first.value, nodes.Call)
-        ):
-            continue
-        split, args = first.value.func, first.value.args
-        if (
-            isinstance(split, nodes.Attribute)
-            and split.attrname in ("split", "rsplit")
-            and isinstance(split.expr, nodes.Name)
-            and split.expr.name == params[0]
-            and args
-            and isinstance(args[0], nodes.Const)
-            and args[0].value == "."
-        ):
-            return (
-                f"{value.name}() ({where(first)}) unpacks "
-                f"{first.value.as_string()} into two names and raises ValueError"
-            )
+    """Why the resolver *call* calls raises on a string without a dot, or None: every
+    definition it may call first unpacks ``qualname.rsplit(".", 1)`` (or ``split``) of its
+    parameter into two names, which a string without a dot can't fill (ValueError)."""
+    found: list[tuple[nodes.FunctionDef, nodes.Assign]] = []
+    for value in inferred_values(call.func):
+        if not isinstance(value, nodes.FunctionDef):
+            return None
+        split = _split_first(value)
+        if split is None:
+            return None
+        found.append((value, split))
+    if not found:
+        return None
+    function, first = found[0]
+    return (
+        f"{function.name}() ({where(first)}) unpacks "
+        f"{first.value.as_string()} into two names and raises ValueError"
+    )
+
+
+def _split_first(function: nodes.FunctionDef) -> nodes.Assign | None:
+    """*function*'s first statement when it is ``a, b = <first param>.rsplit(".", ...)``
+    (or ``split``), else None."""
+    params = function.argnames()
+    first = function.body[0] if function.body else None
+    if not (
+        params
+        and isinstance(first, nodes.Assign)
+        and len(first.targets) == 1
+        and isinstance(first.targets[0], nodes.Tuple)
+        and len(first.targets[0].elts) == 2
+        and isinstance(first.value, nodes.Call)
+    ):
+        return None
+    split, args = first.value.func, first.value.args
+    if (
+        isinstance(split, nodes.Attribute)
+        and split.attrname in ("split", "rsplit")
+        and isinstance(split.expr, nodes.Name)
+        and split.expr.name == params[0]
+        and args
+        and isinstance(args[0], nodes.Const)
+        and args[0].value == "."
+    ):
+        return first
     return None
 
 
