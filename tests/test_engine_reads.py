@@ -144,9 +144,9 @@ def test_the_garbage_collector_is_left_as_it_was(
     seen_during: list[bool] = []
     original = engine._surface_facts  # pylint: disable=protected-access
 
-    def watching(*args: object) -> engine.Facts:
+    def watching(*args: object, **keywords: object) -> engine.Facts:
         seen_during.append(gc.isenabled())
-        return original(*args)  # type: ignore[arg-type]
+        return original(*args, **keywords)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine, "_surface_facts", watching)
     was = gc.isenabled()
@@ -163,7 +163,7 @@ def test_the_garbage_collector_is_left_as_it_was(
     assert seen_during == [False]
 
 
-def _fails(*args: object) -> engine.Facts:
+def _fails(*args: object, **keywords: object) -> engine.Facts:
     raise RuntimeError("an analysis that fails")
 
 
