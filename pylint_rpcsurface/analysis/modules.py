@@ -174,6 +174,12 @@ class ModuleStore:
     on_module: Callable[[nodes.Module], None] | None = None
     # The project's modules built lean (see .lean_build), out of astroid's cache since.
     lean_built: list[nodes.Module] = field(default_factory=list)
+    # Whether the project's modules may be built lean; not when a long-lived process
+    # keeps them for its next analysis (built_from_files), which a lean build's deferred
+    # work, done only while an analysis runs, can't outlive.
+    lean: bool = True
+    # When the last analysis began resolving imports (built_from_files).
+    _last_began_ns: int = 0
 
     def __post_init__(self) -> None:
         # Keyed as the tree knows each file: a link under the roots is the project's file.
@@ -370,6 +376,39 @@ class ModuleStore:
                 self.on_module(built)
         return self._modules[path]
 
+    def built_from_files(self) -> dict[str, BuiltFromFile]:
+        """The project's modules built from their saved files in this store's last
+        analysis, by this store or by astroid's imports, or reused: what a later analysis
+        of the process may take as pylint's (``prebuilt``), each once its file is shown
+        unwritten since it was read.
+
+        Every other module of the project was dropped from astroid's cache when the
+        analysis began (:meth:`_evict_unverified_modules`): one there now that is not a
+        reused one was read after that moment."""
+        if not self._last_began_ns:
+            return {}
+        reused = {
+            id(built.module): built
+            for built in self.prebuilt.values()
+            if isinstance(built, BuiltFromFile)
+        }
+        ours = self.tree.top_level_names()
+        kept: dict[str, BuiltFromFile] = {}
+        for name, module in list(self.manager.astroid_cache.items()):
+            file = getattr(module, "file", None)
+            if (
+                name.partition(".")[0] not in ours
+                or not isinstance(module, nodes.Module)
+                or not isinstance(file, str)
+                or module.file_bytes is not None  # built from a text: a buffer's
+            ):
+                continue
+            path = self.tree.key(file)
+            if path in self.overrides or self.tree.module_name(path) != name:
+                continue
+            kept[path] = reused.get(id(module)) or BuiltFromFile(module, self._last_began_ns)
+        return kept
+
     def has_module(self, path: str) -> bool:
         """Whether a module of *path* is at hand without a build: built already, or
         pylint's (a buffer's, or a file's pylint built in this run)."""
@@ -492,7 +531,7 @@ class ModuleStore:
         _forget_inferences(look_ups=changed > 0 or elsewhere.taken)
         self._forget_look_ups()
         self._point_look_ups_at_the_roots()
-        self._began_ns = time.time_ns()
+        self._began_ns = self._last_began_ns = time.time_ns()
         # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
         hooks = self.manager._failed_import_hooks  # pylint: disable=protected-access
         guard = _NoProjectImports(self.tree.roots, self.tree.top_level_names())
@@ -502,7 +541,9 @@ class ModuleStore:
         try:
             names = self.tree.top_level_names()
             forget = partial(_forget_inferences, look_ups=True)
-            lean.enter_context(LeanBuilds(self.manager, names, self.lean_built, forget).active())
+            if self.lean:
+                builds = LeanBuilds(self.manager, names, self.lean_built, forget)
+                lean.enter_context(builds.active())
             elsewhere.start()
             for path in self.overrides:
                 self.module(path)  # before any look-up can build the saved file instead

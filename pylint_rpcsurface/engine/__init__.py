@@ -28,7 +28,7 @@ from pylint_rpcsurface.config import Config, ConfigError, SurfaceSpec, key_of_cl
 from pylint_rpcsurface.engine.collector import chain_order
 from pylint_rpcsurface.engine.judging import Judge, Judging, TableScope
 from pylint_rpcsurface.engine.memo import Memo
-from pylint_rpcsurface.engine.pieces import KeptDigests, Pieces
+from pylint_rpcsurface.engine.pieces import KeptBetweenAnalyses, Pieces
 from pylint_rpcsurface.engine.proxy_facts import ProxyTables
 from pylint_rpcsurface.engine.queries import Queries, Ref, Resolved, family_members
 from pylint_rpcsurface.engine.settled import SettledBranches
@@ -82,7 +82,7 @@ def surface_facts(
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None = None,
     tree: SourceTree | None = None,
     *,
-    kept: KeptDigests | None = None,
+    kept: KeptBetweenAnalyses | None = None,
 ) -> Facts:
     """The facts of the project *config* describes, one per usable surface, and the
     findings :func:`rules.findings` judges from them, each with what its file's pylint
@@ -98,7 +98,7 @@ def surface_facts(
     once. A piece from the memo whose definition is no longer where it was (a module
     written while this run read it) makes the run start again from nothing, once: it
     never ends in a traceback. *kept* holds the digests a long-lived process's earlier
-    analyses computed (:class:`.pieces.KeptDigests`), and is left what this one read.
+    analyses computed (:class:`.pieces.KeptBetweenAnalyses`), and is left what this one read.
     """
     if tree is None or tree.roots != tuple(real(root) for root in config.source_roots):
         tree = SourceTree(config.source_roots)  # none given, or another configuration's
@@ -116,13 +116,15 @@ def _surface_facts(
     prebuilt: Mapping[str, nodes.Module | BuiltFromFile] | None,
     tree: SourceTree,
     *,
-    kept: KeptDigests | None,
+    kept: KeptBetweenAnalyses | None,
 ) -> Facts:
     store = ModuleStore(
         tree,
         dict(overrides or {}),
-        dict(prebuilt or {}),
+        # The modules a long-lived process's last analysis built, unless pylint's are given.
+        {**(kept.modules if kept is not None else {}), **(prebuilt or {})},
         known=memo.known_files if memo is not None else {},
+        lean=kept is None,
     )
     run = _Run(config, store, memo if memo is not None else Memo(None, ""), kept)
     # Held, not just named: a module released and another built at its address is new.
@@ -151,7 +153,7 @@ class _Run:
     run). A run whose pieces are all in the memo builds no module."""
 
     def __init__(
-        self, config: Config, store: ModuleStore, memo: Memo, kept: KeptDigests | None
+        self, config: Config, store: ModuleStore, memo: Memo, kept: KeptBetweenAnalyses | None
     ) -> None:
         self.config = config
         self.store = store
@@ -431,8 +433,9 @@ class _Run:
         """Keep this run's pieces, unless a module changed while they were computed: a
         piece is stored only under the content it was computed from."""
         self.words.keep()
-        self.pieces.keep_digests()
-        if not self.store.changed_since_read():
+        changed = self.store.changed_since_read()
+        self.pieces.keep_for_next(modules_too=not changed)
+        if not changed:
             project = set(self.store.python_files())
             read = modules_astroid_has_read()
             self.memo.save(

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, cast
 
-from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.analysis.modules import BuiltFromFile, ModuleStore
 from pylint_rpcsurface.analysis.reads import (
     BODY,
     CLASS,
@@ -28,7 +28,7 @@ from pylint_rpcsurface.engine.collector import CodeFacts, CodeRef
 from pylint_rpcsurface.engine.digests import LocalDigests, ModuleDigests, module_digests
 from pylint_rpcsurface.engine.memo import USES, Dependency, Memo
 
-__all__ = ["KeptDigests", "Pieces", "piece_key"]
+__all__ = ["KeptBetweenAnalyses", "Pieces", "piece_key"]
 
 _T = TypeVar("_T")
 
@@ -38,25 +38,34 @@ def piece_key(kind: str, parts: Sequence[object]) -> str:
     return json.dumps([kind, *parts], default=str)
 
 
-class KeptDigests:
-    """The digests of module versions that a long-lived process (the language server)
-    keeps from one analysis to the next, by content hash: a version's digests never
-    change, so each is computed once while an editor's edits go on, instead of once an
-    analysis. Each analysis leaves what it read, and lets go of the rest."""
+class KeptBetweenAnalyses:
+    """What a long-lived process (the language server) keeps from one analysis to the
+    next, beside the store every process shares. Each analysis leaves what it read, and
+    lets go of the rest.
+
+    - The digests of module versions, by content hash: a version's digests never change,
+      so each is computed once while an editor's edits go on, instead of once an analysis.
+    - The project's modules built from their files, as astroid built them (in full: a
+      lean build's deferred work is done only while an analysis runs): the next
+      analysis takes each as pylint's own build of the file (``prebuilt``), once the
+      file is shown unwritten since, and builds only the others."""
 
     def __init__(self) -> None:
         self.summaries: dict[str, ModuleDigests] = {}
         self.locals: dict[str, LocalDigests] = {}
+        self.modules: dict[str, BuiltFromFile] = {}
 
 
 class Pieces:
     """The memo's pieces as one run sees them: found, computed, and what each read."""
 
-    def __init__(self, store: ModuleStore, memo: Memo, kept: KeptDigests | None = None) -> None:
+    def __init__(
+        self, store: ModuleStore, memo: Memo, kept: KeptBetweenAnalyses | None = None
+    ) -> None:
         self.store = store
         self.memo = memo
         # What earlier analyses of this process computed (nothing, in a fresh process).
-        self._kept = KeptDigests() if kept is None else kept
+        self._kept = KeptBetweenAnalyses() if kept is None else kept
         # What each piece reads, recorded only when the pieces outlive the run.
         self.reads = ReadRecorder(store.project_key, active=memo.keeps)
         store.reads = self.reads
@@ -199,8 +208,11 @@ class Pieces:
         self._digests[content] = found
         return found
 
-    def keep_digests(self) -> None:
-        """Leave the digests this run read for the next analysis of the process."""
+    def keep_for_next(self, *, modules_too: bool) -> None:
+        """Leave the digests this run read, and (*modules_too*: no module changed while
+        the run read it) the modules it built from their files, for the next analysis of
+        the process."""
+        self._kept.modules = self.store.built_from_files() if modules_too else {}
         self._kept.summaries = {
             content: digests
             for content, digests in self._digests.items()

@@ -40,7 +40,7 @@ from pylint_rpcsurface.engine.lookup import (
     names_at,
     send_sites,
 )
-from pylint_rpcsurface.engine.pieces import KeptDigests
+from pylint_rpcsurface.engine.pieces import KeptBetweenAnalyses
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import Finding, Location
 from pylint_rpcsurface.server.actions import (
@@ -136,7 +136,7 @@ class Session:
         self.analysed: dict[Path, tuple[_Inputs, _Analysed | None]] = {}
         # The modules' digests each configuration's analyses computed: the next analysis
         # computes only those of the versions that changed (the buffer being typed in).
-        self.kept: dict[Path, KeptDigests] = {}
+        self.kept: dict[Path, KeptBetweenAnalyses] = {}
         self.said: set[str] = set()
         for method, handler in (
             (types.TEXT_DOCUMENT_DID_OPEN, self.opened),
@@ -295,7 +295,7 @@ class Session:
     def _facts(self, config: Config, buffers: Mapping[str, str]) -> Facts:
         """The facts ``check`` would judge with *buffers* saved, the store's pieces reused
         (and this run's kept) unless the cache is off."""
-        kept = self.kept.setdefault(config.path, KeptDigests())
+        kept = self.kept.setdefault(config.path, KeptBetweenAnalyses())
         facts: Facts = facts_with_cache(config, buffers, use_cache=self.use_cache, kept=kept)
         return facts
 

@@ -569,7 +569,7 @@ def facts_with_cache(
     their pieces taken from the store that pylint and ``check`` keep, and the pieces
     computed here kept in it, with the findings when every buffer holds its file's text.
     The store's pieces are the ones an analysis from nothing computes (its oracle tests
-    say so), so the facts are the same either way. *kept* (``engine.pieces.KeptDigests``)
+    say so), so the facts are the same either way. *kept* (``engine.pieces.KeptBetweenAnalyses``)
     holds what a long-lived process's earlier analyses computed of the modules' digests."""
     # pylint: disable=import-outside-toplevel
     from pylint_rpcsurface import engine  # noqa: PLC0415
