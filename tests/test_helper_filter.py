@@ -9,7 +9,7 @@ import astroid
 import pytest
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.helper_calls import _reaches_only_python_itself
+from pylint_rpcsurface.analysis.helper_calls import reaches_only_python_itself
 from pylint_rpcsurface.sources import SourceTree
 
 MODULE = """\
@@ -62,7 +62,7 @@ def _calls(tree: SourceTree) -> dict[str, bool]:
     module = astroid.parse(MODULE, module_name="app")
     (run,) = [f for f in module.body if isinstance(f, nodes.FunctionDef)]
     return {
-        call.func.as_string(): _reaches_only_python_itself(call, tree)
+        call.func.as_string(): reaches_only_python_itself(call, tree)
         for call in run.nodes_of_class(nodes.Call)
     }
 
@@ -197,10 +197,10 @@ def test_the_shortcuts_decide_as_the_look_up_does(
 
     monkeypatch.setattr(helper_calls, "_only_a_parameter", counting_parameter)
     monkeypatch.setattr(helper_calls, "_bound_in_no_scope", counting_no_scope)
-    with_shortcuts = [_reaches_only_python_itself(call, tree) for call in calls]
+    with_shortcuts = [reaches_only_python_itself(call, tree) for call in calls]
     monkeypatch.setattr(helper_calls, "_only_a_parameter", lambda name: False)
     monkeypatch.setattr(helper_calls, "_bound_in_no_scope", lambda name: False)
-    by_look_up = [_reaches_only_python_itself(call, tree) for call in calls]
+    by_look_up = [reaches_only_python_itself(call, tree) for call in calls]
     assert with_shortcuts == by_look_up
     assert taken["parameter"] >= 5  # both shortcuts are taken, often
     assert taken["no scope"] >= 3

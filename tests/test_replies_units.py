@@ -335,13 +335,13 @@ def test_a_method_of_a_literal_is_skipped_but_what_the_literal_holds_is_followed
     tmp_path: Path,
 ) -> None:
     from pylint_rpcsurface.analysis.helper_calls import (  # noqa: PLC0415
-        _reaches_only_python_itself,
+        reaches_only_python_itself,
     )
 
     start = method(LITERAL_RECEIVERS, tmp_path, "start")
     tree = SourceTree((tmp_path,))
     calls = {call.as_string(): call for call in start.nodes_of_class(nodes.Call)}
-    skipped = {text for text, call in calls.items() if _reaches_only_python_itself(call, tree)}
+    skipped = {text for text, call in calls.items() if reaches_only_python_itself(call, tree)}
     assert {"out.append(m)", "text.upper()"} <= skipped
     assert not skipped & {"table.get('go')(m)", "handlers[0](m)", "either.send(m)"}
     # astroid gives no value for dict.get(); the subscript's helper is found.

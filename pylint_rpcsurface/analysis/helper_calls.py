@@ -50,7 +50,7 @@ def _callee(call: nodes.Call) -> nodes.FunctionDef | None:
     return function if isinstance(function, nodes.FunctionDef) else None
 
 
-def _reaches_only_python_itself(call: nodes.Call, tree: SourceTree) -> bool:
+def reaches_only_python_itself(call: nodes.Call, tree: SourceTree) -> bool:
     """Whether *call* can only call a builtin or the standard library, by syntax alone.
 
     Neither ever dispatches an RPC, and inferring such calls is most of the cost of
@@ -234,10 +234,10 @@ def helper_calls(
     (*calls*: its :func:`.broadcasts.calls_in`, when already known).
 
     Calls that can only reach builtins or the standard library are not inferred (see
-    :func:`_reaches_only_python_itself`).
+    :func:`reaches_only_python_itself`).
     """
     for call in calls_in(code) if calls is None else calls:
-        if _reaches_only_python_itself(call, tree):
+        if reaches_only_python_itself(call, tree):
             continue
         target = _callee(call)
         if not isinstance(target, nodes.FunctionDef) or not _is_helper(target):

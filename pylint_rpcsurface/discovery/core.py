@@ -116,7 +116,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self._sides: dict[
             tuple[int, tuple[str, ...]], tuple[Found, list[tuple[nodes.NodeNG, Found]]]
         ] = {}
-        self.worker_side = WorkerSide(project, self.functions, self.body)
+        self.worker_side = WorkerSide(project, self.functions, self.body, index.store.tree)
         self.keys = DispatchKeys(project, self.worker_side)
         self.caller_split = CallerSplit(self)
         self.flag_splits = FlagSplits(self)

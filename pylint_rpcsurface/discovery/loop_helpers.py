@@ -19,7 +19,8 @@ from collections.abc import Callable
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.inference import inferred_values
+from pylint_rpcsurface.analysis.helper_calls import reaches_only_python_itself
+from pylint_rpcsurface.analysis.inference import inferred_values, name_bindings
 from pylint_rpcsurface.discovery.reading import (
     FunctionBody,
     assignments_in,
@@ -27,13 +28,20 @@ from pylint_rpcsurface.discovery.reading import (
     names_in,
     tainted_names,
 )
+from pylint_rpcsurface.sources import SourceTree
 
 
 def helper_of(
-    function: nodes.FunctionDef, call: nodes.Call, project: set[int]
+    function: nodes.FunctionDef, call: nodes.Call, project: set[int], tree: SourceTree
 ) -> nodes.FunctionDef | None:
     """The helper *call* (in *function*) calls: a method of *function*'s own class called
-    on ``self``, or a project function (its id in *project*) called by name."""
+    on ``self``, or a project function (its id in *project*) called by name.
+
+    A name bound only to builtins, to the standard library (that no file under *tree*'s
+    roots shadows) or to class statements is not inferred: astroid would give those
+    objects, or the classes and their instances, never a function of the project, and
+    asking it builds their modules and runs the classes' transforms (``inspect`` for
+    ``Signature(...)``, a dataclass's) for nothing."""
     func = call.func
     if isinstance(func, nodes.Attribute):
         owner = function.parent
@@ -48,10 +56,22 @@ def helper_of(
         return found if isinstance(found, nodes.FunctionDef) and found is not function else None
     if not isinstance(func, nodes.Name):
         return None
+    if reaches_only_python_itself(call, tree) or _only_classes(func):
+        return None
     for value in inferred_values(func)[:4]:
         if isinstance(value, nodes.FunctionDef) and id(value) in project and value is not function:
             return value
     return None
+
+
+def _only_classes(name: nodes.Name) -> bool:
+    """Whether astroid's look-up binds *name* to class statements and nothing else."""
+    found = name_bindings(name)
+    return (
+        found is not None
+        and bool(found[1])
+        and all(isinstance(binding, nodes.ClassDef) for binding in found[1])
+    )
 
 
 def returned(helper: nodes.FunctionDef, names: set[str]) -> nodes.Return | None:
@@ -103,15 +123,16 @@ def bound_from_helpers(
     body: FunctionBody,
     received_in: Callable[[nodes.FunctionDef], set[str]],
     project: set[int],
+    tree: SourceTree,
 ) -> HelperBindings:
     """(the names bound, the helper, the names it received) for each assignment in the
     function of *body* from a call to a helper that receives a name. It infers what each
-    call calls: its callers read it once a function."""
+    call calls (:func:`helper_of`): its callers read it once a function."""
     found: HelperBindings = []
     for targets, value, _read in body.assignments:
         if not isinstance(value, nodes.Call):
             continue
-        helper = helper_of(body.function, value, project)
+        helper = helper_of(body.function, value, project, tree)
         if helper is None:
             continue
         received = received_in(helper)

@@ -40,17 +40,23 @@ from pylint_rpcsurface.discovery.table_reads import (
     bound_table_reads,
     table_reads,
 )
+from pylint_rpcsurface.sources import SourceTree
 
 
 class WorkerSide:
     """Reads the worker loops of the project's *functions* (methods and module-level
     functions), each place shown relative to *project*, their bodies as *bodies* has
-    them read."""
+    them read; *tree* holds the project's files."""
 
     def __init__(
-        self, project: Path, functions: list[nodes.FunctionDef], bodies: FunctionBodies
+        self,
+        project: Path,
+        functions: list[nodes.FunctionDef],
+        bodies: FunctionBodies,
+        tree: SourceTree,
     ) -> None:
         self.project = project
+        self.tree = tree
         self.functions = functions
         self.bodies = bodies
         self._ids = {id(f) for f in functions}
@@ -99,7 +105,7 @@ class WorkerSide:
         key = id(function)
         if key not in self._helper_bindings:
             self._helper_bindings[key] = bound_from_helpers(
-                self.bodies(function), self._received, self._ids
+                self.bodies(function), self._received, self._ids, self.tree
             )
         return self._helper_bindings[key]
 
