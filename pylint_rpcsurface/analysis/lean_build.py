@@ -44,6 +44,12 @@ BUILD_ENV = "RPCSURFACE_BUILD"  # "full": astroid's whole post-build for every m
 _LEAN = "_rpcsurface_lean"
 
 
+def built_lean(module: nodes.Module) -> bool:
+    """Whether *module* was built lean (its deferred work is done only while an analysis
+    runs: it can't be kept for another)."""
+    return _LEAN in module.__dict__
+
+
 def lean_wanted() -> bool:
     """Whether the project's modules are built lean (unless ``RPCSURFACE_BUILD=full``)."""
     return os.environ.get(BUILD_ENV, "").strip().lower() != "full"

@@ -35,7 +35,7 @@ from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
 
 from pylint_rpcsurface.analysis.assigned_members import AssignedElsewhere
-from pylint_rpcsurface.analysis.lean_build import LeanBuilds
+from pylint_rpcsurface.analysis.lean_build import LeanBuilds, built_lean
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
 from pylint_rpcsurface.analysis.reads import INTERFACE, ReadRecorder
 from pylint_rpcsurface.analysis.syntax import all_statements
@@ -401,6 +401,7 @@ class ModuleStore:
                 or not isinstance(module, nodes.Module)
                 or not isinstance(file, str)
                 or module.file_bytes is not None  # built from a text: a buffer's
+                or built_lean(module)
             ):
                 continue
             path = self.tree.key(file)

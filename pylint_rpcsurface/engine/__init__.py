@@ -124,7 +124,7 @@ def _surface_facts(
         # The modules a long-lived process's last analysis built, unless pylint's are given.
         {**(kept.modules if kept is not None else {}), **(prebuilt or {})},
         known=memo.known_files if memo is not None else {},
-        lean=kept is None,
+        lean=kept is None or not kept.analysed,
     )
     run = _Run(config, store, memo if memo is not None else Memo(None, ""), kept)
     # Held, not just named: a module released and another built at its address is new.

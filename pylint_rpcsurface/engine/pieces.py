@@ -48,12 +48,16 @@ class KeptBetweenAnalyses:
     - The project's modules built from their files, as astroid built them (in full: a
       lean build's deferred work is done only while an analysis runs): the next
       analysis takes each as pylint's own build of the file (``prebuilt``), once the
-      file is shown unwritten since, and builds only the others."""
+      file is shown unwritten since, and builds only the others. The first analysis
+      builds lean all the same, as ``check`` does (its diagnostics are the ones waited
+      for): the modules a keystroke reads are built in full by the first analysis
+      after it, and kept from then on."""
 
     def __init__(self) -> None:
         self.summaries: dict[str, ModuleDigests] = {}
         self.locals: dict[str, LocalDigests] = {}
         self.modules: dict[str, BuiltFromFile] = {}
+        self.analysed = False  # whether an analysis has left what it read
 
 
 class Pieces:
@@ -213,6 +217,7 @@ class Pieces:
         the run read it) the modules it built from their files, for the next analysis of
         the process."""
         self._kept.modules = self.store.built_from_files() if modules_too else {}
+        self._kept.analysed = True
         self._kept.summaries = {
             content: digests
             for content, digests in self._digests.items()
