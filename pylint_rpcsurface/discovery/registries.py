@@ -12,6 +12,7 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.registry import read_registry
 from pylint_rpcsurface.discovery.reading import MIN_NAMES, MOSTLY, Choice
+from pylint_rpcsurface.model import Registry
 
 
 class Registries:
@@ -30,6 +31,9 @@ class Registries:
         # Where a module-level name is tested for membership or iterated: the uses that
         # make a constant a registry (sharing names with the surface does not).
         self.uses: dict[str, list[tuple[nodes.NodeNG, str]]] = defaultdict(list)
+        # Each constant read once (by its module's id and name): every surface asks of
+        # every constant, and reading one infers what the syntax does not show.
+        self._read: dict[tuple[int, str], Registry] = {}
 
     def note_use(self, node: nodes.Compare | nodes.For) -> None:
         """Keeps *node* if it tests a name for membership in a constant or iterates one."""
@@ -68,7 +72,10 @@ class Registries:
                 ):
                     continue
                 dotted = f"{self.module_name(module)}.{attribute}"
-                read = read_registry(module, attribute, dotted)
+                read = self._read.get((id(module), attribute))
+                if read is None:
+                    read = read_registry(module, attribute, dotted)
+                    self._read[(id(module), attribute)] = read
                 if read.problem is not None:
                     continue
                 elements = [e.value for e in read.elements]

@@ -1,0 +1,45 @@
+"""init reads each module-level constant once when it looks for a surface's registry
+(issue 50, item 4): every surface asks of every constant, and reading one infers what its
+syntax does not show (on vLLM 0.11.2, the second surface's search took as long as the
+first's)."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from astroid import nodes
+from support import ROOT
+
+from pylint_rpcsurface import discovery
+from pylint_rpcsurface.discovery import registries
+from pylint_rpcsurface.discovery.registries import Registries
+from pylint_rpcsurface.model import Registry
+
+
+def test_each_constant_is_read_once_however_many_surfaces_ask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = Path(shutil.copytree(ROOT / "tests" / "fixtures" / "init_engine", tmp_path / "p"))
+    (folder / "pyproject.toml").unlink()
+    reads: Counter[tuple[str, str]] = Counter()
+    read, choice = registries.read_registry, Registries.choice
+    asked: list[set[str]] = []
+
+    def counted(module: nodes.Module, attribute: str, qualname: str) -> Registry:
+        reads[(module.name, attribute)] += 1
+        return read(module, attribute, qualname)
+
+    def recorded(self: Registries, answered: set[str]) -> object:
+        asked.append(answered)
+        return choice(self, answered)
+
+    monkeypatch.setattr(registries, "read_registry", counted)
+    monkeypatch.setattr(Registries, "choice", recorded)
+    proposal = discovery.discover(folder, (folder,))
+    assert len(asked) == 2  # two surfaces, each looking for its registry
+    assert any(s.registry is not None and s.registry.value for s in proposal.surfaces)
+    assert reads  # the constants were read
+    assert set(reads.values()) == {1}, reads
