@@ -18,12 +18,12 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.branches import can_run, live_bindings
 from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.analysis.definitions import definition_name
 from pylint_rpcsurface.analysis.inference import (
     infer_unique,
     location_of,
     name_bindings,
 )
-from pylint_rpcsurface.analysis.modules import definition_name
 from pylint_rpcsurface.analysis.syntax import all_statements
 from pylint_rpcsurface.model import Location
 

@@ -19,9 +19,9 @@ from pylint_rpcsurface.analysis.broadcasts import (
     super_attributes,
 )
 from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.analysis.definitions import definition_name
 from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
 from pylint_rpcsurface.analysis.inference import infer_unique, location_of
-from pylint_rpcsurface.analysis.modules import definition_name
 from pylint_rpcsurface.analysis.reads import BODY, ReadRecorder, Reads
 from pylint_rpcsurface.analysis.syntax import all_statements
 from pylint_rpcsurface.config import DispatchForm

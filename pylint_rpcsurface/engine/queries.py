@@ -50,9 +50,9 @@ from pylint_rpcsurface.analysis.broadcasts import own_code
 from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
 from pylint_rpcsurface.analysis.conditions import attribute_truths
 from pylint_rpcsurface.analysis.decorators import all_transparent
+from pylint_rpcsurface.analysis.definitions import definition_name, find_definition
 from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.inference import infer_unique, location_of
-from pylint_rpcsurface.analysis.modules import definition_name, find_definition
 from pylint_rpcsurface.analysis.pragmas import may_hold_pragmas, pragma_states
 from pylint_rpcsurface.analysis.proxies import exposed_names, proxy_calls, receivers_in
 from pylint_rpcsurface.analysis.proxy_groups import (

@@ -9,11 +9,15 @@ does, with the open buffers' text in place of their files.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -54,6 +58,8 @@ from pylint_rpcsurface.server.positions import from_position, to_range
 from pylint_rpcsurface.server.rename import Refused, renaming
 from pylint_rpcsurface.sources import SourceTree, real
 from pylint_rpcsurface.store import facts_with_cache
+
+_T = TypeVar("_T")
 
 SOURCE = "rpcsurface"
 # A message's category (the first letter of its id) as the editor's severity.
@@ -101,6 +107,39 @@ def _registrable(handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return handle
 
 
+def _registrable_request(handler: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Any]:
+    """*handler*, a coroutine, as a coroutine function of its own: pygls runs it as a task
+    it cancels on the client's ``$/cancelRequest``."""
+
+    async def handle(params: Any) -> Any:
+        return await handler(params)
+
+    return handle
+
+
+class _Workspace:
+    """The open documents as they were when a job was handed to the analysis thread (the
+    protocol's thread goes on changing its own as edits arrive); a file not open is read
+    from disk, as pygls's workspace reads it."""
+
+    def __init__(self, documents: Mapping[str, TextDocument], codec: PositionCodec) -> None:
+        self.text_documents = {
+            uri: TextDocument(
+                uri,
+                document.source,
+                document.version,
+                document.language_id,
+                position_codec=codec,
+            )
+            for uri, document in documents.items()
+        }
+        self.position_codec = codec
+
+    def get_text_document(self, uri: str) -> TextDocument:
+        found = self.text_documents.get(unquote(uri))
+        return found if found is not None else TextDocument(uri, position_codec=self.position_codec)
+
+
 def _refusal(reason: str) -> JsonRpcException:
     return JsonRpcException(message=reason, code=types.LSPErrorCodes.RequestFailed)
 
@@ -131,6 +170,14 @@ class Session:
     def __init__(self, server: LanguageServer, *, use_cache: bool) -> None:
         self.server = server
         self.use_cache = use_cache
+        # Every analysis and every answer computed from one runs on this one thread, one
+        # at a time (astroid's state is the process's), while the protocol's thread goes
+        # on reading messages: an edit made during an analysis makes it stale.
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rpcsurface")
+        self._view: _Workspace | None = None  # the documents of the job running
+        self._edits = 0  # the notifications so far that change what an analysis reads
+        self._publishing: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the protocol's
         self.finder = ConfigFinder()
         # Each configuration's latest analysis (None: it can't be used), by its file.
         self.analysed: dict[Path, tuple[_Inputs, _Analysed | None]] = {}
@@ -144,6 +191,9 @@ class Session:
             (types.TEXT_DOCUMENT_DID_SAVE, self.changed),
             (types.TEXT_DOCUMENT_DID_CLOSE, self.closed),
             (types.WORKSPACE_DID_CHANGE_WATCHED_FILES, self.changed),
+        ):
+            server.feature(method)(_registrable(handler))
+        for method, answer in (
             (types.TEXT_DOCUMENT_DEFINITION, self.definition),
             (types.TEXT_DOCUMENT_REFERENCES, self.references),
             (types.TEXT_DOCUMENT_HOVER, self.hover),
@@ -151,13 +201,37 @@ class Session:
             (types.TEXT_DOCUMENT_RENAME, self.rename),
             (types.TEXT_DOCUMENT_CODE_ACTION, self.code_actions),
         ):
-            server.feature(method)(_registrable(handler))
+            server.feature(method)(_registrable_request(partial(self._answer, answer)))
+
+    async def _answer(self, answer: Callable[[Any], _T], params: Any) -> _T:
+        """*answer* to a request, computed on the analysis thread once the diagnostics of
+        every edit sent before it are published (it answers from that analysis). The
+        client's ``$/cancelRequest`` cancels the wait: an answer still queued is never
+        computed, and one being computed is not sent."""
+        while self._publishing is not None and not self._publishing.done():
+            await asyncio.shield(self._publishing)
+        return await self._in_worker(answer, params)
+
+    async def _in_worker(self, job: Callable[[Any], _T], argument: Any) -> _T:
+        self._loop = asyncio.get_running_loop()
+        view = _Workspace(self.server.workspace.text_documents, self._codec())
+
+        def run() -> _T:
+            self._view = view
+            return job(argument)
+
+        return await self._loop.run_in_executor(self._worker, run)
+
+    def _on_protocol_thread(self, send: Callable[..., Any], *arguments: Any) -> None:
+        """Send a message from the analysis thread: the protocol's writer is its thread's."""
+        assert self._loop is not None  # set before any job is handed to the thread
+        self._loop.call_soon_threadsafe(send, *arguments)
 
     # ---------------------------------------------------------------- diagnostics
 
     def opened(self, params: types.DidOpenTextDocumentParams) -> None:
         del params
-        self.publish()
+        self._edited()
 
     def changed(
         self,
@@ -166,18 +240,39 @@ class Session:
         | types.DidChangeWatchedFilesParams,
     ) -> None:
         del params
-        self.publish()
+        self._edited()
 
     def closed(self, params: types.DidCloseTextDocumentParams) -> None:
         self.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
         )
-        self.publish()
+        self._edited()
 
-    def publish(self) -> None:
-        """Analyse with the open buffers, and tell each open file its findings."""
-        analyses: dict[Path, _Analysed | None] = {}  # each configuration's, once
-        for document in list(self.server.workspace.text_documents.values()):
+    def _edited(self) -> None:
+        """An edit (or a file changed on disk): the open files' diagnostics are computed
+        again, once the analysis running, if any, is done."""
+        self._edits += 1
+        if self._publishing is None or self._publishing.done():
+            self._publishing = asyncio.ensure_future(self._publish_until_current())
+
+    async def _publish_until_current(self) -> None:
+        """Analyse with the open buffers, and tell each open file its findings. An
+        analysis that an edit made while it ran has made stale is never shown (its
+        diagnostics would be of a text the editor no longer holds): the latest text is
+        analysed instead, so a burst of keystrokes costs the analysis of the last."""
+        while True:
+            edits = self._edits
+            published = await self._in_worker(self._diagnostics, None)
+            if edits == self._edits:
+                for params in published:
+                    self.server.text_document_publish_diagnostics(params)
+                return
+
+    def _diagnostics(self, _: None) -> list[types.PublishDiagnosticsParams]:
+        """Each open file's diagnostics, from each configuration's analysis, once."""
+        analyses: dict[Path, _Analysed | None] = {}
+        published = []
+        for document in list(self._workspace().text_documents.values()):
             path = self._path(document.uri)
             config = None if path is None else self._config(path)
             if path is None or config is None:
@@ -186,13 +281,14 @@ class Session:
                 analyses[config.path] = self._analysed(config)
             analysed = analyses[config.path]
             found = () if analysed is None else self._findings(analysed, path)
-            self.server.text_document_publish_diagnostics(
+            published.append(
                 types.PublishDiagnosticsParams(
                     uri=document.uri,
                     version=document.version,
                     diagnostics=[self._diagnostic(document, finding) for finding in found],
                 )
             )
+        return published
 
     @staticmethod
     def _findings(analysed: _Analysed, path: str) -> tuple[Finding, ...]:
@@ -221,7 +317,7 @@ class Session:
         """The text of each open file under *scope*'s roots, by real path: what the
         analysis reads in its place."""
         buffers = {}
-        for document in self.server.workspace.text_documents.values():
+        for document in self._workspace().text_documents.values():
             path = self._path(document.uri)
             if path is not None and scope.covers(real(path)):
                 buffers[real(path)] = document.source
@@ -257,8 +353,10 @@ class Session:
             facts = self._facts(config, buffers)
             if progress is not None:
                 found = f"{len(facts.findings)} findings"
-                self.server.work_done_progress.report(
-                    progress, types.WorkDoneProgressReport(message=found, percentage=100)
+                self._on_protocol_thread(
+                    self.server.work_done_progress.report,
+                    progress,
+                    types.WorkDoneProgressReport(message=found, percentage=100),
                 )
             if facts.config_errors:
                 self._say("; ".join(dict.fromkeys(str(e) for e in facts.config_errors)))
@@ -268,7 +366,9 @@ class Session:
             self._say(str(error))
         finally:
             if progress is not None:
-                self.server.work_done_progress.end(progress, types.WorkDoneProgressEnd())
+                self._on_protocol_thread(
+                    self.server.work_done_progress.end, progress, types.WorkDoneProgressEnd()
+                )
         self.analysed[config.path] = (inputs, analysed)
         return analysed
 
@@ -276,15 +376,17 @@ class Session:
         """The token of a progress begun in the editor for *config*'s analysis; None when
         the client can't show one.
 
-        The handlers run one message at a time, so the creation's answer can't be awaited
-        here: the request is sent first, and the client reads it before the progress."""
+        The creation's answer is not awaited: the request is sent first, and the client
+        reads it before the progress (the messages leave in the order they are handed to
+        the protocol's thread)."""
         window = self.server.client_capabilities.window
         if window is None or not window.work_done_progress:
             return None
         token = f"rpcsurface-analysis:{config.path}"  # one first analysis per configuration
         progress = self.server.work_done_progress
-        progress.create(token)
-        progress.begin(
+        self._on_protocol_thread(progress.create, token)
+        self._on_protocol_thread(
+            progress.begin,
             token,
             types.WorkDoneProgressBegin(
                 title="rpcsurface", message=f"analysing {config.root}", percentage=0
@@ -305,8 +407,9 @@ class Session:
         if problem in self.said:
             return
         self.said.add(problem)
-        self.server.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Error, message=f"rpcsurface: {problem}")
+        self._on_protocol_thread(
+            self.server.window_show_message,
+            types.ShowMessageParams(type=types.MessageType.Error, message=f"rpcsurface: {problem}"),
         )
 
     # ---------------------------------------------------------------- navigation
@@ -326,7 +429,7 @@ class Session:
         analysed = None if config is None else self._analysed(config)
         if analysed is None:
             return None
-        document = self.server.workspace.get_text_document(params.text_document.uri)
+        document = self._workspace().get_text_document(params.text_document.uri)
         line, col = from_position(self._codec(), document.lines, params.position)
         word = document.word_at_position(params.position) or None
         names = names_at(analysed.facts, real(path), line, col, word)
@@ -445,7 +548,7 @@ class Session:
         analysed = None if config is None else self._analysed(config)
         if path is None or analysed is None:
             return None
-        document = self.server.workspace.get_text_document(params.text_document.uri)
+        document = self._workspace().get_text_document(params.text_document.uri)
         asked = {
             (str(d.code), _span(d.range))
             for d in params.context.diagnostics
@@ -565,7 +668,7 @@ class Session:
         )
 
     def _document(self, path: str) -> TextDocument:
-        return self.server.workspace.get_text_document(from_fs_path(path) or path)
+        return self._workspace().get_text_document(from_fs_path(path) or path)
 
     def _locations(self, places: tuple[Location, ...]) -> list[types.Location]:
         found = []
@@ -573,7 +676,7 @@ class Session:
             uri = from_fs_path(at.path)
             if uri is None:
                 continue
-            lines = self.server.workspace.get_text_document(uri).lines
+            lines = self._workspace().get_text_document(uri).lines
             found.append(types.Location(uri=uri, range=to_range(self._codec(), lines, at)))
         return found
 
@@ -581,6 +684,11 @@ class Session:
 
     def _codec(self) -> PositionCodec:
         return self.server.workspace.position_codec
+
+    def _workspace(self) -> _Workspace:
+        """The documents of the job the analysis thread runs."""
+        assert self._view is not None  # only jobs handed to the thread ask
+        return self._view
 
     @staticmethod
     def _path(uri: str) -> str | None:
