@@ -1,0 +1,62 @@
+"""bench/server.py, the language server's rows: one short run on a copy of the real_layout
+fixture gives every row with its baseline, holds the server to the oracle on the way
+(a difference stops the run), and never edits the tree it was given."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import BENCH, ROOT, clean_environment, load_bench_script, real_layout_copy
+
+server = load_bench_script("server")
+
+CALLER = "engine/model_engine/engine_core.py"
+HANDLER = "engine/model_engine/model_runner.py"
+
+
+def test_a_short_run_gives_every_row_against_its_baseline(tmp_path: Path) -> None:
+    tree = real_layout_copy(tmp_path)
+    before = {p: p.read_bytes() for p in sorted(tree.rglob("*")) if p.is_file()}
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "server.py"),
+            *("--tree", str(tree), "--caller", CALLER, "--handler", HANDLER),
+            *("--repeat", "1", "--edits", "2", "--workdir", str(tmp_path / "work")),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=clean_environment(),
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {
+        match["row"]: (match["baseline"], float(match["ratio"]))
+        for match in re.finditer(
+            r"^\| (?P<row>[^|]+?) \| [^|]+ \| (?P<baseline>[^|]+?) \| [^|]+ \| "
+            r"(?P<ratio>[0-9.]+) \| [^|]+ \|$",
+            done.stdout,
+            re.MULTILINE,
+        )
+    }
+    assert {row: baseline for row, (baseline, _) in rows.items()} == {
+        row: baseline for row, baseline, _ in server.ROWS
+    }
+    assert all(ratio > 0 for _, ratio in rows.values())
+    # Every keystroke, body edit and request counted: 1 session, 2 of each.
+    assert "'a keystroke mistyping an RPC name, republished': 2" in done.stdout
+    assert "'hover': 2" in done.stdout
+    assert {p: p.read_bytes() for p in sorted(tree.rglob("*")) if p.is_file()} == before
+
+
+def test_a_difference_from_the_oracle_stops_the_run() -> None:
+    found = {("rpc-unanswered", "a.py", 3)}
+    server._same("the last mistyped buffer", found, set(found))  # the same: nothing said
+    with pytest.raises(server.Abort, match=r"only the server's \[\('rpc-unanswered'"):
+        server._same("the last mistyped buffer", found, set())
