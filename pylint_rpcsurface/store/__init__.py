@@ -49,6 +49,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -90,6 +91,7 @@ STATS_ENV = "RPCSURFACE_STATS"  # a file each analysis appends what it did to
 OLD_CACHE_DIR = ".rpcsurface_cache"  # where 0.x kept entries, in the project: never read
 _APP_FOLDER = "pylint-rpcsurface"
 _MAX_FILES = 16  # per project folder; the oldest beyond it are removed
+_ABANDONED_NS = 3600 * 10**9  # a write's temporary file older than this: its writer died
 _CONFIDENCES = frozenset({"HIGH", "CONTROL_FLOW", "INFERENCE", "INFERENCE_FAILURE", "UNDEFINED"})
 # The findings piece's shapes (codec.checker's).
 FindingsShape = tuple[Finding, ...]
@@ -389,8 +391,16 @@ def say_once(line: str) -> None:
 
 def _prune(folder: Path) -> None:
     """Keep the newest :data:`_MAX_FILES` store files of a project (one per configuration
-    and environment): switching environments must not grow the folder without end."""
+    and environment): switching environments must not grow the folder without end. A
+    temporary file of a write (:func:`..sources.write_atomically`) left from long ago
+    belongs to a process killed while it wrote: it goes too (a write under way takes
+    seconds, never :data:`_ABANDONED_NS`)."""
     with contextlib.suppress(OSError):
+        abandoned = time.time_ns() - _ABANDONED_NS
+        for part in folder.glob(".tmp-*.part"):
+            with contextlib.suppress(OSError):
+                if part.stat().st_mtime_ns < abandoned:
+                    part.unlink()
         for kind in ("store", "analysis", "memo"):
             found = sorted(folder.glob(f"{kind}-*.json"), key=lambda p: p.stat().st_mtime_ns)
             for old in found[:-_MAX_FILES]:
