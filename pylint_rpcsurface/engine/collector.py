@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
+import astroid
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.broadcasts import (
@@ -263,9 +264,19 @@ class BroadcastCollector:
             )
             return tuple(direct), calls, tuple(self._supers_of(code))
 
-        if self._piece is None or ref[0] in self._external:
+        if self._piece is None or self._outside(ref):
             return self.reads.cached(self._facts, ref, compute)
         return self._piece(ref, compute)
+
+    def _outside(self, ref: CodeRef) -> bool:
+        """Whether the code at *ref* lies outside the source roots (a library's): met in
+        this run, or named by a piece from the memo (a helper a caller's code reached)."""
+        if ref[0] in self._external:
+            return True
+        if self.index.store.project_key(ref[0]) is None:
+            self._external.add(ref[0])
+            return True
+        return False
 
     def _code(self, ref: CodeRef) -> Code:
         """The code at *ref*: met in this run, or found in its module (built if need be).
@@ -275,7 +286,13 @@ class BroadcastCollector:
         if known is not None:
             return known
         with self.reads.unrecorded():
-            module = self.index.store.module(ref[0])
+            if self._outside(ref):
+                # A library's code that a helper chain from the memo's pieces reached: its
+                # module as astroid builds it (the store's record of the libraries read
+                # starts afresh when that file changes).
+                module = _library_module(ref[0])
+            else:
+                module = self.index.store.module(ref[0])
             found = None if module is None else self._find(module, ref)
         if found is None:
             raise LookupError(f"no code at {ref}: the module changed during the analysis")
@@ -332,6 +349,15 @@ class BroadcastCollector:
     @staticmethod
     def _via(broadcasts: Sequence[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
         return [replace(broadcast, via=chain) for broadcast in broadcasts]
+
+
+def _library_module(path: str) -> nodes.Module | None:
+    """The module of the file *path* outside the source roots, from astroid's cache or
+    built; None when it can't be built (gone, or no longer Python)."""
+    try:
+        return astroid.MANAGER.ast_from_file(path)
+    except (astroid.AstroidBuildingError, OSError, RecursionError, ValueError):
+        return None
 
 
 def _name_of(code: Code) -> str | None:
