@@ -244,7 +244,13 @@ class BroadcastCollector:
         if path is None or name is None or index < 0:
             if path is None:
                 self._external.add(file)
-            ref: CodeRef = (path or file, f"@{code.lineno or 0}:{code.col_offset or 0}", 0)
+            at = f"@{code.lineno or 0}:{code.col_offset or 0}"
+            if path is None and not _in_its_module(code):
+                # Made by one of astroid's brains (a library's stubs, parsed from a string
+                # and hung on the module): its position is the stub's, which a node of the
+                # module's own text may hold too. Never looked for in a later run.
+                at = "@made" + at[1:]
+            ref: CodeRef = (path or file, at, 0)
         else:
             ref = (path, name, index)
         self._refs[id(code)] = ref
@@ -302,6 +308,8 @@ class BroadcastCollector:
 
     def _find(self, module: nodes.Module, ref: CodeRef) -> Code | None:
         path, name, index = ref
+        if name.startswith("@made"):
+            return _made_at(module, name[len("@made") :])
         if name.startswith("@"):
             line, _, col = name[1:].partition(":")
             for code in module.nodes_of_class((nodes.FunctionDef, nodes.Lambda)):
@@ -349,6 +357,33 @@ class BroadcastCollector:
     @staticmethod
     def _via(broadcasts: Sequence[Broadcast], chain: tuple[HelperStep, ...]) -> list[Broadcast]:
         return [replace(broadcast, via=chain) for broadcast in broadcasts]
+
+
+def _in_its_module(code: Code) -> bool:
+    """Whether *code* is a node of its module's own tree: each node up to the module is
+    one of its parent's children (a brain's stub is only hung on the module's names)."""
+    node: nodes.NodeNG = code
+    while node.parent is not None:
+        if not any(child is node for child in node.parent.get_children()):
+            return False
+        node = node.parent
+    return True
+
+
+def _made_at(module: nodes.Module, position: str) -> Code | None:
+    """The one function a brain made and hung on *module*'s names whose stub starts at
+    *position* (``line:col``); None when none does, or more than one (two brains' stubs
+    may share a position)."""
+    line, _, col = position.partition(":")
+    found = [
+        binding
+        for bindings in module.locals.values()
+        for binding in bindings
+        if isinstance(binding, nodes.FunctionDef)
+        and f"{binding.lineno}:{binding.col_offset}" == f"{line}:{col}"
+        and not _in_its_module(binding)
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _library_module(path: str) -> nodes.Module | None:
