@@ -10,6 +10,7 @@ does, with the open buffers' text in place of their files.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -178,6 +179,7 @@ class Session:
         self._edits = 0  # the notifications so far that change what an analysis reads
         self._publishing: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the protocol's
+        self._collected = False  # whether the first analysis's garbage was collected
         self.finder = ConfigFinder()
         # Each configuration's latest analysis (None: it can't be used), by its file.
         self.analysed: dict[Path, tuple[_Inputs, _Analysed | None]] = {}
@@ -266,6 +268,14 @@ class Session:
             if edits == self._edits:
                 for params in published:
                     self.server.text_document_publish_diagnostics(params)
+                if not self._collected:
+                    # The first analysis builds lean and lets its modules go (the ones
+                    # kept are built in full by the next): their trees are cycles only
+                    # the collector frees, which the analyses pause. Freed once, now,
+                    # while the editor shows the diagnostics, their memory serves the
+                    # modules built next instead of adding to them.
+                    self._collected = True
+                    await self._in_worker(lambda _: gc.collect(), None)
                 return
 
     def _diagnostics(self, _: None) -> list[types.PublishDiagnosticsParams]:
