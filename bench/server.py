@@ -122,6 +122,8 @@ class Session:
         self.uri = self.path.as_uri()
         self.client = LanguageClient("bench-server", "1")
         self.published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
+        self.stderr: list[str] = []  # what the server wrote on its standard error
+        self._drain: asyncio.Future[None] | None = None
 
         def diagnostics(params: types.PublishDiagnosticsParams) -> None:
             if params.uri == self.uri:
@@ -136,11 +138,21 @@ class Session:
         await self.client.start_io(
             self.cli, "lsp", cwd=str(self.site.path), env=_env(self.site, self.store)
         )
-        await self.client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(), root_uri=self.site.path.as_uri()
+        # pygls's client pipes the server's standard error and never reads it: read here,
+        # lest a full pipe stop the server, and kept to say why it stopped if it does.
+        self._drain = asyncio.ensure_future(self._read_stderr())
+        try:
+            await asyncio.wait_for(
+                self.client.initialize_async(
+                    types.InitializeParams(
+                        capabilities=types.ClientCapabilities(),
+                        root_uri=self.site.path.as_uri(),
+                    )
+                ),
+                timeout=120,
             )
-        )
+        except asyncio.TimeoutError:
+            raise Abort(f"the server did not answer initialize: {self._said()}") from None
         self.client.initialized(types.InitializedParams())
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(types.TextDocumentItem(self.uri, "python", 1, text))
@@ -148,9 +160,24 @@ class Session:
         published = await self._version(1)
         return time.perf_counter() - start, published
 
+    async def _read_stderr(self) -> None:
+        server = getattr(self.client, "_server", None)
+        if server is None or server.stderr is None:
+            return
+        while line := await server.stderr.readline():
+            self.stderr.append(line.decode("utf-8", "replace"))
+
+    def _said(self) -> str:
+        server = getattr(self.client, "_server", None)
+        status = None if server is None else server.returncode
+        return f"exit status {status}, standard error: {''.join(self.stderr)[-2000:]!r}"
+
     async def _version(self, version: int) -> list[types.Diagnostic]:
         while True:
-            params = await asyncio.wait_for(self.published.get(), timeout=600)
+            try:
+                params = await asyncio.wait_for(self.published.get(), timeout=600)
+            except asyncio.TimeoutError:
+                raise Abort(f"no diagnostics of version {version}: {self._said()}") from None
             if params.version == version:
                 return list(params.diagnostics)
 
@@ -199,6 +226,8 @@ class Session:
         await self.client.shutdown_async(None)
         self.client.exit(None)
         await self.client.stop()
+        if self._drain is not None:
+            self._drain.cancel()
 
 
 def _found(site: Site, caller: str, diagnostics: list[types.Diagnostic]) -> set[Finding]:

@@ -127,3 +127,84 @@ def test_a_request_cancelled_while_the_server_is_busy_is_answered_cancelled(
     assert refused is not None  # answered as cancelled
     assert isinstance(later, types.Hover)  # the same hover, not cancelled, is answered
     assert "load_model" in str(later.contents)
+
+
+# Given (as sitecustomize.py) to the server of the next test alone: its one collection,
+# after the first analysis's diagnostics, takes long enough for an edit to arrive during it.
+SLOW_COLLECTION = """\
+import gc
+import time
+
+_collect = gc.collect
+
+
+def _slow_collect(*args, **kwargs):
+    time.sleep(1.5)
+    return _collect(*args, **kwargs)
+
+
+gc.collect = _slow_collect
+"""
+
+
+def test_an_edit_made_while_the_server_collects_its_garbage_is_analysed(
+    tmp_path: Path,
+) -> None:
+    """Right after its first diagnostics the server collects the first analysis's
+    garbage; a keystroke sent meanwhile finds it busy, and is analysed once it is done
+    (it was lost, and its diagnostics never came)."""
+    project = real_layout_copy(tmp_path)
+    engine_core = project / ENGINE_CORE
+    saved = engine_core.read_text("utf-8")
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "sitecustomize.py").write_text(SLOW_COLLECTION, "utf-8")
+    env = clean_environment({**stats_env(project), "PYTHONPATH": str(shim)})
+
+    async def session() -> list[types.PublishDiagnosticsParams]:
+        client = PlainClient("typing", "1")
+        published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
+
+        def diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            if params.uri == _uri(engine_core):
+                published.put_nowait(params)
+
+        client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(diagnostics)
+        await client.start_io(*CONSOLE_SCRIPT, "lsp", env=env, cwd=str(shim))
+        await client.initialize_async(
+            types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=_uri(project))
+        )
+        client.initialized(types.InitializedParams())
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=_uri(engine_core), language_id="python", version=1, text=saved
+                )
+            )
+        )
+        first = await asyncio.wait_for(published.get(), timeout=60)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=_uri(engine_core), version=2
+                ),
+                content_changes=[
+                    types.TextDocumentContentChangeWholeDocument(text=_typed(saved, 1))
+                ],
+            )
+        )
+        try:
+            second = await asyncio.wait_for(published.get(), timeout=30)
+        finally:
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+        return [first, second]
+
+    first, second = asyncio.run(asyncio.wait_for(session(), timeout=120))
+    assert (first.version, second.version) == (1, 2)
+    copy = real_layout_copy(tmp_path / "typed")
+    (copy / ENGINE_CORE).write_text(_typed(saved, 1), "utf-8")
+    expected = {(s[0], s[2]) for s in _checked(copy) if s[1] == ENGINE_CORE}
+    assert {(str(d.code), d.range.start.line + 1) for d in second.diagnostics} == expected
+    assert expected != {(str(d.code), d.range.start.line + 1) for d in first.diagnostics}

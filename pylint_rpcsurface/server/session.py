@@ -265,18 +265,21 @@ class Session:
         while True:
             edits = self._edits
             published = await self._in_worker(self._diagnostics, None)
+            if edits != self._edits:
+                continue
+            for params in published:
+                self.server.text_document_publish_diagnostics(params)
+            if not self._collected:
+                # The first analysis builds lean and lets its modules go (the ones kept
+                # are built in full by the next): their trees are cycles only the
+                # collector frees, which the analyses pause. Freed once, now, while the
+                # editor shows the diagnostics, their memory serves the modules built
+                # next instead of adding to them.
+                self._collected = True
+                await self._in_worker(lambda _: gc.collect(), None)
             if edits == self._edits:
-                for params in published:
-                    self.server.text_document_publish_diagnostics(params)
-                if not self._collected:
-                    # The first analysis builds lean and lets its modules go (the ones
-                    # kept are built in full by the next): their trees are cycles only
-                    # the collector frees, which the analyses pause. Freed once, now,
-                    # while the editor shows the diagnostics, their memory serves the
-                    # modules built next instead of adding to them.
-                    self._collected = True
-                    await self._in_worker(lambda _: gc.collect(), None)
                 return
+            # An edit came meanwhile: it found this task running, and waits for it.
 
     def _diagnostics(self, _: None) -> list[types.PublishDiagnosticsParams]:
         """Each open file's diagnostics, from each configuration's analysis, once."""
