@@ -97,8 +97,9 @@ def surface_facts(
     (the store's, which fingerprinted the same files), so that one run walks the roots
     once. A piece from the memo whose definition is no longer where it was (a module
     written while this run read it) makes the run start again from nothing, once: it
-    never ends in a traceback. *kept* holds the digests a long-lived process's earlier
-    analyses computed (:class:`.pieces.KeptBetweenAnalyses`), and is left what this one read.
+    never ends in a traceback. *kept* holds what a long-lived process's earlier analyses
+    left (:class:`.pieces.KeptBetweenAnalyses`: digests, and the modules built from their
+    files), and is left what this one read.
     """
     if tree is None or tree.roots != tuple(real(root) for root in config.source_roots):
         tree = SourceTree(config.source_roots)  # none given, or another configuration's

@@ -374,13 +374,12 @@ def _made_at(module: nodes.Module, position: str) -> Code | None:
     """The one function a brain made and hung on *module*'s names whose stub starts at
     *position* (``line:col``); None when none does, or more than one (two brains' stubs
     may share a position)."""
-    line, _, col = position.partition(":")
     found = [
         binding
         for bindings in module.locals.values()
         for binding in bindings
         if isinstance(binding, nodes.FunctionDef)
-        and f"{binding.lineno}:{binding.col_offset}" == f"{line}:{col}"
+        and f"{binding.lineno}:{binding.col_offset}" == position
         and not _in_its_module(binding)
     ]
     return found[0] if len(found) == 1 else None

@@ -580,7 +580,8 @@ def facts_with_cache(
     computed here kept in it, with the findings when every buffer holds its file's text.
     The store's pieces are the ones an analysis from nothing computes (its oracle tests
     say so), so the facts are the same either way. *kept* (``engine.pieces.KeptBetweenAnalyses``)
-    holds what a long-lived process's earlier analyses computed of the modules' digests."""
+    holds what a long-lived process's earlier analyses left: digests, and the modules
+    built from their files."""
     # pylint: disable=import-outside-toplevel
     from pylint_rpcsurface import engine  # noqa: PLC0415
 
