@@ -13,9 +13,11 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TypeVar
 
 from astroid import bases, nodes
+from astroid.exceptions import AttributeInferenceError
 
 from pylint_rpcsurface.analysis.broadcasts import Code, calls_in
 from pylint_rpcsurface.analysis.inference import (
+    INFERENCE_ERRORS,
     inferred_values,
     location_of,
     name_bindings,
@@ -59,12 +61,16 @@ def reaches_only_python_itself(call: nodes.Call, tree: SourceTree) -> bool:
     ``m.f(...)``, ``logger`` in ``logger.info(...)``) is bound nowhere in the code's scopes
     (a builtin), or only by imports of standard-library modules that no file under the
     source roots shadows, or only by assignments (``logger = logging.getLogger(...)``,
-    ``with open(...) as f``) of values that start from such names. Anything else is
-    inferred.
+    ``with open(...) as f``) of values that start from such names. A call on an
+    attribute of ``self`` (``self.queue.put(...)``) is skipped when every value astroid
+    may give that attribute is one too (see :func:`_reaches_an_attribute_of_python_itself`).
+    Anything else is inferred.
     """
     root = _root_name(call.func)
-    if root is None or _only_a_parameter(root):
+    if root is None:
         return False
+    if _only_a_parameter(root):
+        return _reaches_an_attribute_of_python_itself(call, root, tree)
     if _bound_in_no_scope(root):
         return True  # a builtin, or unbound: the look-up would end in builtins
     bindings = _bindings(root)
@@ -149,6 +155,181 @@ def _only_a_parameter(name: nodes.Name) -> bool:
     return any(node is statement for statement in body)
 
 
+def _reaches_an_attribute_of_python_itself(
+    call: nodes.Call, root: nodes.Name, tree: SourceTree
+) -> bool:
+    """Whether *call* calls, by attributes alone, an attribute of ``self.a`` (``a.m`` in
+    ``self.a.m(...)``) where every value astroid may give ``self.a`` is a builtin's or
+    the standard library's, as :func:`reaches_only_python_itself` tells for a name.
+
+    *root* is a method's first parameter, bound by nothing else, so astroid infers it
+    to an instance of the method's class (its ``_arguments_infer_argname``), and ``a``
+    to what that class's :meth:`~astroid.nodes.ClassDef.instance_attr` lists: the
+    ``x.a = value`` statements of its module and its bases' (those of other modules are
+    not the class's, see :mod:`.assigned_members`). Each must be a plain assignment of
+    a value of :func:`_a_value_of_python_itself`, or of a literal when ``a``'s own method
+    is called (``self.pending = []`` then ``self.pending.append(x)``). An attribute no
+    statement assigns is left to astroid (its class-level binding may be a method, a
+    property, an enum's member), unless no class binds it either: astroid then infers
+    nothing. The statements read are what astroid's own look-up reads (a class's member
+    ``a``, see :mod:`.member_reads`), so a piece's reads are the same.
+    """
+    attribute = root.parent
+    if (
+        not isinstance(attribute, nodes.Attribute)
+        or attribute.expr is not root
+        or attribute.attrname.startswith("__")
+    ):
+        return False
+    steps = 0
+    node: nodes.NodeNG = call.func
+    while node is not attribute:
+        if not isinstance(node, nodes.Attribute):
+            return False  # a call or a subscript on the way: what it gives is unknown
+        node = node.expr
+        steps += 1
+    if steps == 0:
+        return False  # self.a(...) calls the value itself
+    klass = _class_of_self(root)
+    if klass is None:
+        return False
+    bindings = _instance_attribute(klass, attribute.attrname)
+    if bindings is None:
+        return False
+    return all(
+        isinstance(binding, nodes.AssignAttr)
+        and _assigned_python_itself(binding, tree, method_of_value=steps == 1)
+        for binding in bindings
+    )
+
+
+def _class_of_self(parameter: nodes.Name) -> nodes.ClassDef | None:
+    """The class whose instance astroid infers *parameter* to: the first positional
+    parameter of a plain method (``FunctionDef.type`` "method") of a class that is not a
+    metaclass; None for anything else."""
+    function = parameter.scope()
+    klass = function.parent
+    if not isinstance(function, nodes.FunctionDef) or not isinstance(klass, nodes.ClassDef):
+        return None
+    positional = [*function.args.posonlyargs, *(function.args.args or [])]
+    if not positional or positional[0].name != parameter.name:
+        return None
+    try:
+        if function.type != "method" or klass.type == "metaclass":
+            return None
+    except INFERENCE_ERRORS:
+        return None
+    return klass
+
+
+def _instance_attribute(klass: nodes.ClassDef, name: str) -> list[nodes.NodeNG] | None:
+    """The statements astroid reads for attribute *name* of an instance of *klass*:
+    its instance attributes' assignments, else [] when no class in its order binds
+    *name* either; None when some class does, or the look-up fails."""
+    try:
+        return list(klass.instance_attr(name))
+    except AttributeInferenceError:
+        pass
+    except INFERENCE_ERRORS:
+        return None
+    try:
+        klass.getattr(name, class_context=False)
+    except AttributeInferenceError:
+        return []
+    except INFERENCE_ERRORS:
+        return None
+    return None
+
+
+def _a_value_of_python_itself(value: nodes.NodeNG, tree: SourceTree, hops: int = 3) -> bool:
+    """Whether *value* is names, attributes and calls (``asyncio.Queue()``,
+    ``asyncio.get_event_loop().create_task(self._run())``) from a name bound to a
+    builtin, to an import of the standard library, or by plain assignments of such
+    values (within *hops*), each call given only :func:`_harmless_arguments`.
+
+    A call given a string may name a project object (``getattr(module, "name")``,
+    ``importlib.import_module("app")``), and one given another value may return it."""
+    node = value
+    while not isinstance(node, nodes.Name):
+        if isinstance(node, nodes.Attribute):
+            node = node.expr
+        elif isinstance(node, nodes.Call) and _harmless_arguments(node):
+            node = node.func
+        else:
+            return False
+    if _bound_in_no_scope(node):
+        return True
+    bindings = _bindings(node)
+    if not bindings:
+        return False
+    return all(
+        _binds_python_itself(binding, node.name, tree, hops=1)
+        if not isinstance(binding, nodes.AssignName)
+        else hops > 1 and _assigned_python_itself(binding, tree, hops - 1)
+        for binding in bindings
+    )
+
+
+def _assigned_python_itself(
+    target: nodes.AssignName | nodes.AssignAttr,
+    tree: SourceTree,
+    hops: int = 3,
+    *,
+    method_of_value: bool = False,
+) -> bool:
+    """Whether the one value a plain assignment binds to *target* is one of
+    :func:`_a_value_of_python_itself`, or a literal whose own method is called."""
+    value = _assigned_value(target)
+    if value is None:
+        return False
+    if isinstance(value, _LITERALS):
+        return method_of_value
+    return _a_value_of_python_itself(value, tree, hops)
+
+
+def _harmless_arguments(call: nodes.Call) -> bool:
+    """Whether every argument of *call* is a constant other than a string or bytes, or
+    a call of a method of ``self`` whose code returns no value (astroid infers such a
+    call to None, as it does a coroutine's): nothing of the project's goes in."""
+    values = [*call.args, *(keyword.value for keyword in call.keywords or ())]
+    return all(
+        (isinstance(value, nodes.Const) and not isinstance(value.value, (str, bytes)))
+        or (isinstance(value, nodes.Call) and _returns_nothing(value))
+        for value in values
+    )
+
+
+def _returns_nothing(call: nodes.Call) -> bool:
+    """Whether *call* is ``self.m(...)``, *m* one undecorated plain method of the class
+    (no instance attribute of that name) whose own code has no ``return`` with a value
+    and no ``yield``."""
+    func = call.func
+    if not (isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name)):
+        return False
+    root = func.expr
+    klass = _class_of_self(root) if _only_a_parameter(root) else None
+    if klass is None or func.attrname.startswith("__"):
+        return False
+    try:
+        if _instance_attribute(klass, func.attrname) is not None:
+            return False  # assigned to instances, or bound nowhere
+    except INFERENCE_ERRORS:
+        return False
+    try:
+        bindings = klass.getattr(func.attrname, class_context=False)
+    except INFERENCE_ERRORS:
+        return False
+    if len(bindings) != 1 or not isinstance(bindings[0], nodes.FunctionDef):
+        return False
+    method = bindings[0]
+    if method.decorators is not None or method.type != "method":
+        return False
+    own = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+    return not any(
+        node.value is not None for node in method.nodes_of_class((nodes.Return,), skip_klass=own)
+    ) and not any(True for _ in method.nodes_of_class((nodes.Yield,), skip_klass=own))
+
+
 def _bound_in_no_scope(name: nodes.Name) -> bool:
     """Whether no scope around *name*, its own and every one enclosing it up to the
     module (a class's included), binds it: astroid's look-up then ends in the builtins
@@ -215,11 +396,16 @@ def _binds_python_itself(binding: nodes.NodeNG, name: str, tree: SourceTree, hop
     )
 
 
-def _assigned_value(target: nodes.AssignName) -> nodes.NodeNG | None:
-    """The value a plain ``x = value`` or ``with value as x`` binds to *target*."""
+def _assigned_value(target: nodes.AssignName | nodes.AssignAttr) -> nodes.NodeNG | None:
+    """The value a plain ``x = value``, ``x: T = value`` or ``with value as x`` binds to
+    *target*."""
     parent = target.parent
     if isinstance(parent, nodes.Assign) and parent.targets == [target]:
         return parent.value
+    if isinstance(parent, nodes.AnnAssign):
+        # astroid's annotation says Name or Attribute; the parse gives the Assign* nodes.
+        annotated: nodes.NodeNG = parent.target
+        return parent.value if annotated is target else None
     if isinstance(parent, nodes.With):
         for value, bound in parent.items:
             if bound is target:
