@@ -40,6 +40,7 @@ class Engine:
         self.task = None
         self.made = None
         self.mixed = asyncio.Queue()
+        self.parent = super()
 
     def start(self):
         loop = asyncio.get_event_loop()
@@ -68,6 +69,7 @@ class Engine:
         self.pending[0].make(item)         # a subscript on the way: inferred
         self.mode.make(item)               # bound in the class alone: inferred
         self.factory(item)                 # the attribute itself is called: inferred
+        self.parent.make(item)             # super(): the bases' methods, inferred
 
     @staticmethod
     def static(self):
@@ -92,6 +94,7 @@ INFERRED = {
     "self.pending[0].make",
     "self.mode.make",
     "self.factory",
+    "self.parent.make",
 }
 
 

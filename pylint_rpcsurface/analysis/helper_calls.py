@@ -241,6 +241,13 @@ def _instance_attribute(klass: nodes.ClassDef, name: str) -> list[nodes.NodeNG] 
     return None
 
 
+# The builtins whose result, given nothing, comes from where they are called: super()
+# gives the class's bases (astroid infers their methods), the others its names.
+_READING_THE_CALLER = frozenset(
+    {"super", "globals", "locals", "vars", "dir", "eval", "exec", "__import__", "breakpoint"}
+)
+
+
 def _a_value_of_python_itself(value: nodes.NodeNG, tree: SourceTree, hops: int = 3) -> bool:
     """Whether *value* is names, attributes and calls (``asyncio.Queue()``,
     ``asyncio.get_event_loop().create_task(self._run())``) from a name bound to a
@@ -258,7 +265,7 @@ def _a_value_of_python_itself(value: nodes.NodeNG, tree: SourceTree, hops: int =
         else:
             return False
     if _bound_in_no_scope(node):
-        return True
+        return node.name not in _READING_THE_CALLER
     bindings = _bindings(node)
     if not bindings:
         return False
