@@ -232,6 +232,7 @@ class SourceTree:
         # What each module name names, looked up once for the same reason: the helper
         # filter asks it of every standard-library import a call starts from.
         self._located: dict[str, tuple[str, ...]] = {}
+        self._names: dict[str, str | None] = {}  # each key's module name (module_name)
 
     def key(self, path: str | os.PathLike[str]) -> str:
         """The path the file at *path* is known by: in the project when *path* is under a
@@ -259,7 +260,11 @@ class SourceTree:
 
     def module_name(self, path: str) -> str | None:
         """The module name of the file at *path*, or None outside every source root."""
-        return self._name_of_real(self.key(path))
+        key = self.key(path)
+        # Asked of every code a run's callers reach, thousands of times: once a key.
+        if key not in self._names:
+            self._names[key] = self._name_of_real(key)
+        return self._names[key]
 
     def module_files(self) -> dict[str, str]:
         """Each module name of the tree's files, with the file Python would import for it.

@@ -31,6 +31,7 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from pylint_rpcsurface.analysis.collection import no_cyclic_collection
 from pylint_rpcsurface.engine.digests import ModuleDigests
 from pylint_rpcsurface.sources import KnownFile, write_atomically
 from pylint_rpcsurface.store.codec import UNREADABLE, Check, checker, decode, encode, listed
@@ -99,10 +100,14 @@ class Memo:
         # The two digests of each module version, by content hash (see .digests).
         self._digests: dict[str, ModuleDigests] = {}
         self._new_digests: dict[str, ModuleDigests] = {}
+        # Digests at levels worked out on demand ("local Q N"), by content hash: kept with
+        # that version's other levels, so that a later run parses no saved module for them.
+        self._new_levels: dict[str, dict[str, str]] = {}
         if stored is None and file is not None:
             stored = read_store(file, identity, locate)
         if stored is not None:
-            read = _sections(stored)
+            with no_cyclic_collection():  # many small values, no cycle (see read_store)
+                read = _sections(stored)
             self._raw, self._variants, self._digests = read
             self._externals = dict(stored.externals)
             self._resolution = dict(stored.resolution)
@@ -262,6 +267,16 @@ class Memo:
         if content not in self._digests:
             self._new_digests[content] = digests
 
+    def stored_level(self, content: str, level: str) -> str | None:
+        """The digest at *level* kept for the module version *content*, if any."""
+        known = self.digests_of(content)
+        return None if known is None else known[0].get(level)
+
+    def keep_level(self, content: str, level: str, digest: str) -> None:
+        """Keep a saved module version's digest at a level worked out on demand (see
+        :class:`.digests.LocalDigests`) with its other levels, for the next runs."""
+        self._new_levels.setdefault(content, {})[level] = digest
+
     def external_modules(self) -> dict[str, str]:
         """The modules outside the project the stored pieces were computed from, by name."""
         return {name: path for name, (path, _) in self._externals.items()}
@@ -308,6 +323,18 @@ class Memo:
                 resolution[name] = self._locate(name)
         if since_ns and not _settled(recorded, resolution, since_ns - TICK_NS):
             return False
+        with no_cyclic_collection():  # the encoded store: many values, no cycle
+            return self._write(self._file, recorded, resolution, contents, sections)
+
+    def _write(  # pylint: disable=too-many-arguments
+        self,
+        file: Path,
+        recorded: Mapping[str, tuple[str, tuple[int, ...]]],
+        resolution: Mapping[str, str | None],
+        contents: Collection[str] | None,
+        sections: Mapping[str, Any] | None,
+    ) -> bool:
+        """Encode and write the store (see :meth:`write`); whether it was written."""
         try:
             # A piece reused is written as it was read (it decoded to the value used).
             facts = {
@@ -321,6 +348,10 @@ class Memo:
                 stored = [v for v in self._variants.get(key, []) if v[0] != fresh[0][0]]
                 pieces[key] = (fresh + stored)[:_VARIANTS]
             digests = {**self._digests, **self._new_digests}
+            for content, levels in self._new_levels.items():
+                if content in digests:
+                    known, spans = digests[content]
+                    digests[content] = ({**known, **levels}, spans)
             if contents is not None:
                 digests = {c: found for c, found in digests.items() if c in contents}
             data = json.dumps(
@@ -344,7 +375,7 @@ class Memo:
                 },
                 separators=(",", ":"),
             ).encode()
-            write_atomically(self._file, data)
+            write_atomically(file, data)
         except (OSError, ValueError, TypeError, RecursionError):
             return False
         return True
@@ -423,7 +454,7 @@ def _dependencies(raw: Any) -> tuple[Dependency, ...]:
     found = []
     for entry in listed(raw):
         path, level, digest = listed(entry)
-        if not all(isinstance(v, str) for v in (path, level, digest)):
+        if not (isinstance(path, str) and isinstance(level, str) and isinstance(digest, str)):
             raise ValueError("a dependency of strings")
         found.append((path, level, digest))
     return tuple(found)

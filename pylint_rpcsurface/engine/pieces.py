@@ -79,6 +79,8 @@ class Pieces:
         self._digests: dict[str, ModuleDigests] = {}  # by content hash
         # The "local Q N" digests of each module version read, by content hash.
         self._locals: dict[str, LocalDigests] = {}
+        # Each digest asked for, by the module version's content hash and the level.
+        self._by_level: dict[tuple[str, str], str] = {}
         # The keys of the pieces each piece being computed asks for, innermost last.
         self._nested: list[dict[str, None]] = []
         # Each code's piece as this run first had it, with what it read, and its key.
@@ -173,6 +175,16 @@ class Pieces:
         astroid's brains make some (a dataclass's ``__init__``) from the rest of the
         class, so such a name's digest is the whole class's. So is the member of a class
         the module no longer defines at its top level: the module's body's."""
+        # Asked for every dependency of every stored piece a run looks at, most of them
+        # shared: each module version's digest at a level is worked out once a run.
+        asked = (self.store.digest(path), level)
+        found = self._by_level.get(asked)
+        if found is None:
+            found = self._by_level[asked] = self._digest(path, level)
+        return found
+
+    def _digest(self, path: str, level: str) -> str:
+        """*path*'s digest at *level*, worked out (see :meth:`digest`)."""
         if level.startswith(LOCAL):
             return self._local(path, level)
         levels = self.summary(path)[0]
@@ -194,12 +206,19 @@ class Pieces:
     def _local(self, path: str, level: str) -> str:
         """*path*'s "local Q N" digest (:class:`..engine.digests.LocalDigests`)."""
         content = self.store.digest(path)
+        stored = self.memo.stored_level(content, level)
+        if stored is not None:
+            return stored
         digests = self._locals.get(content) or self._kept.locals.get(content)
         if digests is None:
             digests = LocalDigests(self.store.text(path))
         self._locals[content] = digests
         function, _, name = level[len(LOCAL) :].rpartition(" ")
-        return digests.digest(function, name)
+        found = digests.digest(function, name)
+        if path not in self.buffers and not content.startswith("not read"):
+            self.summary(path)  # the version's other levels, which it is kept with
+            self.memo.keep_level(content, level, found)
+        return found
 
     def summary(self, path: str) -> ModuleDigests:
         """*path*'s digests and function spans, computed once per version of the module."""

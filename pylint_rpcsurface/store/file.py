@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pylint_rpcsurface.analysis.collection import no_cyclic_collection
 from pylint_rpcsurface.store import codec
 from pylint_rpcsurface.store.snapshot import file_stat
 
@@ -100,6 +101,17 @@ def read_store(
         return None
     if len(data) > MAX_FILE_BYTES:
         return None
+    # A store holds a few hundred thousand JSON values, none in a cycle: without the
+    # pause, allocating them sets off collections that walk every object alive, astroid's
+    # trees of the modules pylint built before the analysis began (most of a run's read).
+    with no_cyclic_collection():
+        return _stored(data, identity, locate_now)
+
+
+def _stored(
+    data: bytes, identity: str, locate_now: Callable[[str], str | None] | None
+) -> Stored | None:
+    """The store *data* holds (see :func:`read_store`), or None."""
     try:
         raw = json.loads(data)
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
