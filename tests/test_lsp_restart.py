@@ -290,9 +290,10 @@ def test_a_server_killed_writing_the_store_leaves_it_whole(tmp_path: Path, point
         "RPCSURFACE_TEST_PAUSED": str(tmp_path / "paused"),
     }
 
-    client = asyncio.run(_killed(project, caller, at="paused", env=env, cwd=shim))
-    assert len(stats_records(project)) == 1  # only the warm check's: the server's never came
-    assert client.diagnostics == {}
+    asyncio.run(_killed(project, caller, at="paused", env=env, cwd=shim))
+    # The server's analysis was done (its diagnostics are published before the store is
+    # written, and may have reached the client): the kill cut its write short.
+    assert len(stats_records(project)) == 2
     assert _store_files(project) == before  # the store written before, byte for byte
     (cut_short,) = _store_folder(project).glob("*/.tmp-*")
     (stored,) = before.values()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from pylint_rpcsurface.analysis.collection import no_cyclic_collection
 from pylint_rpcsurface.commands.projects import EXIT_CLEAN, EXIT_ERROR, cache_option
 from pylint_rpcsurface.store import disabled_by_environment
 
@@ -36,8 +37,12 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Serve until the client says exit; without the extra, say so on *err*."""
     del out  # standard output is the protocol's channel, which pygls writes itself
     try:
-        # pylint: disable-next=import-outside-toplevel
-        from pylint_rpcsurface.server import serve  # noqa: PLC0415  # only with the extra
+        # lsprotocol makes some 600 classes at import: without pausing, the collector
+        # walks them again and again, a tenth of the server's start-up before it can read
+        # the editor's first message.
+        with no_cyclic_collection():
+            # pylint: disable-next=import-outside-toplevel
+            from pylint_rpcsurface.server import serve  # noqa: PLC0415  # only with the extra
     except ImportError as missing:
         if (missing.name or "").partition(".")[0] not in _EXTRA_PACKAGES:
             raise

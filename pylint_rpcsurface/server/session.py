@@ -180,6 +180,9 @@ class Session:
         self._publishing: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the protocol's
         self._collected = False  # whether the first analysis's garbage was collected
+        # The store's writes of the analyses whose diagnostics are not published yet:
+        # written after publishing, and always before the next analysis reads the store.
+        self._unwritten: list[Callable[[], object]] = []
         self.finder = ConfigFinder()
         # Each configuration's latest analysis (None: it can't be used), by its file.
         self.analysed: dict[Path, tuple[_Inputs, _Analysed | None]] = {}
@@ -214,13 +217,21 @@ class Session:
             await asyncio.shield(self._publishing)
         return await self._in_worker(answer, params)
 
-    async def _in_worker(self, job: Callable[[Any], _T], argument: Any) -> _T:
+    async def _in_worker(
+        self, job: Callable[[Any], _T], argument: Any, *, then_write: bool = True
+    ) -> _T:
+        """*job* run on the analysis thread; the store written after it unless the caller
+        writes it (*then_write* false: once it has published what the job computed)."""
         self._loop = asyncio.get_running_loop()
         view = _Workspace(self.server.workspace.text_documents, self._codec())
 
         def run() -> _T:
             self._view = view
-            return job(argument)
+            try:
+                return job(argument)
+            finally:
+                if then_write:
+                    self._write_store()
 
         return await self._loop.run_in_executor(self._worker, run)
 
@@ -264,11 +275,12 @@ class Session:
         analysed instead, so a burst of keystrokes costs the analysis of the last."""
         while True:
             edits = self._edits
-            published = await self._in_worker(self._diagnostics, None)
+            published = await self._in_worker(self._diagnostics, None, then_write=False)
             if edits != self._edits:
                 continue
             for params in published:
                 self.server.text_document_publish_diagnostics(params)
+            await self._in_worker(lambda _: None, None)  # the store, once they are sent
             if not self._collected:
                 # The first analysis builds lean and lets its modules go (the ones kept
                 # are built in full by the next): their trees are cycles only the
@@ -411,8 +423,17 @@ class Session:
         """The facts ``check`` would judge with *buffers* saved, the store's pieces reused
         (and this run's kept) unless the cache is off."""
         kept = self.kept.setdefault(config.path, KeptBetweenAnalyses())
-        facts: Facts = facts_with_cache(config, buffers, use_cache=self.use_cache, kept=kept)
+        self._write_store()  # what an earlier analysis computed, before this one reads it
+        facts: Facts = facts_with_cache(
+            config, buffers, use_cache=self.use_cache, kept=kept, writes=self._unwritten
+        )
         return facts
+
+    def _write_store(self) -> None:
+        """Write what the analyses since the last write computed into the store (on the
+        analysis thread, which alone runs analyses)."""
+        while self._unwritten:
+            self._unwritten.pop(0)()
 
     def _say(self, problem: str) -> None:
         """Show *problem* (a configuration that can't be used) the first time it is met:

@@ -50,7 +50,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -573,6 +573,7 @@ def facts_with_cache(
     *,
     use_cache: bool = True,
     kept: Any = None,
+    writes: list[Callable[[], object]] | None = None,
 ) -> Any:
     """The facts of *config*'s surfaces (``engine.Facts``, for ``report``, ``fix`` and the
     language server), *overrides* (unsaved buffers by path) read in place of the files,
@@ -581,7 +582,9 @@ def facts_with_cache(
     The store's pieces are the ones an analysis from nothing computes (its oracle tests
     say so), so the facts are the same either way. *kept* (``engine.pieces.KeptBetweenAnalyses``)
     holds what a long-lived process's earlier analyses left: digests, and the modules
-    built from their files."""
+    built from their files. With *writes*, the store's write is appended there instead of
+    done, for the caller to do once it has shown the facts (the language server publishes
+    its diagnostics first) and before its next analysis reads the store."""
     # pylint: disable=import-outside-toplevel
     from pylint_rpcsurface import engine  # noqa: PLC0415
 
@@ -594,7 +597,11 @@ def facts_with_cache(
         memo = run.memo()
         with engine.failed_imports_recorded(memo.failed_imports):
             facts = engine.surface_facts(config, overrides, memo=memo, tree=store.tree, kept=kept)
-        run.finish(memo, facts.analysis())
+        write = functools.partial(run.finish, memo, facts.analysis())
+        if writes is None:
+            write()
+        else:
+            writes.append(write)
     write_stats(config, facts.counts)
     return facts
 
