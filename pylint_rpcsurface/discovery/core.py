@@ -47,15 +47,12 @@ from pylint_rpcsurface.discovery.reading import (
     Worker,
     at_module_level,
     call_name,
-    called_lookup,
     count,
     is_getattr,
     is_method,
     is_stub,
     names_in,
-    own_nodes,
     positional_params,
-    tainted_names,
     where,
 )
 from pylint_rpcsurface.discovery.registries import Registries
@@ -480,7 +477,10 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         linked: list[tuple[nodes.NodeNG, Found]] = []
         for sender in group.senders if senders is None else senders:
             mine, loops = self.sender_side(
-                sender.function, tainted_names(sender.function, {sender.param}), workers, helpers
+                sender.function,
+                self.body(sender.function).tainted({sender.param}),
+                workers,
+                helpers,
             )
             own.update(mine)
             linked.extend(loop for loop in loops if all(loop[0] is not t for t, _ in linked))
@@ -500,7 +500,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self._sides[key] = ({}, [])  # a forwarding cycle adds nothing
         own: Found = {}
         linked: list[tuple[nodes.NodeNG, Found]] = []
-        lookup = called_lookup(function, tainted)
+        lookup = self.body(function).called_lookup(tainted)
         on_self = (
             lookup is not None
             and isinstance(lookup.args[0], nodes.Name)
@@ -539,10 +539,10 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     ) -> list[tuple[nodes.NodeNG, str]]:
         """The objects a sender looks the name up on itself, each with where."""
         found: list[tuple[nodes.NodeNG, str]] = []
-        lookup = called_lookup(function, tainted)
+        lookup = self.body(function).called_lookup(tainted)
         if lookup is not None:
             found.append((lookup.args[0], self.where(lookup)))
-        for call in own_nodes(function, nodes.Call):
+        for call in self.body(function).own_nodes(nodes.Call):
             func = call.func
             if (
                 isinstance(func, nodes.Attribute)
@@ -569,7 +569,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         classes the object it calls them on is bound to (``self.model_executor
         .collective_rpc(method)``, ``worker.execute_method.remote(method, ...)``)."""
         found: list[tuple[nodes.FunctionDef, set[str]]] = []
-        for call in own_nodes(function, nodes.Call):
+        for call in self.body(function).own_nodes(nodes.Call):
             method = call.func
             if (
                 isinstance(method, nodes.Attribute)
@@ -597,7 +597,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                     continue
                 params = positional_params(callee)
                 if index < len(params):
-                    found.append((callee, tainted_names(callee, {params[index]})))
+                    found.append((callee, self.body(callee).tainted({params[index]})))
         return found
 
     def names(self, code: nodes.NodeNG, target: nodes.NodeNG) -> bool:

@@ -15,12 +15,9 @@ from pylint_rpcsurface.discovery.reading import (
     Sender,
     Worker,
     annotation_of,
-    called_lookup,
     count,
     flag_of,
     is_receive,
-    own_nodes,
-    tainted_names,
     where,
 )
 from pylint_rpcsurface.discovery.replies import after_send
@@ -139,9 +136,10 @@ class DispatchKeys:
         self, function: nodes.FunctionDef, param: str
     ) -> tuple[str, object, str] | None:
         # A drain of stale replies before the send receives no reply to this call.
-        receives = after_send(function, param, self._receives(function, 2))
+        body = self.worker_side.bodies(function)
+        receives = after_send(body, param, self._receives(function, 2))
         if not receives:
-            lookup = called_lookup(function, tainted_names(function, {param}))
+            lookup = body.called_lookup(body.tainted({param}))
             returns = [
                 r
                 for r in function.nodes_of_class(nodes.Return)
@@ -179,7 +177,7 @@ class DispatchKeys:
 
     def _receives(self, function: nodes.FunctionDef, depth: int) -> list[nodes.NodeNG]:
         found: list[nodes.NodeNG] = []
-        for call in own_nodes(function, nodes.Call):
+        for call in self.worker_side.bodies(function).own_nodes(nodes.Call):
             if is_receive(call):
                 found.append(call)
             elif depth > 0 and isinstance(call.func, nodes.Attribute):  # noqa: SIM102
@@ -263,7 +261,8 @@ class DispatchKeys:
         remote = [s for s in group.senders if "getattr(" in s.reach and ".remote(" in s.reach]
         for sender in group.senders:
             # A dispatch that looks the name up itself says what a missing name does.
-            lookup = called_lookup(sender.function, tainted_names(sender.function, {sender.param}))
+            body = self.worker_side.bodies(sender.function)
+            lookup = body.called_lookup(body.tainted({sender.param}))
             if lookup is not None:
                 value, evidence = self.worker_side.unknown_name(sender.function, lookup)
                 if value is not None:

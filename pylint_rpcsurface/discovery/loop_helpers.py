@@ -22,11 +22,10 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.helper_calls import reaches_only_python_itself
 from pylint_rpcsurface.analysis.inference import inferred_values, name_bindings
 from pylint_rpcsurface.discovery.reading import (
+    FunctionBodies,
     FunctionBody,
-    assignments_in,
     is_getattr,
     names_in,
-    tainted_names,
 )
 from pylint_rpcsurface.sources import SourceTree
 
@@ -86,24 +85,26 @@ def returned(helper: nodes.FunctionDef, names: set[str]) -> nodes.Return | None:
 HelperBindings = list[tuple[list[str], nodes.FunctionDef, set[str]]]
 
 
-def received_through(function: nodes.FunctionDef, bindings: HelperBindings) -> set[str]:
-    """The names of *function* bound from a helper's result that carries a name the
-    helper received (``func_name, args = self.get_func()``), and those bound from them;
-    *bindings* are :func:`bound_from_helpers`'s for *function*."""
+def received_through(body: FunctionBody, bindings: HelperBindings) -> set[str]:
+    """The names of the function of *body* bound from a helper's result that carries a
+    name the helper received (``func_name, args = self.get_func()``), and those bound
+    from them; *bindings* are :func:`bound_from_helpers`'s for the function."""
     seeds: set[str] = set()
     for targets, helper, received in bindings:
         if returned(helper, received) is not None:
             seeds.update(targets)
-    return tainted_names(function, seeds) if seeds else set()
+    return body.tainted(seeds) if seeds else set()
 
 
-def looked_up_through(bindings: HelperBindings) -> dict[str, tuple[nodes.FunctionDef, nodes.Call]]:
+def looked_up_through(
+    bindings: HelperBindings, bodies: FunctionBodies
+) -> dict[str, tuple[nodes.FunctionDef, nodes.Call]]:
     """name -> (helper, its getattr) for each local of a function bound to the callable a
     helper looked up by a received name and returns (``func, args = self.get_func()``);
-    *bindings* are :func:`bound_from_helpers`'s for the function."""
+    *bindings* are :func:`bound_from_helpers`'s for the function, *bodies* the helpers'."""
     found: dict[str, tuple[nodes.FunctionDef, nodes.Call]] = {}
     for targets, helper, received in bindings:
-        for bound, lookup in assignments_in(helper):
+        for bound, lookup, _read in bodies(helper).assignments:
             if not (is_getattr(lookup) and names_in(lookup.args[1]) & received):
                 continue
             if len(bound) != 1:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.syntax import builtin_call
-from pylint_rpcsurface.discovery.reading import own_nodes
+from pylint_rpcsurface.discovery.reading import FunctionBody
 
 
 def compares_to_none(test: nodes.NodeNG, name: str, operators: tuple[str, ...]) -> bool:
@@ -90,11 +90,12 @@ def _guard(call: nodes.Call, function: nodes.FunctionDef, name: str) -> nodes.If
     return None
 
 
-def guarded(function: nodes.FunctionDef, name: str) -> nodes.If | None:
-    """The test of None that every call of *name* in *function* runs under, or None (no
-    call, or one that runs whatever *name* is)."""
+def guarded(body: FunctionBody, name: str) -> nodes.If | None:
+    """The test of None that every call of *name* in the function of *body* runs under,
+    or None (no call, or one that runs whatever *name* is)."""
+    function = body.function
     guards: list[nodes.If] = []
-    for call in own_nodes(function, nodes.Call):
+    for call in body.own_nodes(nodes.Call):
         if isinstance(call.func, nodes.Name) and call.func.name == name:
             guard = _guard(call, function, name)
             if guard is None:

@@ -29,9 +29,7 @@ from pylint_rpcsurface.discovery.reading import (
     Worker,
     call_name,
     names_in,
-    own_nodes,
     positional_params,
-    tainted_names,
 )
 from pylint_rpcsurface.discovery.workers import top_of
 
@@ -101,8 +99,9 @@ class PayloadKeys:
         packed = function.args.kwarg
         if packed is None or function.args.vararg is not None:
             return ""
-        carried = tainted_names(function, {packed})
-        for call in own_nodes(function, nodes.Call):
+        body = self.reader.worker_side.bodies(function)
+        carried = body.tainted({packed})
+        for call in body.own_nodes(nodes.Call):
             if call_name(call) in SEND_CALLS and isinstance(call.func, nodes.Attribute):
                 sent = [*call.args, *(k.value for k in call.keywords or ())]
                 if any(names_in(arg) & carried for arg in sent):

@@ -1,14 +1,14 @@
-"""The small readers the discovery shares: names, assignments_in, taint, sends and receives,
+"""The small readers the discovery shares: names, assignments, taint, sends and receives,
 and the facts it works from (senders, call sites, worker sites, proposals)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TypeGuard, TypeVar
+from typing import TypeGuard, TypeVar, cast
 
 from astroid import nodes
 
@@ -168,10 +168,17 @@ def assigned_names(target: object) -> list[str]:
     return []
 
 
-def assignments_in(function: nodes.FunctionDef) -> list[tuple[list[str], nodes.NodeNG]]:
-    """Every ``targets = value`` in *function*, in source order."""
+_ASSIGNMENTS = (nodes.Assign, nodes.AnnAssign, nodes.AugAssign)
+
+
+def _own_assignments(
+    function: nodes.FunctionDef, candidates: Iterable[nodes.NodeNG]
+) -> list[tuple[list[str], nodes.NodeNG]]:
+    """Every ``targets = value`` of *function* itself (not of a function in it) among
+    *candidates*, the assignments under it, in source order."""
     found: list[tuple[list[str], nodes.NodeNG]] = []
-    for node in function.nodes_of_class((nodes.Assign, nodes.AnnAssign, nodes.AugAssign)):
+    for node in candidates:
+        assert isinstance(node, _ASSIGNMENTS)
         if node.scope() is not function or node.value is None:
             continue
         targets = node.targets if isinstance(node, nodes.Assign) else [node.target]
@@ -179,11 +186,6 @@ def assignments_in(function: nodes.FunctionDef) -> list[tuple[list[str], nodes.N
         if names:
             found.append((names, node.value))
     return sorted(found, key=lambda item: (item[1].lineno or 0, item[1].col_offset or 0))
-
-
-def tainted_names(function: nodes.FunctionDef, seeds: set[str]) -> set[str]:
-    """*seeds* and the locals of *function* bound from expressions of them."""
-    return FunctionBody(function).tainted(seeds)
 
 
 def is_receive(call: nodes.Call) -> bool:
@@ -224,38 +226,44 @@ def positional_params(function: nodes.FunctionDef) -> list[str]:
     return names
 
 
-def called_lookup(function: nodes.FunctionDef, names: set[str]) -> nodes.Call | None:
-    """A ``getattr(obj, n)`` in *function*, *n* in *names*, whose result is called."""
-    return FunctionBody(function).called_lookup(names)
-
-
-def patches(function: nodes.FunctionDef, names: set[str]) -> bool:
-    """Whether *function* sets an attribute named by one of *names* (``setattr(obj,
-    method_name, wrapper)``): a helper that wraps a method in place, which calls nothing
-    by name when it runs, so it is neither a dispatch nor a run_method helper."""
-    return FunctionBody(function).patches(names)
-
-
 class FunctionBody:
-    """One function's body as the readers above see it, each part walked once when first
-    asked for: the search for senders asks the same of every parameter of every function,
-    round after round, and a walk of the tree per question takes half a minute on a
-    project of 600 files."""
+    """One function's body as the discovery's readers see it, walked once when first
+    asked for, each part read from that walk once: the search for senders asks the same
+    of every parameter of every function, round after round, and the worker side, the
+    table reads and the keys ask again of the same functions; a walk of the tree per
+    question takes half a minute on a project of 600 files. Made once a function by
+    :class:`FunctionBodies`."""
 
     def __init__(self, function: nodes.FunctionDef) -> None:
         self.function = function
         self._tainted: dict[frozenset[str], set[str]] = {}
         self._lookups: dict[frozenset[str], nodes.Call | None] = {}
+        self._kinds: dict[type[nodes.NodeNG], list[nodes.NodeNG]] = {}
+
+    @cached_property
+    def _own(self) -> list[nodes.NodeNG]:
+        """Every node of :func:`own_nodes`, in its order: the readers ask for calls,
+        subscripts and assignments of the same functions, each kind once a reader."""
+        return list(own_nodes(self.function, nodes.NodeNG))
+
+    def own_nodes(self, kind: type[_Node]) -> list[_Node]:
+        """:func:`own_nodes` of *kind* (a list read, never to be changed)."""
+        found = self._kinds.get(kind)
+        if found is None:
+            found = self._kinds[kind] = [node for node in self._own if isinstance(node, kind)]
+        return cast("list[_Node]", found)
 
     @cached_property
     def assignments(self) -> list[tuple[list[str], nodes.NodeNG, set[str]]]:
-        """:func:`assignments_in`, each with the names its value reads."""
-        return [(names, value, names_in(value)) for names, value in assignments_in(self.function)]
+        """Every ``targets = value`` of the function, in source order, each with the
+        names its value reads."""
+        own = _own_assignments(self.function, (n for n in self._own if isinstance(n, _ASSIGNMENTS)))
+        return [(names, value, names_in(value)) for names, value in own]
 
     @cached_property
     def calls(self) -> list[tuple[nodes.Call, set[str]]]:
         """Its calls (:func:`own_nodes`), each with the names its arguments read."""
-        return [(call, _carried(call)) for call in own_nodes(self.function, nodes.Call)]
+        return [(call, _carried(call)) for call in self.own_nodes(nodes.Call)]
 
     @cached_property
     def called_names(self) -> set[str]:
@@ -319,7 +327,10 @@ class FunctionBody:
         return None
 
     def patches(self, names: set[str]) -> bool:
-        """:func:`patches`."""
+        """Whether the function sets an attribute named by one of *names* (``setattr(obj,
+        method_name, wrapper)``): a helper that wraps a method in place, which calls
+        nothing by name when it runs, so it is neither a dispatch nor a run_method
+        helper."""
         for call, _carried in self.calls:
             if (
                 isinstance(call.func, nodes.Name)

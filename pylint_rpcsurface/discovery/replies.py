@@ -11,12 +11,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from pylint_rpcsurface.discovery.reading import (
-    call_name,
-    names_in,
-    own_nodes,
-    tainted_names,
-)
+from pylint_rpcsurface.discovery.reading import FunctionBody, call_name, names_in
 
 # Calls that carry the name without sending it anywhere: a log line.
 _LOGS = frozenset(
@@ -32,12 +27,12 @@ def _end(node: nodes.NodeNG) -> tuple[int, int]:
     return node.end_lineno or node.lineno or 0, node.end_col_offset or 0
 
 
-def first_send(function: nodes.FunctionDef, param: str) -> nodes.Call | None:
-    """The first call in *function* that passes the name on (a send, a forward, a
-    lookup), logging aside."""
-    tainted = tainted_names(function, {param})
+def first_send(body: FunctionBody, param: str) -> nodes.Call | None:
+    """The first call in the function of *body* that passes the name on (a send, a
+    forward, a lookup), logging aside."""
+    tainted = body.tainted({param})
     found: nodes.Call | None = None
-    for call in own_nodes(function, nodes.Call):
+    for call in body.own_nodes(nodes.Call):
         if call_name(call) in _LOGS:
             continue
         carried = [*call.args, *(k.value for k in call.keywords or ())]
@@ -48,13 +43,11 @@ def first_send(function: nodes.FunctionDef, param: str) -> nodes.Call | None:
     return found
 
 
-def after_send(
-    function: nodes.FunctionDef, param: str, receives: list[nodes.NodeNG]
-) -> list[nodes.NodeNG]:
-    """The receives of *receives* that do not end before *function* sends the name
-    (``ray.get([getattr(w, m).remote() for w in ws])`` holds its send); all of them when
-    no send is found in its body."""
-    send = first_send(function, param)
+def after_send(body: FunctionBody, param: str, receives: list[nodes.NodeNG]) -> list[nodes.NodeNG]:
+    """The receives of *receives* that do not end before the function of *body* sends
+    the name (``ray.get([getattr(w, m).remote() for w in ws])`` holds its send); all of
+    them when no send is found in its body."""
+    send = first_send(body, param)
     if send is None:
         return receives
     return [r for r in receives if _end(r) > _position(send)]

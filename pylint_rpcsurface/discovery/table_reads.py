@@ -20,11 +20,10 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.syntax import builtin_call, changes_in_place
 from pylint_rpcsurface.discovery.reading import (
-    assignments_in,
+    FunctionBody,
     class_of,
     is_getattr,
     names_in,
-    own_nodes,
 )
 
 
@@ -45,20 +44,19 @@ class TableRead:
 Linearize = Callable[[nodes.ClassDef], list[nodes.ClassDef]]
 
 
-def table_reads(
-    function: nodes.FunctionDef, received: set[str], linearize: Linearize
-) -> list[TableRead]:
-    """The reads in *function* of a table by one of its *received* names whose result is
-    called there, in source order; *linearize* gives a class and its ancestors in MRO."""
-    called = _called_names(function)
+def table_reads(body: FunctionBody, received: set[str], linearize: Linearize) -> list[TableRead]:
+    """The reads in the function of *body* of a table by one of its *received* names whose
+    result is called there, in source order; *linearize* gives a class and its ancestors
+    in MRO."""
+    function = body.function
+    called = _called_names(body)
     found = []
-    reads: list[nodes.NodeNG] = [*own_nodes(function, nodes.Subscript)]
-    reads.extend(own_nodes(function, nodes.Call))
+    reads: list[nodes.NodeNG] = [*body.own_nodes(nodes.Subscript), *body.own_nodes(nodes.Call)]
     for node in sorted(reads, key=lambda n: (n.lineno or 0, n.col_offset or 0)):
         table, key = _lookup(node)
         if table is None or key is None or not names_in(key) & received:
             continue
-        if not (_is_called(node) or _bound_to(node, function) & called):
+        if not (_is_called(node) or _bound_to(node, body) & called):
             continue
         owner = _owner(table, function, linearize)
         if owner is not None:
@@ -66,18 +64,19 @@ def table_reads(
     return found
 
 
-def bound_table_reads(function: nodes.FunctionDef, linearize: Linearize) -> list[TableRead]:
-    """The reads in the method *function* of a table of its class by one of its own
+def bound_table_reads(body: FunctionBody, linearize: Linearize) -> list[TableRead]:
+    """The reads in the method of *body* of a table of its class by one of its own
     parameters whose result is called (``func = self.callbacks.get(req_type)``, then
     ``func(reqs)``), where the table is filled only by a binding method of the class,
     ``bind_func(self, req_type, callback): self.callbacks[req_type] = callback``."""
+    function = body.function
     if not isinstance(function.parent, nodes.ClassDef):
         return []
     params = {arg.name for arg in (function.args.args or [])[1:]} | {
         arg.name for arg in function.args.kwonlyargs
     }
     found = []
-    for read in table_reads(function, params, linearize):
+    for read in table_reads(body, params, linearize):
         if not isinstance(read.owner, nodes.ClassDef):
             continue
         binder = _binder(read.owner, read.attribute)
@@ -145,15 +144,15 @@ def _is_called(node: nodes.NodeNG) -> bool:
     return isinstance(node.parent, nodes.Call) and node.parent.func is node
 
 
-def _bound_to(node: nodes.NodeNG, function: nodes.FunctionDef) -> set[str]:
+def _bound_to(node: nodes.NodeNG, body: FunctionBody) -> set[str]:
     """The locals ``name = <node>`` binds (directly: no expression around the read)."""
-    return {name for names, value in assignments_in(function) if value is node for name in names}
+    return {name for names, value, _read in body.assignments if value is node for name in names}
 
 
-def _called_names(function: nodes.FunctionDef) -> set[str]:
-    """The locals *function* calls, or looks up with getattr and calls."""
+def _called_names(body: FunctionBody) -> set[str]:
+    """The locals the function of *body* calls, or looks up with getattr and calls."""
     found = set()
-    for call in own_nodes(function, nodes.Call):
+    for call in body.own_nodes(nodes.Call):
         if isinstance(call.func, nodes.Name):
             found.add(call.func.name)
         elif is_getattr(call.func) and isinstance(call.func.args[1], nodes.Name):

@@ -24,14 +24,11 @@ from pylint_rpcsurface.discovery.reading import (
     SEND_CALLS,
     FunctionBodies,
     Worker,
-    assignments_in,
     call_name,
     is_getattr,
     is_receive,
     names_in,
-    own_nodes,
     positional_params,
-    tainted_names,
     where,
 )
 from pylint_rpcsurface.discovery.table_reads import (
@@ -80,7 +77,7 @@ class WorkerSide:
                 continue
             codes = [(function, received), *self._nested(function, received)]
             for code, names in codes:
-                for call in own_nodes(code, nodes.Call):
+                for call in self.bodies(code).own_nodes(nodes.Call):
                     if call.scope() is not code and code is not function:
                         continue
                     worker = self._invocation(code, call, names, helpers)
@@ -95,7 +92,7 @@ class WorkerSide:
         key = id(function)
         if key not in self._received_by:
             self._received_by[key] = self._received(function) | received_through(
-                function, self._bindings(function)
+                self.bodies(function), self._bindings(function)
             )
         return self._received_by[key]
 
@@ -116,16 +113,18 @@ class WorkerSide:
             received = self.received_names(function)
             if received:
                 for code, names in [(function, received), *self._nested(function, received)]:
-                    found.extend(table_reads(code, names, linearize))
-            found.extend(bound_table_reads(function, linearize))
+                    found.extend(table_reads(self.bodies(code), names, linearize))
+            found.extend(bound_table_reads(self.bodies(function), linearize))
         return found
 
     def _through_helpers(self, function: nodes.FunctionDef) -> list[Worker]:
         """The calls in *function* of a callable a helper looked up by a received name
         and returned (``func, args = self.get_func()``, then ``func(*args)``)."""
         found = []
-        for name, (helper, lookup) in looked_up_through(self._bindings(function)).items():
-            for call in own_nodes(function, nodes.Call):
+        for name, (helper, lookup) in looked_up_through(
+            self._bindings(function), self.bodies
+        ).items():
+            for call in self.bodies(function).own_nodes(nodes.Call):
                 if not (isinstance(call.func, nodes.Name) and call.func.name == name):
                     continue
                 unknown = self.unknown_name(helper, lookup)
@@ -152,7 +151,7 @@ class WorkerSide:
                 return "raises", f"{self.where(test)}: raises when {bound} is None"
             if isinstance(last, (nodes.Continue, nodes.Return, nodes.Pass)):
                 return "skipped", f"{self.where(test)}: skips the name when {bound} is None"
-        guard = guarded(function, bound)
+        guard = guarded(self.bodies(function), bound)
         if guard is not None:
             return "skipped", f"{self.where(guard)}: calls {bound} only if it is not None"
         return (
@@ -160,9 +159,8 @@ class WorkerSide:
             f"{self.where(lookup)}: getattr(..., None) called with no test of None: TypeError",
         )
 
-    @staticmethod
     def _nested(
-        function: nodes.FunctionDef, received: set[str]
+        self, function: nodes.FunctionDef, received: set[str]
     ) -> list[tuple[nodes.FunctionDef, set[str]]]:
         """Functions defined in *function* and called there with a received value:
         ``method_call(cmd)`` after ``cmd = queue_in.get()``."""
@@ -172,13 +170,13 @@ class WorkerSide:
                 continue
             params = positional_params(inner)
             seeds = set()
-            for call in own_nodes(function, nodes.Call):
+            for call in self.bodies(function).own_nodes(nodes.Call):
                 if isinstance(call.func, nodes.Name) and call.func.name == inner.name:
                     for param, arg in zip(params, call.args, strict=False):
                         if names_in(arg) & received:
                             seeds.add(param)
             if seeds:
-                found.append((inner, tainted_names(inner, seeds)))
+                found.append((inner, self.bodies(inner).tainted(seeds)))
         return found
 
     def _received(self, function: nodes.FunctionDef) -> set[str]:
@@ -209,7 +207,7 @@ class WorkerSide:
         if is_getattr(call.func) and names_in(call.func.args[1]) & received:
             lookup = call.func
         elif isinstance(call.func, nodes.Name):
-            for targets, value in assignments_in(function):
+            for targets, value, _read in self.bodies(function).assignments:
                 if call.func.name in targets and is_getattr(value):  # noqa: SIM102
                     if names_in(value.args[1]) & received:
                         lookup = value
@@ -250,7 +248,7 @@ class WorkerSide:
             return None, f"{at}: getattr with a default other than None"
         targets = [
             names
-            for names, value in assignments_in(function)
+            for names, value, _read in self.bodies(function).assignments
             if value is lookup and len(names) == 1
         ]
         if not targets:
@@ -264,7 +262,7 @@ class WorkerSide:
         if isinstance(parent, nodes.Assign) and len(parent.targets) == 1:  # noqa: SIM102
             if isinstance(parent.targets[0], nodes.AssignName):
                 result = parent.targets[0].name
-        for other in own_nodes(function, nodes.Call):
+        for other in self.bodies(function).own_nodes(nodes.Call):
             if call_name(other) not in SEND_CALLS or not isinstance(other.func, nodes.Attribute):
                 continue
             payload = [*other.args]
