@@ -11,6 +11,7 @@ checking the stored pieces' digests, and writing the store.
 
 from __future__ import annotations
 
+import ast
 import gc
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,8 +21,8 @@ import pytest
 from support import fast_surface, project, run_check, run_pylint
 
 from pylint_rpcsurface.config import load_config
+from pylint_rpcsurface.engine import digests, pieces
 from pylint_rpcsurface.engine import memo as memo_module
-from pylint_rpcsurface.engine import pieces
 from pylint_rpcsurface.engine.digests import LocalDigests
 from pylint_rpcsurface.store import Store, analyse_with_cache, locate, read_store
 from pylint_rpcsurface.store import file as store_file
@@ -145,9 +146,9 @@ def parsed_for_local_digests(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     texts: list[str] = []
 
     class Counted(LocalDigests):
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str, tree: ast.Module | None = None) -> None:
             texts.append(text)
-            super().__init__(text)
+            super().__init__(text, tree)
 
     monkeypatch.setattr(pieces, "LocalDigests", Counted)
     return texts
@@ -222,3 +223,34 @@ def test_saving_what_a_stored_local_digest_covers_gives_the_answer_from_nothing(
     assert cached.messages != warm_check.messages  # the edit changes the answer
     linted = run_pylint(root, "core.py")
     assert linted.messages == run_pylint(root, "core.py", env={"RPCSURFACE_NO_CACHE": "1"}).messages
+
+
+def test_a_buffer_is_parsed_once_for_its_digests_and_local_digests(
+    warm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parses: list[str] = []
+    parse = digests.ast.parse
+
+    def counted(source: Any, filename: Any = "<unknown>", *args: Any, **kwargs: Any) -> Any:
+        if filename == digests.DIGEST_FILENAME:
+            parses.append(source)
+        return parse(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(digests.ast, "parse", counted)
+    buffer = CORE + "# a comment\n"
+    analyse_with_cache(load_config(warm / "pyproject.toml"), {str(warm / "core.py"): buffer})
+    assert parses == [buffer]
+
+
+@pytest.mark.parametrize("text", [CORE, MANAGER, SENDING_CORE, "def broken(:\n"])
+def test_digests_of_a_tree_parsed_already_are_the_texts_and_leave_it_as_it_was(
+    text: str,
+) -> None:
+    tree = digests.parsed(text)
+    before = None if tree is None else ast.dump(tree, include_attributes=True)
+    assert digests.module_digests(text, tree) == digests.module_digests(text)
+    assert (None if tree is None else ast.dump(tree, include_attributes=True)) == before
+    shared, alone = LocalDigests(text, tree), LocalDigests(text)
+    for function in ("Core.__init__", "Core.run", "Manager.__init__", "send_prefill", "broken"):
+        for name in ("self", "mgr", "name", "send_prefill", "Manager", "absent"):
+            assert shared.digest(function, name) == alone.digest(function, name)

@@ -36,22 +36,29 @@ DIGEST_FILENAME = "<rpcsurface digests>"
 ModuleDigests = tuple[dict[str, str], dict[str, tuple[tuple[int, int], ...]]]
 
 
-def module_digests(text: str) -> ModuleDigests:
-    """The digests of the module whose source is *text*, at every level.
+def module_digests(text: str, tree: ast.Module | None = None) -> ModuleDigests:
+    """The digests of the module whose source is *text*, at every level; *tree* is its
+    syntax tree when parsed already (:func:`parsed`), and is left as it was.
 
     A text that does not parse has no interface to speak of: its body and interface
     digests are then its text's hash, so that any edit of it changes them, and it has no
     function to read alone."""
+    # The bodies cut out of the tree for the interface, each put back after.
+    cut: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, list[ast.stmt]]] = []
     try:
-        tree = ast.parse(text, DIGEST_FILENAME)
+        if tree is None:
+            tree = ast.parse(text, DIGEST_FILENAME)
         levels = {"body": hashlib.sha256(pickle.dumps(tree, protocol=5)).hexdigest()}
         spans = _definitions(tree.body, "", python_lines(text), levels)
-        _cut_bodies(tree.body)
-        _split_classes(tree, levels)
+        _cut_bodies(tree.body, cut)
+        _split_classes(tree, levels, cut)
         levels["interface"] = _hash(ast.dump(tree))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         unparsed = "unparsed " + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         return ({"body": unparsed, "interface": unparsed}, {})
+    finally:
+        for definition, body in reversed(cut):
+            definition.body = body
     return (levels, spans)
 
 
@@ -80,8 +87,8 @@ class LocalDigests:
     A run asks for many names of one function: each function's statements are read once
     (what each binds, whether it assigns an attribute, its dump), not once a name."""
 
-    def __init__(self, text: str) -> None:
-        self._tree = parsed(text)
+    def __init__(self, text: str, tree: ast.Module | None = None) -> None:
+        self._tree = tree if tree is not None else parsed(text)
         # Each function's digest when it declares a name global or nonlocal (or is not
         # defined, or the text does not parse); else each definition's statements.
         self._functions: dict[str, str | list[list[_Statement]]] = {}
@@ -176,7 +183,11 @@ def _add_bound_name(node: ast.AST, names: set[str]) -> None:
                 names.add(value)
 
 
-def _split_classes(tree: ast.Module, levels: dict[str, str]) -> None:
+def _split_classes(
+    tree: ast.Module,
+    levels: dict[str, str],
+    cut: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, list[ast.stmt]]],
+) -> None:
     """Take the members of each class defined at the module's top level out of its
     interface, into digests of their own: "class C", all of C's members, and "member C.N",
     the statements of C's body that bind N (see :func:`member_names`), with the attribute
@@ -212,6 +223,7 @@ def _split_classes(tree: ast.Module, levels: dict[str, str]) -> None:
         for assignment in kept:
             for name in _attributes_assigned(assignment):
                 members.setdefault(prefix + name, []).append(digest(assignment))
+        cut.append((statement, statement.body))
         statement.body = kept
     for name, dumps in classes.items():
         levels["class " + name] = _hash("\0".join(dumps))
@@ -305,17 +317,22 @@ def _definitions(
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
 
 
-def _cut_bodies(statements: list[ast.stmt]) -> None:
+def _cut_bodies(
+    statements: list[ast.stmt],
+    cut: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, list[ast.stmt]]],
+) -> None:
     """Replace, in place, each function body among *statements* (at any depth of classes
-    and compound statements) by what inference reads of it from outside."""
+    and compound statements) by what inference reads of it from outside; each function
+    with the body it had goes to *cut*."""
     for statement in statements:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            cut.append((statement, statement.body))
             statement.body = _seen_from_outside(statement.body)
         elif isinstance(statement, ast.ClassDef):
-            _cut_bodies(statement.body)
+            _cut_bodies(statement.body, cut)
         else:
             for block in _blocks(statement):
-                _cut_bodies(block)
+                _cut_bodies(block, cut)
 
 
 def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:

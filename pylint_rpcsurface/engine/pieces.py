@@ -9,6 +9,7 @@ as it happens (:mod:`..analysis.reads`), so a piece says what it read without li
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, cast
@@ -25,7 +26,7 @@ from pylint_rpcsurface.analysis.reads import (
 )
 from pylint_rpcsurface.engine.anchors import ANCHOR, anchor_of, positions, read_spans, reanchored
 from pylint_rpcsurface.engine.collector import CodeFacts, CodeRef
-from pylint_rpcsurface.engine.digests import LocalDigests, ModuleDigests, module_digests
+from pylint_rpcsurface.engine.digests import LocalDigests, ModuleDigests, module_digests, parsed
 from pylint_rpcsurface.engine.memo import USES, Dependency, Memo
 
 __all__ = ["KeptBetweenAnalyses", "Pieces", "piece_key"]
@@ -79,6 +80,9 @@ class Pieces:
         self._digests: dict[str, ModuleDigests] = {}  # by content hash
         # The "local Q N" digests of each module version read, by content hash.
         self._locals: dict[str, LocalDigests] = {}
+        # The syntax tree of each buffer version whose digests were computed, by content
+        # hash, until its local digests take it.
+        self._buffer_trees: dict[str, ast.Module] = {}
         # Each digest asked for, by the module version's content hash and the level.
         self._by_level: dict[tuple[str, str], str] = {}
         # The keys of the pieces each piece being computed asks for, innermost last.
@@ -211,7 +215,7 @@ class Pieces:
             return stored
         digests = self._locals.get(content) or self._kept.locals.get(content)
         if digests is None:
-            digests = LocalDigests(self.store.text(path))
+            digests = LocalDigests(self.store.text(path), self._buffer_trees.pop(content, None))
         self._locals[content] = digests
         function, _, name = level[len(LOCAL) :].rpartition(" ")
         found = digests.digest(function, name)
@@ -225,7 +229,14 @@ class Pieces:
         content = self.store.digest(path)
         found = self._digests.get(content) or self.memo.digests_of(content)
         if found is None:
-            found = self._kept.summaries.get(content) or module_digests(self.store.text(path))
+            found = self._kept.summaries.get(content)
+            if found is None:
+                text = self.store.text(path)
+                # A buffer's local digests are never stored: one parse serves both.
+                tree = parsed(text) if path in self.buffers else None
+                if tree is not None:
+                    self._buffer_trees[content] = tree
+                found = module_digests(text, tree)
             if path not in self.buffers and not content.startswith("not read"):
                 self.memo.keep_digests(content, found)
         self._digests[content] = found
