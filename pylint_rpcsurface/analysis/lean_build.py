@@ -251,10 +251,11 @@ class LeanBuilds:
         # back out, :mod:`.assigned_members`), so reading any of their members adds
         # them, after that class's own.
         shared = _Assigning(builder, through)
-        for klass in _classes_of(module) if through else ():
+        classes = _classes_of(module)
+        for klass in classes if through else ():
             if id(klass) not in own:
                 own[id(klass)] = []
-        for klass in _classes_of(module):
+        for klass in classes:
             assigned = own.get(id(klass))
             if assigned is not None:
                 _fill_on_first_read(klass, _Assigning(builder, assigned, then=shared))
