@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from support import fast_surface, project, run_check, run_pylint
 
+from pylint_rpcsurface import store as store_module
 from pylint_rpcsurface.config import load_config
 from pylint_rpcsurface.engine import digests, pieces
 from pylint_rpcsurface.engine import memo as memo_module
@@ -119,6 +120,18 @@ def test_reading_the_store_runs_no_cyclic_collection(
     assert stored is not None
     assert parsed == [False]
     assert gc.isenabled()  # as it was
+
+
+@pytest.mark.usefixtures("collector_enabled")
+def test_taking_the_snapshot_runs_no_cyclic_collection(
+    warm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken: list[bool] = []
+    _recording_the_collector(monkeypatch, store_module, "take_snapshot", taken)
+    _recording_the_collector(monkeypatch, store_module, "_snapshot_from_json", taken)
+    Store(load_config(warm / "pyproject.toml")).begin({})
+    assert taken == [False, False]
+    assert gc.isenabled()
 
 
 @pytest.mark.usefixtures("collector_enabled")

@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pylint_rpcsurface import __version__
+from pylint_rpcsurface.analysis.collection import no_cyclic_collection
 from pylint_rpcsurface.config import Config, ConfigError
 from pylint_rpcsurface.messages import BY_SYMBOL
 from pylint_rpcsurface.model import Analysis, Finding, RunCounts
@@ -262,6 +263,7 @@ class Store:
         self.name = f"store-{digest[:32]}.json"
         # modules() by the buffers' paths: the tree is listed once a run.
         self._modules: dict[frozenset[str], list[str]] = {}
+        self._identities: dict[tuple[str, ...], str] = {}  # identity() by the modules
 
     @property
     def file(self) -> Path | None:
@@ -296,15 +298,23 @@ class Store:
     def identity(self, overrides: Mapping[str, str]) -> str:
         """What the store holds for: the environment and the list of the project's files
         (a module added or removed can change what any name resolves to)."""
-        return json.dumps([self._environment, self.modules(overrides)], sort_keys=True)
+        modules = self.modules(overrides)
+        # Asked when the store is read and again when it is written: made once.
+        known = self._identities.get(tuple(modules))
+        if known is None:
+            known = json.dumps([self._environment, modules], sort_keys=True)
+            self._identities[tuple(modules)] = known
+        return known
 
     def begin(self, overrides: Mapping[str, str]) -> StoreRun:
         """Read the store file and take this run's snapshot of the files."""
         file = self.file
         stored = None if file is None else read_store(file, self.identity(overrides), locate)
-        known = None if stored is None else _snapshot_from_json(stored.sections["snapshot"])
-        buffers = {real(path): text for path, text in overrides.items()}
-        snapshot = take_snapshot(self.modules(buffers), buffers, known)
+        # A fingerprint for each file, none in a cycle (see read_store).
+        with no_cyclic_collection():
+            known = None if stored is None else _snapshot_from_json(stored.sections["snapshot"])
+            buffers = {real(path): text for path, text in overrides.items()}
+            snapshot = take_snapshot(self.modules(buffers), buffers, known)
         return StoreRun(self, overrides, stored, snapshot, known)
 
 
