@@ -51,6 +51,7 @@ from pylint_rpcsurface.discovery.reading import (
     is_getattr,
     is_method,
     is_stub,
+    name_passed,
     names_in,
     positional_params,
     where,
@@ -245,30 +246,23 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         """The group's call sites that pass a str literal where the name goes; where none
         does, those that pass an enum member (``send(RequestType.ADD, ...)``), named by
         its key (``<enum>.<member>``): a dispatch keyed by an enum, as handler tables are."""
-        sites = []
+        passed = [p for call in self.calls.get(group.method, []) if (p := name_passed(call, group))]
+        sites = [
+            Site(call, node.value, keyword, self.owner(call))
+            for call, node, keyword in passed
+            if isinstance(node, nodes.Const) and isinstance(node.value, str)
+        ]
+        if sites:
+            # The literals name the group's RPCs: no attribute passed is inferred for an
+            # enum member (it would build the enum's module for a key never used).
+            return sites
         members = []
-        for call in self.calls.get(group.method, []):
-            if group.called_as == "method" and not isinstance(call.func, nodes.Attribute):
-                continue
-            if group.called_as == "function" and not isinstance(call.func, nodes.Name):
-                continue
-            node: nodes.NodeNG | None = None
-            keyword = False
-            if len(call.args) > group.index and not any(
-                isinstance(a, nodes.Starred) for a in call.args[: group.index + 1]
-            ):
-                node = call.args[group.index]
-            else:
-                for passed in call.keywords or ():
-                    if passed.arg == group.param:
-                        node, keyword = passed.value, True
-            if isinstance(node, nodes.Const) and isinstance(node.value, str):
-                sites.append(Site(call, node.value, keyword, self.owner(call)))
-            elif not sites and isinstance(node, nodes.Attribute):
+        for call, node, keyword in passed:
+            if isinstance(node, nodes.Attribute):
                 member = enum_member_key(node, self.qualname)
                 if member is not None:
                     members.append(Site(call, member, keyword, self.owner(call)))
-        return sites or members
+        return members
 
     def owner(self, node: nodes.NodeNG) -> nodes.ClassDef | nodes.FunctionDef | None:
         """The top-level class whose method holds *node*, or the module-level function."""

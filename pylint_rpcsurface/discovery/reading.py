@@ -462,6 +462,27 @@ class Group:
     sites: list[Site] = field(default_factory=list)
 
 
+def name_passed(call: nodes.Call, group: Group) -> tuple[nodes.Call, nodes.NodeNG, bool] | None:
+    """What *call* passes where *group*'s dispatch takes the name, and whether by keyword;
+    None for a call of another shape (a function's name called as a method, or the other
+    way round) or one that passes no name there."""
+    if group.called_as == "method" and not isinstance(call.func, nodes.Attribute):
+        return None
+    if group.called_as == "function" and not isinstance(call.func, nodes.Name):
+        return None
+    node: nodes.NodeNG | None = None
+    keyword = False
+    if len(call.args) > group.index and not any(
+        isinstance(a, nodes.Starred) for a in call.args[: group.index + 1]
+    ):
+        node = call.args[group.index]
+    else:
+        for given in call.keywords or ():
+            if given.arg == group.param:
+                node, keyword = given.value, True
+    return None if node is None else (call, node, keyword)
+
+
 def flag_of(test: nodes.NodeNG, flags: set[str]) -> tuple[str, bool] | None:
     """``flag`` -> (flag, True); ``not flag`` -> (flag, False); anything else None."""
     if isinstance(test, nodes.Name) and test.name in flags:
