@@ -65,6 +65,8 @@ from pylint_rpcsurface.discovery.workers import WorkerSide, top_of
 # every function of the project) for helpers that wrap helpers deeper than that: a sender
 # beyond it is not proposed, never guessed.
 _MAX_HELPER_LAYERS = 6
+# The nodes that may give an attribute a value: x.attr = v, a class body, attr=v passed.
+_GIVING = (nodes.AssignAttr, nodes.ClassDef, nodes.Call)
 
 
 class Discovery:  # pylint: disable=too-many-instance-attributes
@@ -77,6 +79,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self.functions: list[nodes.FunctionDef] = []
         self.classes: list[nodes.ClassDef] = []
         self.calls: dict[str, list[nodes.Call]] = defaultdict(list)
+        # What QualnameStrings reads, met by this walk rather than another of every module.
+        giving: list[nodes.AssignAttr | nodes.ClassDef | nodes.Call] = []
         self.notes: list[str] = []
         self.registries = Registries(
             modules,
@@ -85,8 +89,10 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         )
         for module in modules:
             for node in module.nodes_of_class(
-                (nodes.FunctionDef, nodes.ClassDef, nodes.Call, nodes.Compare, nodes.For)
+                (*_GIVING, nodes.FunctionDef, nodes.Compare, nodes.For)
             ):
+                if isinstance(node, _GIVING):
+                    giving.append(node)
                 if isinstance(node, (nodes.Compare, nodes.For)):
                     self.registries.note_use(node)
                 elif isinstance(node, nodes.Call):
@@ -108,7 +114,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             lambda c: index.linearize(c)[0][1:],
             self.where,
             {id(m) for m in modules},
-            qualnames=QualnameStrings(modules, self.classes, self.qualname, self.where),
+            qualnames=QualnameStrings(giving, self.classes, self.qualname, self.where),
         )
         self._named: dict[int, set[tuple[str, str]]] = {}
         self._sides: dict[

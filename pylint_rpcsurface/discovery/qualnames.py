@@ -30,16 +30,18 @@ NOT_COVERED = "a class supplied from outside the project is not covered"
 
 
 class QualnameStrings:
-    """The string values an expression can hold, read from the whole project."""
+    """The string values an expression can hold, read from the whole project: *giving*
+    is every attribute assignment, class and call of its modules (as a walk of each
+    module meets them), where an attribute may be given a value."""
 
     def __init__(
         self,
-        modules: Iterable[nodes.Module],
+        giving: Iterable[nodes.AssignAttr | nodes.ClassDef | nodes.Call],
         classes: Iterable[nodes.ClassDef],
         qualname: Callable[[nodes.ClassDef], str],
         where: Callable[[nodes.NodeNG], str],
     ) -> None:
-        self.modules = list(modules)
+        self.giving = list(giving)
         self.by_qualname = {qualname(c): c for c in classes}
         self.where = where
         self._assigned: dict[str, list[nodes.NodeNG | None]] | None = None
@@ -159,12 +161,11 @@ class QualnameStrings:
         if self._assigned is None:
             assigned: dict[str, list[nodes.NodeNG | None]] = defaultdict(list)
             unread: set[str] = set()
-            for module in self.modules:
-                for node in module.nodes_of_class((nodes.AssignAttr, nodes.ClassDef, nodes.Call)):
-                    for name, value in _gives(node):
-                        assigned[name].append(value)
-                        if _unread(node, value):
-                            unread.add(name)
+            for node in self.giving:
+                for name, value in _gives(node):
+                    assigned[name].append(value)
+                    if _unread(node, value):
+                        unread.add(name)
             self._assigned, self._written_unread = assigned, frozenset(unread)
         return self._assigned
 
