@@ -9,16 +9,10 @@ from pathlib import Path
 
 import astroid
 from astroid import nodes
+from support import fast_surface, project, run_check, run_pylint, stats_env, stats_records
 
 from pylint_rpcsurface.analysis.helper_calls import reaches_only_python_itself
 from pylint_rpcsurface.sources import SourceTree
-from tests.support import (
-    project,
-    run_check,
-    run_pylint,
-    stats_env,
-    stats_records,
-)
 
 MODULE = """\
 import asyncio
@@ -170,20 +164,7 @@ class Core:
         self.sender.send(self.mgr)
         self.named.send(self.mgr)
 """
-PYPROJECT = """\
-[tool.rpcsurface]
-
-[[tool.rpcsurface.dispatch]]
-method = "call_func"
-waits = "wait_out"
-
-[[tool.rpcsurface.surface]]
-name = "fast"
-callers = ["core.Core"]
-handlers = ["runners.FastRunner"]
-base-handlers = ["runners.Runner"]
-registry = "runners.FAST_RPCS"
-"""
+PYPROJECT = fast_surface("core.Core", "runners.FastRunner", "runners.Runner", "runners.FAST_RPCS")
 
 
 def _engine(root: Path, core: str) -> Path:
