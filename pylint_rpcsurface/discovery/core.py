@@ -20,8 +20,9 @@ from pylint_rpcsurface.discovery import unproven
 from pylint_rpcsurface.discovery.callers import CallerSplit, ExactReceivers
 from pylint_rpcsurface.discovery.evidence import (
     Found,
+    ImportAliases,
+    Namings,
     Receivers,
-    bound_to,
     function_of,
     looked_up_on,
 )
@@ -81,6 +82,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self.calls: dict[str, list[nodes.Call]] = defaultdict(list)
         # What QualnameStrings reads, met by this walk rather than another of every module.
         giving: list[nodes.AssignAttr | nodes.ClassDef | nodes.Call] = []
+        aliases = ImportAliases()
         self.notes: list[str] = []
         self.registries = Registries(
             modules,
@@ -89,10 +91,12 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         )
         for module in modules:
             for node in module.nodes_of_class(
-                (*_GIVING, nodes.FunctionDef, nodes.Compare, nodes.For)
+                (*_GIVING, nodes.FunctionDef, nodes.Compare, nodes.For, nodes.ImportFrom)
             ):
                 if isinstance(node, _GIVING):
                     giving.append(node)
+                elif isinstance(node, nodes.ImportFrom):
+                    aliases.note(node)
                 if isinstance(node, (nodes.Compare, nodes.For)):
                     self.registries.note_use(node)
                 elif isinstance(node, nodes.Call):
@@ -116,7 +120,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             {id(m) for m in modules},
             qualnames=QualnameStrings(giving, self.classes, self.qualname, self.where),
         )
-        self._named: dict[int, set[tuple[str, str]]] = {}
+        self.namings = Namings(aliases)
         self._sides: dict[
             tuple[int, tuple[str, ...]], tuple[Found, list[tuple[nodes.NodeNG, Found]]]
         ] = {}
@@ -603,14 +607,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     def names(self, code: nodes.NodeNG, target: nodes.NodeNG) -> bool:
         """Whether *code* names *target* (a module-level function or class): a name bound
         to it, or imported from its module under its name."""
-        if id(code) not in self._named:
-            self._named[id(code)] = {
-                named for used in code.nodes_of_class(nodes.Name) for named in bound_to(used)
-            }
-        named = self._named[id(code)]
-        name = str(getattr(target, "name", ""))
-        module = target.root().name
-        return (name, module) in named or (name, f"*{module.rsplit('.', 1)[-1]}") in named
+        return self.namings(code, target)
 
     # -- surfaces ------------------------------------------------------------
 

@@ -462,6 +462,64 @@ def bound_to(used: nodes.Name) -> set[tuple[str, str]]:
     return found
 
 
+class ImportAliases:
+    """The names each module imports under another (``from m import a as b``), noted as
+    a walk meets its imports: original -> aliases, by module."""
+
+    def __init__(self) -> None:
+        self._by_module: dict[int, dict[str, set[str]]] = {}
+
+    def note(self, node: nodes.ImportFrom) -> None:
+        mine = self._by_module.setdefault(id(node.root()), {})
+        for original, alias in node.names:
+            if alias:
+                mine.setdefault(original, set()).add(alias)
+
+    def of(self, module: nodes.Module, original: str) -> set[str]:
+        """The aliases *module* imports *original* under."""
+        if id(module) not in self._by_module:  # a module the walk did not meet
+            for node in module.nodes_of_class(nodes.ImportFrom):
+                self.note(node)
+            self._by_module.setdefault(id(module), {})
+        return self._by_module[id(module)].get(original, set())
+
+
+class Namings:
+    """Whether code names a module-level function or class: a name in it bound to the
+    target, or imported from the target's module under the target's name (by
+    :func:`bound_to`). Only a name spelled as the target, or as an alias its module
+    imports the target's name under, can be: bound_to gives a definition's own name and
+    an import's original one. So only those names are looked up, not every name of a
+    class of a thousand lines."""
+
+    def __init__(self, aliases: ImportAliases) -> None:
+        self._aliases = aliases
+        self._used: dict[int, dict[str, list[nodes.Name]]] = {}
+        self._known: dict[tuple[int, int], bool] = {}
+
+    def __call__(self, code: nodes.NodeNG, target: nodes.NodeNG) -> bool:
+        key = (id(code), id(target))
+        if key not in self._known:
+            self._known[key] = self._names(code, target)
+        return self._known[key]
+
+    def _names(self, code: nodes.NodeNG, target: nodes.NodeNG) -> bool:
+        name = str(getattr(target, "name", ""))
+        module = target.root().name
+        wanted = {(name, module), (name, f"*{module.rsplit('.', 1)[-1]}")}
+        spellings = {name, *self._aliases.of(code.root(), name)}
+        used = self._used_in(code)
+        return any(wanted & bound_to(n) for spelt in spellings for n in used.get(spelt, ()))
+
+    def _used_in(self, code: nodes.NodeNG) -> dict[str, list[nodes.Name]]:
+        if id(code) not in self._used:
+            used: dict[str, list[nodes.Name]] = {}
+            for node in code.nodes_of_class(nodes.Name):
+                used.setdefault(node.name, []).append(node)
+            self._used[id(code)] = used
+        return self._used[id(code)]
+
+
 def looked_up_on(at: str, obj: nodes.NodeNG, found: Found) -> Found:
     """*found*, each evidence prefixed with where the name is looked up on *obj*."""
     shown = " ".join(obj.as_string().split())
