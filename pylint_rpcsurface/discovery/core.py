@@ -584,8 +584,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             if not isinstance(method, nodes.Attribute) or method.attrname in SEND_CALLS:
                 continue
             index = next((i for i, arg in enumerate(call.args) if names_in(arg) & tainted), None)
-            if index is None:
-                continue
+            if index is None or not self.receivers.may_define(method.attrname):
+                continue  # no class the object may be an instance of has that method
             for cls, _ in self.receivers.instances(method.expr).values():
                 order, _ = self.index.linearize(cls)
                 callee = next(

@@ -78,6 +78,7 @@ class Receivers:
         self.contradicted: frozenset[str] = frozenset()
         self.guarded_in: frozenset[int] = frozenset()
         self.structural_only = False
+        self._methods: frozenset[str] | None = None
 
     def guarded(self, contradicted: frozenset[str], family: frozenset[int]) -> Receivers:
         """These receivers read structurally only, skipping the bindings in the methods
@@ -98,6 +99,21 @@ class Receivers:
             and id(owner) in self.guarded_in
             and bool(self.contradicted.intersection(conditions_of(node)))
         )
+
+    def may_define(self, name: str) -> bool:
+        """Whether an object these receivers find may have a method *name*: a project
+        class, or a class in its order, binds it last to a function. A dunder always
+        may: astroid's transforms add ``__init__`` and the like to a class's own names
+        when it is first inferred, after the others were read."""
+        if self._methods is None:
+            self._methods = frozenset(
+                attribute
+                for cls in self.classes.values()
+                for klass in (cls, *self._ancestors(cls))
+                for attribute, bindings in klass.locals.items()
+                if bindings and isinstance(bindings[-1], nodes.FunctionDef)
+            )
+        return name in self._methods or (name.startswith("__") and name.endswith("__"))
 
     # -- entry points ---------------------------------------------------------
 
