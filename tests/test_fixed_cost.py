@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import fast_surface, project, run_check, run_pylint
+from support import EDITOR_FILES, project, run_check, run_pylint
 
 from pylint_rpcsurface import store as store_module
 from pylint_rpcsurface.config import load_config
@@ -53,25 +53,8 @@ class Manager:
     def call_func(self, name, wait_out=False):
         return name
 """
-RUNNERS = """\
-class Runner:
-    def forward(self):
-        return 1
-
-
-class FastRunner(Runner):
-    def prefill(self):
-        return 1
-"""
-FILES = {
-    "pyproject.toml": fast_surface(
-        "core.Core", "runners.FastRunner", "runners.Runner", "registry.FAST_RPCS"
-    ),
-    "core.py": CORE,
-    "manager.py": MANAGER,
-    "runners.py": RUNNERS,
-    "registry.py": 'FAST_RPCS = ("prefill",)\n',
-}
+# support's editor project (its caller, runners and registry), with this caller.
+FILES = {**EDITOR_FILES, "core.py": CORE, "manager.py": MANAGER}
 
 
 @pytest.fixture
