@@ -88,22 +88,8 @@ def test_a_request_cancelled_while_the_server_is_busy_is_answered_cancelled(
     engine_core = project / ENGINE_CORE
 
     async def session() -> tuple[BaseException | None, object]:
-        client = PlainClient("cancelling", "1")
-        await client.start_io(*CONSOLE_SCRIPT, "lsp", env=clean_environment(stats_env(project)))
-        await client.initialize_async(
-            types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=_uri(project))
-        )
-        client.initialized(types.InitializedParams())
-        client.text_document_did_open(
-            types.DidOpenTextDocumentParams(
-                text_document=types.TextDocumentItem(
-                    uri=_uri(engine_core),
-                    language_id="python",
-                    version=1,
-                    text=engine_core.read_text("utf-8"),
-                )
-            )
-        )
+        env = clean_environment(stats_env(project))
+        client, _ = await opened_in_server(project, engine_core, env, project)
         hover = types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=_uri(engine_core)),
             position=_at(engine_core, '"load_model"', 2),
@@ -127,6 +113,34 @@ def test_a_request_cancelled_while_the_server_is_busy_is_answered_cancelled(
     assert refused is not None  # answered as cancelled
     assert isinstance(later, types.Hover)  # the same hover, not cancelled, is answered
     assert "load_model" in str(later.contents)
+
+
+async def opened_in_server(
+    project: Path, path: Path, env: dict[str, str], cwd: Path
+) -> tuple[PlainClient, asyncio.Queue[types.PublishDiagnosticsParams]]:
+    """A server started with *env* in *cwd* (pygls's own client), *path* opened in it
+    with its saved text, and the queue its diagnostics for *path* arrive on."""
+    client = PlainClient("rpcsurface-test", "1")
+    published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
+
+    def diagnostics(params: types.PublishDiagnosticsParams) -> None:
+        if params.uri == _uri(path):
+            published.put_nowait(params)
+
+    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(diagnostics)
+    await client.start_io(*CONSOLE_SCRIPT, "lsp", env=env, cwd=str(cwd))
+    await client.initialize_async(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=_uri(project))
+    )
+    client.initialized(types.InitializedParams())
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=_uri(path), language_id="python", version=1, text=path.read_text("utf-8")
+            )
+        )
+    )
+    return client, published
 
 
 # Given (as sitecustomize.py) to the server of the next test alone: its one collection,
@@ -162,26 +176,7 @@ def test_an_edit_made_while_the_server_collects_its_garbage_is_analysed(
     env = clean_environment({**stats_env(project), "PYTHONPATH": str(shim)})
 
     async def session() -> list[types.PublishDiagnosticsParams]:
-        client = PlainClient("typing", "1")
-        published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
-
-        def diagnostics(params: types.PublishDiagnosticsParams) -> None:
-            if params.uri == _uri(engine_core):
-                published.put_nowait(params)
-
-        client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(diagnostics)
-        await client.start_io(*CONSOLE_SCRIPT, "lsp", env=env, cwd=str(shim))
-        await client.initialize_async(
-            types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=_uri(project))
-        )
-        client.initialized(types.InitializedParams())
-        client.text_document_did_open(
-            types.DidOpenTextDocumentParams(
-                text_document=types.TextDocumentItem(
-                    uri=_uri(engine_core), language_id="python", version=1, text=saved
-                )
-            )
-        )
+        client, published = await opened_in_server(project, engine_core, env, shim)
         first = await asyncio.wait_for(published.get(), timeout=60)
         client.text_document_did_change(
             types.DidChangeTextDocumentParams(

@@ -13,16 +13,15 @@ import asyncio
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 from support import (
-    CONSOLE_SCRIPT,
     clean_environment,
     real_layout_copy,
     run_check,
     stats_env,
     stats_records,
 )
-from test_lsp import ENGINE_CORE, _answered, _uri
+from test_lsp import ENGINE_CORE, _answered
+from test_lsp_cancel import opened_in_server
 
 GATED_WRITE = """\
 import os
@@ -59,32 +58,8 @@ def test_diagnostics_are_published_before_the_store_is_written(tmp_path: Path) -
     env = clean_environment({**stats_env(project), "PYTHONPATH": str(shim), "GATE": str(gate)})
 
     async def session() -> tuple[types.PublishDiagnosticsParams | None, list[Path], list[Path]]:
-        client = LanguageClient("gated", "1")
-        published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
-
-        def diagnostics(params: types.PublishDiagnosticsParams) -> None:
-            if params.uri == _uri(engine_core):
-                published.put_nowait(params)
-
-        client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(diagnostics)
-        await client.start_io(*CONSOLE_SCRIPT, "lsp", env=env, cwd=str(project))
+        client, published = await opened_in_server(project, engine_core, env, project)
         try:
-            await client.initialize_async(
-                types.InitializeParams(
-                    capabilities=types.ClientCapabilities(), root_uri=_uri(project)
-                )
-            )
-            client.initialized(types.InitializedParams())
-            client.text_document_did_open(
-                types.DidOpenTextDocumentParams(
-                    text_document=types.TextDocumentItem(
-                        uri=_uri(engine_core),
-                        language_id="python",
-                        version=1,
-                        text=engine_core.read_text("utf-8"),
-                    )
-                )
-            )
             try:
                 first: types.PublishDiagnosticsParams | None = await asyncio.wait_for(
                     published.get(), timeout=40
