@@ -106,7 +106,7 @@ class Memo:
         if stored is None and file is not None:
             stored = read_store(file, identity, locate)
         if stored is not None:
-            with no_cyclic_collection():  # many small values, no cycle (see read_store)
+            with no_cyclic_collection(settle=False):  # many small values, no cycle (see read_store)
                 read = _sections(stored)
             self._raw, self._variants, self._digests = read
             self._externals = dict(stored.externals)
@@ -323,7 +323,7 @@ class Memo:
                 resolution[name] = self._locate(name)
         if since_ns and not _settled(recorded, resolution, since_ns - TICK_NS):
             return False
-        with no_cyclic_collection():  # the encoded store: many values, no cycle
+        with no_cyclic_collection(settle=False):  # the encoded store: many values, no cycle
             return self._write(self._file, recorded, resolution, contents, sections)
 
     def _write(  # pylint: disable=too-many-arguments

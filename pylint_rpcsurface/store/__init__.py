@@ -311,7 +311,7 @@ class Store:
         file = self.file
         stored = None if file is None else read_store(file, self.identity(overrides), locate)
         # A fingerprint for each file, none in a cycle (see read_store).
-        with no_cyclic_collection():
+        with no_cyclic_collection(settle=False):
             known = None if stored is None else _snapshot_from_json(stored.sections["snapshot"])
             buffers = {real(path): text for path, text in overrides.items()}
             snapshot = take_snapshot(self.modules(buffers), buffers, known)

@@ -104,7 +104,7 @@ def read_store(
     # A store holds a few hundred thousand JSON values, none in a cycle: without the
     # pause, allocating them sets off collections that walk every object alive, astroid's
     # trees of the modules pylint built before the analysis began (most of a run's read).
-    with no_cyclic_collection():
+    with no_cyclic_collection(settle=False):
         return _stored(data, identity, locate_now)
 
 
