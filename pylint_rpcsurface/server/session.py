@@ -280,7 +280,7 @@ class Session:
                 continue
             for params in published:
                 self.server.text_document_publish_diagnostics(params)
-            await self._in_worker(lambda _: None, None)  # the store, once they are sent
+            await self._in_worker(lambda _: self._write_store(), None, then_write=False)
             if not self._collected:
                 # The first analysis builds lean and lets its modules go (the ones kept
                 # are built in full by the next): their trees are cycles only the
