@@ -58,7 +58,9 @@ def test_diagnostics_are_published_before_the_store_is_written(tmp_path: Path) -
     env = clean_environment({**stats_env(project), "PYTHONPATH": str(shim), "GATE": str(gate)})
 
     async def session() -> tuple[types.PublishDiagnosticsParams | None, list[Path], list[Path]]:
-        client, published = await opened_in_server(project, engine_core, env, project)
+        # Started outside the project: nothing analyses it ahead (tests/test_lsp_ahead.py),
+        # so the server computes the store's content and writes it itself.
+        client, published = await opened_in_server(project, engine_core, env, tmp_path)
         try:
             try:
                 first: types.PublishDiagnosticsParams | None = await asyncio.wait_for(

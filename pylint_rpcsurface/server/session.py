@@ -47,7 +47,7 @@ from pylint_rpcsurface.engine.lookup import (
 )
 from pylint_rpcsurface.engine.pieces import KeptBetweenAnalyses
 from pylint_rpcsurface.messages import BY_SYMBOL
-from pylint_rpcsurface.model import Finding, Location
+from pylint_rpcsurface.model import Analysis, Finding, Location
 from pylint_rpcsurface.server.actions import (
     REGISTRY_SYMBOLS,
     LineSpan,
@@ -58,7 +58,7 @@ from pylint_rpcsurface.server.actions import (
 from pylint_rpcsurface.server.positions import from_position, to_range
 from pylint_rpcsurface.server.rename import Refused, renaming
 from pylint_rpcsurface.sources import SourceTree, real
-from pylint_rpcsurface.store import facts_with_cache
+from pylint_rpcsurface.store import facts_with_cache, findings_or_facts
 
 _T = TypeVar("_T")
 
@@ -76,14 +76,18 @@ _FileStates = tuple[tuple[str, int, int], ...]
 _Inputs = tuple[Config, tuple[tuple[str, str], ...], _FileStates]
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Analysed:
     """One configuration's analysis, and what it was computed from."""
 
     config: Config
-    facts: Facts
+    analysis: Analysis  # the findings and configuration errors, as ``check`` has them
     control: MessageControl
     scope: Scope
+    buffers: Mapping[str, str]  # the open buffers' text, read in place of their files
+    # None when the findings came from the store, which keeps no facts: computed when a
+    # request needs them, or once the diagnostics are published (Session._facts_of).
+    facts: Facts | None
 
 
 def _file_states(config: Config) -> _FileStates:
@@ -281,6 +285,11 @@ class Session:
             for params in published:
                 self.server.text_document_publish_diagnostics(params)
             await self._in_worker(lambda _: self._write_store(), None, then_write=False)
+            if edits == self._edits:
+                # Findings read from the store come without the facts that navigation
+                # answers from: computed now, while the editor shows the diagnostics,
+                # rather than when the first request asks.
+                await self._in_worker(self._complete, None)
             if not self._collected:
                 # The first analysis builds lean and lets its modules go (the ones kept
                 # are built in full by the next): their trees are cycles only the
@@ -323,7 +332,7 @@ class Session:
             return ()
         return tuple(
             finding
-            for finding in analysed.facts.analysis().findings_in(path)
+            for finding in analysed.analysis.findings_in(path)
             if not analysed.control.silenced(finding)
         )
 
@@ -375,18 +384,18 @@ class Session:
         progress = self._progress_begun(config) if known is None else None
         try:
             control = message_control(config.root)
-            facts = self._facts(config, buffers)
+            analysis, facts = self._analysis(config, buffers)
             if progress is not None:
-                found = f"{len(facts.findings)} findings"
+                found = f"{len(analysis.all_findings())} findings"
                 self._on_protocol_thread(
                     self.server.work_done_progress.report,
                     progress,
                     types.WorkDoneProgressReport(message=found, percentage=100),
                 )
-            if facts.config_errors:
-                self._say("; ".join(dict.fromkeys(str(e) for e in facts.config_errors)))
+            if analysis.config_errors:
+                self._say("; ".join(dict.fromkeys(str(e) for e in analysis.config_errors)))
             else:
-                analysed = _Analysed(config, facts, control, scope)
+                analysed = _Analysed(config, analysis, control, scope, buffers, facts)
         except PylintOptionError as error:
             self._say(str(error))
         finally:
@@ -418,6 +427,33 @@ class Session:
             ),
         )
         return token
+
+    def _analysis(
+        self, config: Config, buffers: Mapping[str, str]
+    ) -> tuple[Analysis, Facts | None]:
+        """What ``check`` would report with *buffers* saved, from the store when it holds
+        these texts' findings (the facts are then None: computed when needed), else with
+        the facts they are judged from."""
+        if not self.use_cache:
+            facts = self._facts(config, buffers)
+            return facts.analysis(), facts
+        self._write_store()  # what an earlier analysis computed, before this one reads it
+        kept = self.kept.setdefault(config.path, KeptBetweenAnalyses())
+        analysis: Analysis
+        analysis, facts = findings_or_facts(config, buffers, kept=kept, writes=self._unwritten)
+        return analysis, facts
+
+    def _complete(self, _: None) -> None:
+        """Compute the facts of each configuration's latest analysis that has none."""
+        for _inputs, analysed in list(self.analysed.values()):
+            if analysed is not None:
+                self._facts_of(analysed)
+
+    def _facts_of(self, analysed: _Analysed) -> Facts:
+        """*analysed*'s facts, computed now if its findings came from the store."""
+        if analysed.facts is None:
+            analysed.facts = self._facts(analysed.config, analysed.buffers)
+        return analysed.facts
 
     def _facts(self, config: Config, buffers: Mapping[str, str]) -> Facts:
         """The facts ``check`` would judge with *buffers* saved, the store's pieces reused
@@ -466,7 +502,7 @@ class Session:
         document = self._workspace().get_text_document(params.text_document.uri)
         line, col = from_position(self._codec(), document.lines, params.position)
         word = document.word_at_position(params.position) or None
-        names = names_at(analysed.facts, real(path), line, col, word)
+        names = names_at(self._facts_of(analysed), real(path), line, col, word)
         return (analysed, names) if names else None
 
     def definition(self, params: types.DefinitionParams) -> list[types.Location] | None:
@@ -475,7 +511,7 @@ class Session:
         if found is None:
             return None
         analysed, names = found
-        return self._locations(handler_definitions(analysed.facts, names))
+        return self._locations(handler_definitions(self._facts_of(analysed), names))
 
     def references(self, params: types.ReferenceParams) -> list[types.Location] | None:
         """Every send site of the RPC name under the cursor (a handler's ``def``, a table
@@ -484,7 +520,7 @@ class Session:
         if found is None:
             return None
         analysed, names = found
-        return self._locations(send_sites(analysed.facts, names))
+        return self._locations(send_sites(self._facts_of(analysed), names))
 
     def hover(self, params: types.HoverParams) -> types.Hover | None:
         """The name's row of ``rpcsurface report``, one per surface that knows it."""
@@ -492,7 +528,7 @@ class Session:
         if found is None:
             return None
         analysed, names = found
-        facts = analysed.facts
+        facts = self._facts_of(analysed)
         silenced = frozenset(
             (f.location, f.symbol) for f in facts.findings if analysed.control.silenced(f)
         )
@@ -556,7 +592,7 @@ class Session:
             return lines[path]
 
         try:
-            replacements = renaming(analysed.facts, names, new, lines_of)
+            replacements = renaming(self._facts_of(analysed), names, new, lines_of)
         except Refused as refused:
             raise _refusal(str(refused)) from refused
         edits = [
@@ -603,7 +639,7 @@ class Session:
     def _registry_action(
         self, analysed: _Analysed, finding: Finding, diagnostic: types.Diagnostic
     ) -> list[types.CodeAction]:
-        facts = analysed.facts
+        facts = self._facts_of(analysed)
         silenced = {f for f in facts.findings if analysed.control.silenced(f)}
         planned = registry_rewrite(
             finding,
@@ -657,7 +693,7 @@ class Session:
         sent = finding.args[0]
         answered: set[str] = set()
         for surface in finding.surfaces:
-            answered.update(answered_names(analysed.facts, surface))
+            answered.update(answered_names(self._facts_of(analysed), surface))
         at = finding.location
         line = document.lines[at.line - 1] if at.line <= len(document.lines) else ""
         held = line.encode("utf-8")[at.col : at.end_col].decode("utf-8", errors="replace")

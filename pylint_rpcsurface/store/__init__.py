@@ -81,6 +81,7 @@ __all__ = [
     "cache_home",
     "disabled_by_environment",
     "facts_with_cache",
+    "findings_or_facts",
     "locate",
     "plugin_code_digest",
     "read_store",
@@ -601,17 +602,58 @@ def facts_with_cache(
     overrides = overrides or {}
     if not use_cache:
         facts = engine.surface_facts(config, overrides, kept=kept)
+        write_stats(config, facts.counts)
+        return facts
+    store = Store(config)
+    return _facts_of_run(store, store.begin(overrides), kept, writes)
+
+
+def findings_or_facts(
+    config: Config,
+    overrides: Mapping[str, str],
+    *,
+    kept: Any = None,
+    writes: list[Callable[[], object]] | None = None,
+) -> tuple[Analysis, Any]:
+    """The analysis of *config*'s project with *overrides* read in place of their files,
+    and its facts (None when the findings came from the store, which keeps no facts):
+    what ``check`` answers from when the store holds these texts' findings, else what
+    :func:`facts_with_cache` computes.
+
+    A process computing this store (a ``check``, pylint, the language server's analysis
+    of the project it started in) is waited for, as :func:`analyse_with_cache` waits,
+    and what it wrote is read: the language server's first diagnostics come this way,
+    without computing what they need a second time."""
+    store = Store(config)
+    with computing(store.file):
+        pass  # only waited for, before reading: this run computes with the lock free
+    run = store.begin(overrides)
+    cached = run.findings()
+    if cached is not None:
+        write_stats(config, None)
+        return cached, None
+    facts = _facts_of_run(store, run, kept, writes)
+    analysis: Analysis = facts.analysis()
+    return analysis, facts
+
+
+def _facts_of_run(
+    store: Store, run: StoreRun, kept: Any, writes: list[Callable[[], object]] | None
+) -> Any:
+    """The facts *run* computes from the store's pieces, and its write of what it
+    computed: done here, or appended to *writes* (see :func:`facts_with_cache`)."""
+    # pylint: disable=import-outside-toplevel
+    from pylint_rpcsurface import engine  # noqa: PLC0415
+
+    config, overrides = store.config, run.overrides
+    memo = run.memo()
+    with engine.failed_imports_recorded(memo.failed_imports):
+        facts = engine.surface_facts(config, overrides, memo=memo, tree=store.tree, kept=kept)
+    write = functools.partial(run.finish, memo, facts.analysis())
+    if writes is None:
+        write()
     else:
-        store = Store(config)
-        run = store.begin(overrides)
-        memo = run.memo()
-        with engine.failed_imports_recorded(memo.failed_imports):
-            facts = engine.surface_facts(config, overrides, memo=memo, tree=store.tree, kept=kept)
-        write = functools.partial(run.finish, memo, facts.analysis())
-        if writes is None:
-            write()
-        else:
-            writes.append(write)
+        writes.append(write)
     write_stats(config, facts.counts)
     return facts
 
