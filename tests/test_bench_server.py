@@ -4,9 +4,11 @@ fixture gives every row with its baseline, holds the server to the oracle on the
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,23 @@ def test_a_difference_from_the_oracle_stops_the_run() -> None:
     server._same("the last mistyped buffer", found, set(found))  # the same: nothing said
     with pytest.raises(server.Abort, match=r"only the server's \[\('rpc-unanswered'"):
         server._same("the last mistyped buffer", found, set())
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_a_child_s_memory_is_found_and_what_it_shares_is_told() -> None:
+    # The peak RSS row counts the server's child less what it shares with the server.
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        deadline = time.monotonic() + 10
+        while child.pid not in server._children(os.getpid()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert child.pid in server._children(os.getpid())
+        peak = server._status_kib(child.pid, "VmHWM")
+        shared = server._shared_kib(child.pid)
+        assert peak is not None
+        assert 0 < shared < peak  # the interpreter's code is shared, its heap is its own
+    finally:
+        child.kill()
+        child.wait()
+    assert child.pid not in server._children(os.getpid())
+    assert server._status_kib(child.pid, "VmHWM") is None
