@@ -2,7 +2,7 @@
 real tree, and print the ratios.
 
     python bench/run.py [--scales 1,2,4,7] [--repeat 3] [--seed 0] [--workdir DIR]
-                        [--rows all|check|editor] [--shape real|classic]
+                        [--rows all|check|editor|tree|server] [--shape real|classic]
                         [--handler-lines N] [--caller-lines N] [--out docs/performance.md]
     python bench/run.py --tree DIR --caller REL/PATH.py --handler REL/PATH.py
                         [--config FILE] [--repeat 3] [--workdir DIR] [--rows ...] [--out ...]
@@ -58,6 +58,11 @@ usage; `rpcsurface check`: 0 or 1) and its findings are compared with the expect
 tree, and after a name edit on every tree, the oracle's): every mode must report exactly
 the same set. A failing run aborts with a clear message.
 
+``--rows server`` measures the language server's rows instead, at the first scale's
+project or on the tree: bench/server.py's sessions of ``rpcsurface lsp`` (--repeat
+sessions, --edits keystrokes, body edits and requests each), against a bare parse of
+every file and a cold ``rpcsurface check`` (it needs the lsp extra).
+
 The script is split by what it does: bench/sites.py (the project or tree measured on,
 its commands and expected findings), bench/edits.py (the edits), bench/runs.py (one
 measured run, checked), bench/rows.py (the rows, and which --rows selects) and
@@ -83,7 +88,7 @@ sys.path.insert(0, str(HERE))
 # measured run (runs), the rows (rows) and the report (reporting).
 import generate_project as gen  # noqa: E402
 from edits import comment_text, edit_text, interface_text, name_send, name_text  # noqa: E402
-from reporting import growth, load, report, size_rows, table  # noqa: E402
+from reporting import growth, load, machine, report, size_rows, table  # noqa: E402
 from rows import Pair, growth_pair, pairs_at, select  # noqa: E402
 from runs import _needs_bytecode, compile_bytecode, measure, run_once, validate  # noqa: E402
 from sites import (  # noqa: E402
@@ -179,11 +184,18 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="write the report here (docs/performance.md)")
     parser.add_argument(
         "--rows",
-        choices=("all", "check", "editor", "tree"),
+        choices=("all", "check", "editor", "tree", "server"),
         default="all",
         help="all Targets; only the rpcsurface check rows and the growth curve (check); "
         "or every row but the whole-tree pylint runs: stdin, check, pre-commit, cache size "
-        "(editor, a few minutes); or only the whole-tree rows and peak RSS (tree)",
+        "(editor, a few minutes); or only the whole-tree rows and peak RSS (tree); or the "
+        "language server's rows, bench/server.py's (server)",
+    )
+    parser.add_argument(
+        "--edits",
+        type=int,
+        default=5,
+        help="with --rows server: keystrokes, body edits and requests of each kind a session",
     )
     gen.add_shape_arguments(parser)
     parser.add_argument(
@@ -276,10 +288,14 @@ def main(argv: list[str] | None = None) -> int:
                     )
                 ]
             else:
+                # The server's rows are the first scale's alone.
+                wanted = scales[:1] if options.rows == "server" else scales
                 sites = [
                     prepare(workdir.resolve(), s, options.seed, shape)
-                    for s in dict.fromkeys(scales)
+                    for s in dict.fromkeys(wanted)
                 ]
+            if options.rows == "server":
+                return _server_rows(sites[0], cli, options, argv)
             try:
                 pairs, curve = run_all(sites, cli, options)
             finally:
@@ -306,6 +322,28 @@ def main(argv: list[str] | None = None) -> int:
         options.out.parent.mkdir(parents=True, exist_ok=True)
         options.out.write_text("\n".join(text), encoding="utf-8")
         print(f"wrote {options.out}")
+    return 0
+
+
+def _server_rows(
+    site: Site, cli: str | None, options: argparse.Namespace, argv: list[str] | None
+) -> int:
+    """The language server's rows at *site* (bench/server.py's), printed as it prints them."""
+    import server  # noqa: PLC0415  # pygls, the lsp extra: only for these rows
+
+    if cli is None:
+        raise Abort(f"--rows server: {NO_CLI}")
+    site.cli = cli
+    samples = server.measure(site, cli, options.repeat, options.edits)
+    label = (
+        f"{options.tree} (caller {options.caller})"
+        if options.tree is not None
+        else f"generated scale {site.scale:g} seed {options.seed}"
+    )
+    command = "python bench/run.py " + " ".join(
+        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
+    )
+    print("\n".join([f"`{command}`", "", *machine(), "", *server.report(site, samples, label)]))
     return 0
 
 

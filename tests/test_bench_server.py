@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,13 +19,19 @@ CALLER = "engine/model_engine/engine_core.py"
 HANDLER = "engine/model_engine/model_runner.py"
 
 
-def test_a_short_run_gives_every_row_against_its_baseline(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "script", [("server.py",), ("run.py", "--rows", "server")], ids=["server.py", "run.py"]
+)
+def test_a_short_run_gives_every_row_against_its_baseline(
+    tmp_path: Path, script: tuple[str, ...]
+) -> None:
     tree = real_layout_copy(tmp_path)
     before = {p: p.read_bytes() for p in sorted(tree.rglob("*")) if p.is_file()}
     done = subprocess.run(
         [
             sys.executable,
-            str(BENCH / "server.py"),
+            str(BENCH / script[0]),
+            *script[1:],
             *("--tree", str(tree), "--caller", CALLER, "--handler", HANDLER),
             *("--repeat", "1", "--edits", "2", "--workdir", str(tmp_path / "work")),
         ],
@@ -67,18 +72,19 @@ def test_a_difference_from_the_oracle_stops_the_run() -> None:
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_a_child_s_memory_is_found_and_what_it_shares_is_told() -> None:
     # The peak RSS row counts the server's child less what it shares with the server.
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-    try:
-        deadline = time.monotonic() + 10
-        while child.pid not in server._children(os.getpid()) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert child.pid in server._children(os.getpid())
-        peak = server._status_kib(child.pid, "VmHWM")
-        shared = server._shared_kib(child.pid)
-        assert peak is not None
-        assert 0 < shared < peak  # the interpreter's code is shared, its heap is its own
-    finally:
-        child.kill()
-        child.wait()
+    with subprocess.Popen(
+        [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(30)"],
+        stdout=subprocess.PIPE,
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline() == b"up\n"  # running Python, not exec'ing it
+            assert child.pid in server._children(os.getpid())
+            peak = server._status_kib(child.pid, "VmHWM")
+            shared = server._shared_kib(child.pid)
+            assert peak is not None
+            assert 0 < shared < peak  # the interpreter's code is shared, its heap its own
+        finally:
+            child.kill()
     assert child.pid not in server._children(os.getpid())
     assert server._status_kib(child.pid, "VmHWM") is None
