@@ -10,6 +10,7 @@ the project is computed once, by the child, and that the child ends with the ser
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import sys
 import time
@@ -29,6 +30,8 @@ from support import (
 )
 from test_lsp import ENGINE_CORE, MODEL_RUNNER, _at, _lines
 from test_lsp_cancel import opened_in_server
+
+from pylint_rpcsurface.commands import lsp
 
 # Given (as sitecustomize.py) to the server of the last test, and so to the child it forks:
 # the store's write waits for a gate file that never comes, so the child outlives the
@@ -158,3 +161,16 @@ def test_the_child_ends_with_the_server(tmp_path: Path) -> None:
     while _running(children[0]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _running(children[0]), "the child outlived the server"
+
+
+def test_a_fork_refused_leaves_the_server_to_compute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = real_layout_copy(tmp_path)
+    monkeypatch.chdir(project)
+
+    def refused() -> int:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    assert lsp._analyse_ahead() is None  # pylint: disable=protected-access

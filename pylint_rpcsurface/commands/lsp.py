@@ -120,7 +120,10 @@ def _analyse_ahead() -> _AnalysisAhead | None:
         return None  # said by the server when a file of the project is opened
     if config is None:
         return None
-    pid = os.fork()  # before any thread is started: the child has this one alone
+    try:
+        pid = os.fork()  # before any thread is started: the child has this one alone
+    except OSError:
+        return None  # no process to spare (EAGAIN, ENOMEM): the server computes it
     if pid == 0:
         status = 1
         try:
