@@ -16,6 +16,11 @@ import sys
 import time
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
 import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient as PlainClient
@@ -28,8 +33,8 @@ from support import (
     stats_env,
     stats_records,
 )
-from test_lsp import ENGINE_CORE, MODEL_RUNNER, _at, _lines
-from test_lsp_cancel import opened_in_server
+from test_lsp import ENGINE_CORE, MODEL_RUNNER, _answered, _at, _lines
+from test_lsp_cancel import _typed, opened_in_server
 
 from pylint_rpcsurface.commands import lsp
 
@@ -174,3 +179,47 @@ def test_a_fork_refused_leaves_the_server_to_compute(
 
     monkeypatch.setattr(os, "fork", refused)
     assert lsp._analyse_ahead() is None  # pylint: disable=protected-access
+
+
+@pytest.mark.skipif(fcntl is None, reason="the store's lock is flock")
+def test_a_keystroke_never_waits_for_another_process_computing_the_store(
+    tmp_path: Path,
+) -> None:
+    # Only a configuration's first analysis waits for the lock (it has nothing of its own
+    # yet); a keystroke's reuses what the server holds, and must not wait for a `check`
+    # computing the same store in a terminal (up to the lock's 300 s).
+    project = real_layout_copy(tmp_path)
+    engine_core = project / ENGINE_CORE
+    saved = engine_core.read_text("utf-8")
+    env = clean_environment(stats_env(project))
+
+    async def session() -> types.PublishDiagnosticsParams:
+        client, published = await opened_in_server(project, engine_core, env, tmp_path)
+        try:
+            await asyncio.wait_for(published.get(), timeout=60)
+            await _answered(client, engine_core)  # the store is written
+            (store,) = (project.parent / "cache").glob("*/store-*.json")
+            holder = os.open(f"{store}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another process's
+                client.text_document_did_change(
+                    types.DidChangeTextDocumentParams(
+                        text_document=types.VersionedTextDocumentIdentifier(
+                            uri=engine_core.as_uri(), version=2
+                        ),
+                        content_changes=[
+                            types.TextDocumentContentChangeWholeDocument(text=_typed(saved, 1))
+                        ],
+                    )
+                )
+                return await asyncio.wait_for(published.get(), timeout=30)
+            finally:
+                os.close(holder)
+        finally:
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+
+    second = asyncio.run(asyncio.wait_for(session(), timeout=120))
+    assert second.version == 2
+    assert any(d.code == "rpc-unanswered" for d in second.diagnostics)  # the mistyped name

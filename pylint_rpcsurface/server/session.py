@@ -384,7 +384,7 @@ class Session:
         progress = self._progress_begun(config) if known is None else None
         try:
             control = message_control(config.root)
-            analysis, facts = self._analysis(config, buffers)
+            analysis, facts = self._analysis(config, buffers, first=known is None)
             if progress is not None:
                 found = f"{len(analysis.all_findings())} findings"
                 self._on_protocol_thread(
@@ -429,19 +429,21 @@ class Session:
         return token
 
     def _analysis(
-        self, config: Config, buffers: Mapping[str, str]
+        self, config: Config, buffers: Mapping[str, str], *, first: bool
     ) -> tuple[Analysis, Facts | None]:
-        """What ``check`` would report with *buffers* saved, from the store when it holds
-        these texts' findings (the facts are then None: computed when needed), else with
-        the facts they are judged from."""
-        if not self.use_cache:
-            facts = self._facts(config, buffers)
-            return facts.analysis(), facts
-        self._write_store()  # what an earlier analysis computed, before this one reads it
-        kept = self.kept.setdefault(config.path, KeptBetweenAnalyses())
-        analysis: Analysis
-        analysis, facts = findings_or_facts(config, buffers, kept=kept, writes=self._unwritten)
-        return analysis, facts
+        """What ``check`` would report with *buffers* saved, and the facts it is judged
+        from. A configuration's *first* analysis, which has nothing of the server's to
+        reuse, takes the findings from the store when it holds them (waiting for a
+        process computing it, the child analysing ahead among them): the facts are then
+        None, computed when needed. Later ones never wait on another process: each
+        keystroke reuses what the server holds."""
+        if first and self.use_cache:
+            found: tuple[Analysis, Facts | None] = findings_or_facts(
+                config, buffers, kept=self._kept_for(config), writes=self._unwritten
+            )
+            return found
+        facts = self._facts(config, buffers)
+        return facts.analysis(), facts
 
     def _complete(self, _: None) -> None:
         """Compute the facts of each configuration's latest analysis that has none."""
@@ -458,12 +460,20 @@ class Session:
     def _facts(self, config: Config, buffers: Mapping[str, str]) -> Facts:
         """The facts ``check`` would judge with *buffers* saved, the store's pieces reused
         (and this run's kept) unless the cache is off."""
-        kept = self.kept.setdefault(config.path, KeptBetweenAnalyses())
-        self._write_store()  # what an earlier analysis computed, before this one reads it
         facts: Facts = facts_with_cache(
-            config, buffers, use_cache=self.use_cache, kept=kept, writes=self._unwritten
+            config,
+            buffers,
+            use_cache=self.use_cache,
+            kept=self._kept_for(config),
+            writes=self._unwritten,
         )
         return facts
+
+    def _kept_for(self, config: Config) -> KeptBetweenAnalyses:
+        """What *config*'s earlier analyses left, for the next one, once the store holds
+        what they computed (the next one reads it)."""
+        self._write_store()
+        return self.kept.setdefault(config.path, KeptBetweenAnalyses())
 
     def _write_store(self) -> None:
         """Write what the analyses since the last write computed into the store (on the
