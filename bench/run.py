@@ -272,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compiled the bytecode of {', '.join(compiled)} first, as pip does at install")
     started = time.monotonic()
     load_at_start = load()
+    command = "python bench/run.py " + " ".join(
+        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
+    )
     try:
         with tempfile.TemporaryDirectory(prefix="rpcsurface-bench-") as temporary:
             workdir = options.workdir or Path(temporary)
@@ -295,16 +298,13 @@ def main(argv: list[str] | None = None) -> int:
                     for s in dict.fromkeys(wanted)
                 ]
             if options.rows == "server":
-                return _server_rows(sites[0], cli, options, argv)
+                return _server_rows(sites[0], cli, options, command)
             try:
                 pairs, curve = run_all(sites, cli, options)
             finally:
                 for site in sites:
                     site.restore()
                     shutil.rmtree(site.path.with_name(site.path.name + ".buffers"), True)
-            command = "python bench/run.py " + " ".join(
-                shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
-            )
             text = report(
                 command=command,
                 seconds=time.monotonic() - started,
@@ -325,9 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _server_rows(
-    site: Site, cli: str | None, options: argparse.Namespace, argv: list[str] | None
-) -> int:
+def _server_rows(site: Site, cli: str | None, options: argparse.Namespace, command: str) -> int:
     """The language server's rows at *site* (bench/server.py's), printed as it prints them."""
     import server  # noqa: PLC0415  # pygls, the lsp extra: only for these rows
 
@@ -339,9 +337,6 @@ def _server_rows(
         f"{options.tree} (caller {options.caller})"
         if options.tree is not None
         else f"generated scale {site.scale:g} seed {options.seed}"
-    )
-    command = "python bench/run.py " + " ".join(
-        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
     )
     print("\n".join([f"`{command}`", "", *machine(), "", *server.report(site, samples, label)]))
     return 0
