@@ -12,6 +12,7 @@ Sections, in order:
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -20,11 +21,16 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.discovery.core import Discovery
+from pylint_rpcsurface.sources import SourceTree
 from pylint_rpcsurface.store import CACHE_DIR_ENV, STATS_ENV
 
 # --- Run real pylint with the plugin in a subprocess and read its json2 report.
@@ -558,3 +564,13 @@ def stats_records(tree: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@contextlib.contextmanager
+def discovered(root: Path) -> Iterator[Discovery]:
+    """``init``'s discovery (``discovery.core.Discovery``) of every module under *root*,
+    their imports resolved as ``init`` resolves them while the block runs."""
+    store = ModuleStore(SourceTree((root,)))
+    with store.resolving_imports():
+        modules = [m for p in store.python_files() if (m := store.module(p)) is not None]
+        yield Discovery(root, modules, ClassIndex(store))

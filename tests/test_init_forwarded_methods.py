@@ -9,13 +9,9 @@ from pathlib import Path
 
 import pytest
 from astroid import nodes
-from support import project
+from support import discovered, project
 
-from pylint_rpcsurface.analysis.classes import ClassIndex
-from pylint_rpcsurface.analysis.modules import ModuleStore
-from pylint_rpcsurface.discovery.core import Discovery
 from pylint_rpcsurface.discovery.evidence import Found, Receivers
-from pylint_rpcsurface.sources import SourceTree
 
 DRIVER = """\
 import collections
@@ -52,10 +48,7 @@ def test_only_objects_that_may_have_the_method_are_read(
         return instances(self, node, depth)
 
     monkeypatch.setattr(Receivers, "instances", recorded)
-    store = ModuleStore(SourceTree((root,)))
-    with store.resolving_imports():
-        modules = [m for p in store.python_files() if (m := store.module(p)) is not None]
-        found = Discovery(root, modules, ClassIndex(store))
+    with discovered(root) as found:
         (call,) = [f for f in found.functions if f.name == "call"]
         own, _ = found.sender_side(call, {"method"}, [], {})
     # The name reaches the worker's run_method, which looks it up on the worker.

@@ -10,13 +10,9 @@ from pathlib import Path
 
 import pytest
 from astroid import nodes
-from support import project
+from support import discovered, project
 
-from pylint_rpcsurface.analysis.classes import ClassIndex
-from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.discovery import loop_helpers
-from pylint_rpcsurface.discovery.core import Discovery
-from pylint_rpcsurface.sources import SourceTree
 
 LOOP = """\
 import dataclasses
@@ -68,10 +64,7 @@ def test_only_calls_that_may_reach_a_project_function_are_inferred(
         return infer(node)
 
     monkeypatch.setattr(loop_helpers, "inferred_values", recording)
-    store = ModuleStore(SourceTree((root,)))
-    with store.resolving_imports():
-        modules = [m for p in store.python_files() if (m := store.module(p)) is not None]
-        found = Discovery(root, modules, ClassIndex(store))
+    with discovered(root) as found:
         (loop,) = [f for f in found.functions if f.name == "busy_loop"]
         # The name still arrives through the project's helper, which is inferred.
         assert {"name", "args"} <= found.worker_side.received_names(loop)
