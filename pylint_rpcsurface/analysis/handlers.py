@@ -25,12 +25,16 @@ def handler_methods(
     classes: Iterable[nodes.ClassDef],
     index: ClassIndex,
     transparent: Callable[[nodes.FunctionDef], bool] | None = None,
+    *,
+    replies: bool = True,
 ) -> tuple[HandlerMethod, ...]:
     """The effective method of every class for every name, one entry per distinct method.
 
     *transparent* says whether a method's decorators keep its signature and replies; a
     method it rejects (by default: any decorator but staticmethod and classmethod) has
-    neither judged.
+    neither judged. Without *replies*, no method's replies are judged (``returns`` is
+    None, unknown): inferring every return is most of this work, and it is done only
+    where a rule reads the replies.
     """
     found: dict[tuple[str, int], tuple[nodes.FunctionDef, nodes.ClassDef, set[str]]] = {}
     for rpc in sorted(set(rpcs)):
@@ -54,7 +58,7 @@ def handler_methods(
                 owner=index.qualname(owner),
                 name=method.name,
                 at=at,
-                returns=returns_of(method) if judged else None,
+                returns=returns_of(method) if judged and replies else None,
                 signature=(signature := signature_of(method, decorated_ok=judged)),
                 payload_reads=(
                     payload_reads(method, signature.positional[0])

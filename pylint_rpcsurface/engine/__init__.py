@@ -346,8 +346,15 @@ class _Run:
             for broadcast in callers_by_site
             if broadcast.rpc is not None and broadcast.rpc not in loop_answers
         }
-        methods = self.queries.handler_methods(rpcs, [*surface.handlers, *surface.base_handlers])
-        methods.extend(self._table_methods(surface.tables, rpcs))
+        replies = {
+            broadcast.rpc
+            for broadcast in callers_by_site
+            if broadcast.rpc is not None and _reads_replies(broadcast)
+        }
+        methods = self.queries.handler_methods(
+            rpcs, [*surface.handlers, *surface.base_handlers], replies
+        )
+        methods.extend(self._table_methods(surface.tables, rpcs, replies))
         handlers = self.queries.answers(surface.handlers)
         if surface.tables:
             # A table answers its keys, as a handler class answers the names it binds;
@@ -385,17 +392,21 @@ class _Run:
             when=surface.spec.when,
         )
 
-    def _table_methods(self, tables: Sequence[Table], rpcs: set[str]) -> list[HandlerMethod]:
+    def _table_methods(
+        self, tables: Sequence[Table], rpcs: set[str], replies: set[str]
+    ) -> list[HandlerMethod]:
         """The method each table entry names for the names sent, as a handler method of
-        its key (judged as a handler class's would be), its table the one class it is
-        for. A function, or a method its class does not bind, is not judged here."""
+        its key (judged as a handler class's would be, its replies for the names in
+        *replies*), its table the one class it is for. A function, or a method its class
+        does not bind, is not judged here."""
         found: list[HandlerMethod] = []
         for table in tables:
             for entry in table.entries:
                 if entry.key not in rpcs or entry.owner is None or not entry.answered:
                     continue
                 owner = self.queries.resolve("tables", entry.owner)  # a piece: read once
-                for method in self.queries.handler_methods([entry.method], [owner]):
+                judged = [entry.method] if entry.key in replies else []
+                for method in self.queries.handler_methods([entry.method], [owner], judged):
                     found.append(replace(method, rpc=entry.key, classes=(table.qualname,)))
         return found
 
@@ -469,6 +480,17 @@ def _judge(judging: Judging, position: int, settled: SettledBranches) -> Judge:
         )
 
     return judges
+
+
+def _reads_replies(site: Broadcast) -> bool:
+    """Whether a reply rule (:mod:`..rules.reply_rules`) reads the replies of *site*'s
+    handlers: a waited call whose dispatch drops None, an unwaited one whose replies share
+    one queue, or one whose reply is unpacked."""
+    return (
+        (site.drops_none and site.waited is True)
+        or (site.shared_reply_queue and site.waited is False)
+        or site.unpacked is not None
+    )
 
 
 def _keyed(site: Broadcast, table_keys: set[str] | None) -> Broadcast:
