@@ -337,6 +337,45 @@ def _returns_nothing(call: nodes.Call) -> bool:
     ) and not any(True for _ in method.nodes_of_class((nodes.Yield,), skip_klass=own))
 
 
+def calls_a_class(call: nodes.Call) -> bool:
+    """Whether *call* calls a class by its name (``EngineOutput(...)``), by the look-up
+    alone: every binding astroid's look-up gives the name is a class statement, or an
+    import of a name that the imported module binds to class statements only (followed
+    through re-exports, up to three modules).
+
+    Inference would give the class (or, through a brain, another class or an instance),
+    never a function, so never a helper; but inferring it runs the class's transforms
+    first (a dataclass's builds ``typing`` and what its fields name). The imports are
+    followed as astroid's inference of the name follows them, to the imported module's own
+    bindings of the name; the module is reached through astroid's manager, so the piece
+    that asks depends on its interface, as it would through inference.
+    """
+    func = call.func
+    if not isinstance(func, nodes.Name):
+        return False
+    bindings = _bindings(func)
+    return bindings is not None and _all_classes(bindings, func.name, hops=3)
+
+
+def _all_classes(bindings: Sequence[object], name: str, hops: int) -> bool:
+    return bool(bindings) and all(_binds_a_class(b, name, hops) for b in bindings)
+
+
+def _binds_a_class(binding: object, name: str, hops: int) -> bool:
+    if isinstance(binding, nodes.ClassDef):
+        return True
+    if not isinstance(binding, nodes.ImportFrom) or hops == 0:
+        return False
+    try:
+        real = binding.real_name(name)
+        module = binding.do_import_module()
+    except (*INFERENCE_ERRORS, AttributeInferenceError):
+        return False
+    if module is binding.root():
+        return False  # astroid looks past the module's own bindings then
+    return _all_classes(module.locals.get(real, ()), real, hops - 1)
+
+
 def _bound_in_no_scope(name: nodes.Name) -> bool:
     """Whether no scope around *name*, its own and every one enclosing it up to the
     module (a class's included), binds it: astroid's look-up then ends in the builtins
@@ -430,7 +469,7 @@ def helper_calls(
     :func:`reaches_only_python_itself`).
     """
     for call in calls_in(code) if calls is None else calls:
-        if reaches_only_python_itself(call, tree):
+        if reaches_only_python_itself(call, tree) or calls_a_class(call):
             continue
         target = _callee(call)
         if not isinstance(target, nodes.FunctionDef) or not _is_helper(target):
