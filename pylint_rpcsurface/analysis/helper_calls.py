@@ -22,6 +22,7 @@ from pylint_rpcsurface.analysis.inference import (
     location_of,
     name_bindings,
 )
+from pylint_rpcsurface.analysis.library_text import LibraryText
 from pylint_rpcsurface.model import HelperStep
 from pylint_rpcsurface.sources import SourceTree
 
@@ -376,6 +377,43 @@ def _binds_a_class(binding: object, name: str, hops: int) -> bool:
     return _all_classes(module.locals.get(real, ()), real, hops - 1)
 
 
+def reaches_only_libraries_sending_nothing(
+    call: nodes.Call, tree: SourceTree, libraries: LibraryText
+) -> bool:
+    """Whether *call* calls, by the name its callee starts from, into installed libraries
+    whose code reaches no dispatch call (:class:`.library_text.LibraryText`).
+
+    The name (``version`` in ``version.parse(...)``) must be bound, wherever astroid's
+    look-up finds it, by absolute imports alone, each of a module outside the source
+    roots and the standard library. The callee is then a value of that library's (an
+    attribute of its module, or what its code returns), and so is every helper astroid
+    could reach from it; the call's arguments play no part in what it calls."""
+    root = _root_name(call.func)
+    if root is None or _only_a_parameter(root) or _bound_in_no_scope(root):
+        return False
+    bindings = _bindings(root)
+    if not bindings:
+        return False
+    modules: list[str] = []
+    for binding in bindings:
+        if isinstance(binding, nodes.ImportFrom) and binding.modname and not binding.level:
+            modules.append(binding.modname)
+        elif isinstance(binding, nodes.Import):
+            modules.extend(
+                imported
+                for imported, alias in binding.names
+                if (alias or imported.partition(".")[0]) == root.name
+            )
+        else:
+            return False
+    return bool(modules) and all(
+        module.partition(".")[0] not in sys.stdlib_module_names
+        and not tree.locate(module.partition(".")[0])
+        and libraries.sends_nothing(module)
+        for module in modules
+    )
+
+
 def _bound_in_no_scope(name: nodes.Name) -> bool:
     """Whether no scope around *name*, its own and every one enclosing it up to the
     module (a class's included), binds it: astroid's look-up then ends in the builtins
@@ -460,16 +498,28 @@ def _assigned_value(target: nodes.AssignName | nodes.AssignAttr) -> nodes.NodeNG
 
 
 def helper_calls(
-    code: Code, tree: SourceTree, calls: list[nodes.Call] | None = None
+    code: Code,
+    tree: SourceTree,
+    calls: list[nodes.Call] | None = None,
+    libraries: LibraryText | None = None,
 ) -> Iterator[tuple[nodes.FunctionDef, HelperStep]]:
     """The helpers *code* calls where astroid resolves the callee, in source order
     (*calls*: its :func:`.broadcasts.calls_in`, when already known).
 
     Calls that can only reach builtins or the standard library are not inferred (see
-    :func:`reaches_only_python_itself`).
+    :func:`reaches_only_python_itself`), nor calls of a class by its name
+    (:func:`calls_a_class`), nor, given *libraries*, calls into an installed library
+    whose code reaches no dispatch call (:func:`reaches_only_libraries_sending_nothing`).
     """
     for call in calls_in(code) if calls is None else calls:
-        if reaches_only_python_itself(call, tree) or calls_a_class(call):
+        if (
+            reaches_only_python_itself(call, tree)
+            or calls_a_class(call)
+            or (
+                libraries is not None
+                and reaches_only_libraries_sending_nothing(call, tree, libraries)
+            )
+        ):
             continue
         target = _callee(call)
         if not isinstance(target, nodes.FunctionDef) or not _is_helper(target):

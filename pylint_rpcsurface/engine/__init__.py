@@ -449,7 +449,10 @@ class _Run:
         self.pieces.keep_for_next(modules_too=not changed)
         if not changed:
             project = set(self.store.python_files())
-            read = modules_astroid_has_read()
+            # With the libraries whose text told that a call into them sends nothing.
+            libraries = self.queries.libraries
+            read = {**libraries.read, **modules_astroid_has_read()}
+            self.memo.failed_imports.update(libraries.missing)
             self.memo.save(
                 {name: path for name, path in read.items() if path not in project},
                 self.pieces.contents(),

@@ -23,6 +23,7 @@ from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.definitions import definition_name
 from pylint_rpcsurface.analysis.helper_calls import helper_calls, reached_helpers
 from pylint_rpcsurface.analysis.inference import infer_unique, location_of
+from pylint_rpcsurface.analysis.library_text import LibraryText
 from pylint_rpcsurface.analysis.reads import BODY, ReadRecorder, Reads
 from pylint_rpcsurface.analysis.syntax import all_statements
 from pylint_rpcsurface.config import DispatchForm
@@ -77,8 +78,10 @@ class BroadcastCollector:
         *,
         piece: CodePiece | None = None,
         spans: Callable[[str], Mapping[str, tuple[tuple[int, int], ...]]] | None = None,
+        libraries: LibraryText | None = None,
     ) -> None:
         self.forms = dict(forms)
+        self.libraries = libraries
         self.index = index
         self.depth = depth
         self.reads = reads
@@ -266,7 +269,9 @@ class BroadcastCollector:
             direct = self._read(code)
             calls = tuple(
                 (*self.ref(helper), step)
-                for helper, step in helper_calls(code, self.index.store.tree, self._calls_in(code))
+                for helper, step in helper_calls(
+                    code, self.index.store.tree, self._calls_in(code), self.libraries
+                )
             )
             return tuple(direct), calls, tuple(self._supers_of(code))
 

@@ -53,6 +53,7 @@ from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.definitions import definition_name, find_definition
 from pylint_rpcsurface.analysis.handlers import handler_methods
 from pylint_rpcsurface.analysis.inference import infer_unique, location_of
+from pylint_rpcsurface.analysis.library_text import LibraryText
 from pylint_rpcsurface.analysis.pragmas import may_hold_pragmas, pragma_states
 from pylint_rpcsurface.analysis.proxies import exposed_names, proxy_calls, receivers_in
 from pylint_rpcsurface.analysis.proxy_groups import (
@@ -90,6 +91,7 @@ from pylint_rpcsurface.model import (
     Table,
 )
 from pylint_rpcsurface.sources import SourceTree
+from pylint_rpcsurface.store import locate
 
 __all__ = ["GroupUntied", "GroupUse", "Queries", "Ref", "Resolved"]
 
@@ -132,6 +134,13 @@ class Queries:
         self.store = pieces.store
         self.index = ClassIndex(self.store, pieces.reads)
         forms = {form.name: form for form in config.dispatch}
+        # A dispatch call is spelled with a form's method name, or an instance-of
+        # class's own name (see analysis.broadcasts.dispatch_calls).
+        words = [
+            form.method or str(form.instance_of).rpartition(".")[2] for form in config.dispatch
+        ]
+        tree = self.store.tree
+        self.libraries = LibraryText(words, locate, lambda name: bool(tree.locate(name)))
         self.collector = BroadcastCollector(
             forms,
             self.index,
@@ -139,6 +148,7 @@ class Queries:
             pieces.reads,
             piece=pieces.code,
             spans=lambda path: pieces.summary(path)[1],
+            libraries=self.libraries,
         )
         self._nodes: dict[Ref, nodes.ClassDef | nodes.FunctionDef | None] = {}
 
