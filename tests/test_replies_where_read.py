@@ -97,3 +97,27 @@ def test_replies_are_judged_where_a_rule_reads_them(tmp_path: Path, case: str) -
         assert cached.returncode == 1, cached.stdout + cached.stderr
         assert f'"{symbol}"' in cached.stdout, cached.stdout
         assert "pkg/kinds.py" in built, built
+
+
+def test_an_edit_of_another_method_keeps_the_handler_pieces(tmp_path: Path) -> None:
+    """A handler piece whose replies are not judged still holds its method's position:
+    an edit of another method above it in the module moves the position, and the piece
+    holds without a build of the module, as when its replies are judged."""
+    files = _files("waited", 'self.mgr.call("load")', "return 1")
+    files["pkg/worker.py"] = files["pkg/worker.py"].replace(
+        "class Worker:\n",
+        "class Worker:\n            def before(self):\n                return 2\n\n",
+    )
+    root = project(tmp_path / "proj", files)
+    env = stats_env(root)
+    run_check(root, env=env)
+    worker = root / "pkg/worker.py"
+    text = worker.read_text("utf-8")
+    assert text.count("        return 2\n") == 1
+    worker.write_text(
+        text.replace("        return 2\n", "        edited = 2\n        return edited\n")
+    )
+    warm = run_check(root, "--format", "json", env=env)
+    assert warm.stdout == run_check(root, "--format", "json", "--no-cache").stdout
+    record = stats_records(root)[-1]
+    assert record["modules_built"] == [], record  # the handler's piece held

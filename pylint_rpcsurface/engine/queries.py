@@ -51,7 +51,7 @@ from pylint_rpcsurface.analysis.classes import ClassIndex, answered_names
 from pylint_rpcsurface.analysis.conditions import attribute_truths
 from pylint_rpcsurface.analysis.decorators import all_transparent
 from pylint_rpcsurface.analysis.definitions import definition_name, find_definition
-from pylint_rpcsurface.analysis.handlers import handler_methods
+from pylint_rpcsurface.analysis.handlers import effective_method, handler_methods
 from pylint_rpcsurface.analysis.inference import infer_unique, location_of
 from pylint_rpcsurface.analysis.library_text import LibraryText
 from pylint_rpcsurface.analysis.pragmas import may_hold_pragmas, pragma_states
@@ -392,9 +392,15 @@ class Queries:
                 def compute(
                     rpc: str = rpc, ref: Ref = ref, judged: bool = judged
                 ) -> tuple[HandlerMethod, ...]:
-                    return handler_methods(
-                        [rpc], [self._class(ref)], self.index, transparent, replies=judged
-                    )
+                    klass = self._class(ref)
+                    found = handler_methods([rpc], [klass], self.index, transparent, replies=judged)
+                    located = effective_method(klass, rpc, self.index) if found else None
+                    if located is not None and located[0].body:
+                        # The value holds the method's position: read its code, as judging
+                        # its replies does, so that an edit elsewhere in the module moves
+                        # the position instead of counting as a read of the whole body.
+                        self.pieces.reads.node(located[0].body[0])
+                    return found
 
                 parts = (rpc, ref.path, ref.name, ref.index, judged)
                 found = self.pieces.piece(
