@@ -168,7 +168,7 @@ def _reaches_an_attribute_of_python_itself(
     to what that class's :meth:`~astroid.nodes.ClassDef.instance_attr` lists: the
     ``x.a = value`` statements of its module and its bases' (those of other modules are
     not the class's, see :mod:`.assigned_members`). Each must be a plain assignment of
-    a value of :func:`_a_value_of_python_itself`, or of a literal when ``a``'s own method
+    a value of :func:`a_value_of_python_itself`, or of a literal when ``a``'s own method
     is called (``self.pending = []`` then ``self.pending.append(x)``). An attribute no
     statement assigns is left to astroid (its class-level binding may be a method, a
     property, an enum's member), unless no class binds it either: astroid then infers
@@ -249,7 +249,7 @@ _READING_THE_CALLER = frozenset(
 )
 
 
-def _a_value_of_python_itself(value: nodes.NodeNG, tree: SourceTree, hops: int = 3) -> bool:
+def a_value_of_python_itself(value: nodes.NodeNG, tree: SourceTree, hops: int = 3) -> bool:
     """Whether *value* is names, attributes and calls (``asyncio.Queue()``,
     ``asyncio.get_event_loop().create_task(self._run())``) from a name bound to a
     builtin, to an import of the standard library, or by plain assignments of such
@@ -278,6 +278,21 @@ def _a_value_of_python_itself(value: nodes.NodeNG, tree: SourceTree, hops: int =
     )
 
 
+def bases_of_python_itself(cls: nodes.ClassDef, tree: SourceTree) -> bool:
+    """Whether every base of *cls* is, by syntax alone, a builtin or the standard
+    library's (``enum.Enum``, ``NamedTuple``, ``Generic[T]``, ``threading.Thread``), as
+    :func:`a_value_of_python_itself` tells a value: such a class derives from no class of
+    the project, whatever its bases' own bases are. A class with no base derives from
+    ``object`` alone."""
+    for written in cls.bases:
+        base = written
+        while isinstance(base, nodes.Subscript):
+            base = base.value  # Generic[T]: the class subscripted
+        if not isinstance(base, nodes.NodeNG) or not a_value_of_python_itself(base, tree):
+            return False
+    return True
+
+
 def _assigned_python_itself(
     target: nodes.AssignName | nodes.AssignAttr,
     tree: SourceTree,
@@ -286,13 +301,13 @@ def _assigned_python_itself(
     method_of_value: bool = False,
 ) -> bool:
     """Whether the one value a plain assignment binds to *target* is one of
-    :func:`_a_value_of_python_itself`, or a literal whose own method is called."""
+    :func:`a_value_of_python_itself`, or a literal whose own method is called."""
     value = _assigned_value(target)
     if value is None:
         return False
     if isinstance(value, _LITERALS):
         return method_of_value
-    return _a_value_of_python_itself(value, tree, hops)
+    return a_value_of_python_itself(value, tree, hops)
 
 
 def _harmless_arguments(call: nodes.Call) -> bool:

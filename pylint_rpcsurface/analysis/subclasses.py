@@ -19,6 +19,7 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.branches import can_run, live_bindings
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.definitions import definition_name
+from pylint_rpcsurface.analysis.helper_calls import bases_of_python_itself
 from pylint_rpcsurface.analysis.inference import (
     infer_unique,
     location_of,
@@ -88,6 +89,10 @@ def callers_in_module(
             continue
         if not can_run(cls):
             continue  # a TYPE_CHECKING stub, a dead branch, a replaced definition
+        if bases_of_python_itself(cls, index.store.tree):
+            # A builtin's or the standard library's class never derives from the
+            # project's: inferring the bases would build them (enum, typing) for nothing.
+            continue
         descends_from = configured_ancestors(cls, index, configured)
         if descends_from:
             found.append(
