@@ -12,7 +12,7 @@ import astroid
 from astroid import nodes
 from support import fast_surface, project, run_check, stats_env, stats_records
 
-from pylint_rpcsurface.analysis.helper_calls import calls_a_class
+from pylint_rpcsurface.analysis.helper_calls import _method_of_a_named_class, calls_a_class
 
 MESSAGES = """\
 import dataclasses
@@ -116,4 +116,106 @@ undefined()        # bound nowhere
         False,
         False,
         False,
+    ]
+
+
+PARAMS = """\
+import dataclasses
+from typing import Dict, List, Optional
+
+
+@dataclasses.dataclass
+class Params:
+    tokens: List[int]
+    extra: Optional[Dict[str, int]] = None
+
+    @classmethod
+    def make(cls, mgr):
+        return len(mgr)
+"""
+
+MAKER = """\
+from pkg.reexport import Params
+
+
+class Core:
+    def step(self):
+        Params.make(self.mgr)
+        self.mgr.call_func("prefil", wait_out=True)
+"""
+
+
+def _made(root: Path, params: str) -> tuple[set[tuple[str, str, int]], int]:
+    files = {
+        **FILES,
+        "pkg/messages.py": params,
+        "pkg/reexport.py": "from pkg.messages import Params\n",
+    }
+    project(root, {**files, "pkg/core.py": MAKER})
+    checked = run_check(root, "--format", "json", env=stats_env(root))
+    assert checked.stdout == run_check(root, "--format", "json", "--no-cache").stdout
+    (record,) = stats_records(root)
+    return {(m.symbol, m.path, m.line) for m in checked.messages}, int(
+        record["other_modules_built"]
+    )
+
+
+def test_a_classmethod_of_a_named_class_is_found_without_its_class_s_transforms(
+    tmp_path: Path,
+) -> None:
+    found, built = _made(tmp_path / "dataclass" / "proj", PARAMS)
+    assert found == {("rpc-unanswered", "pkg/core.py", 7)}
+    plain = PARAMS.replace("@dataclasses.dataclass\n", "").replace(
+        "    tokens: List[int]\n    extra: Optional[Dict[str, int]] = None\n", ""
+    )
+    found_plain, built_plain = _made(tmp_path / "plain" / "proj", plain)
+    assert found_plain == found
+    # The dataclass's transforms never ran: it built what the plain class builds.
+    assert built == built_plain
+    # The classmethod is still a helper: what it sends counts, through the re-export.
+    sending = PARAMS.replace(
+        "        return len(mgr)\n", '        mgr.call_func("mak", wait_out=True)\n'
+    )
+    found_sending, _ = _made(tmp_path / "sending" / "proj", sending)
+    assert found_sending == {*found, ("rpc-unanswered", "pkg/messages.py", 12)}
+
+
+def test_only_a_plain_def_bound_once_is_taken_by_its_name() -> None:
+    module = astroid.parse(
+        """
+import functools
+
+class Kind:
+    @classmethod
+    def plain(cls): pass
+    @staticmethod
+    def static(): pass
+    @functools.cache
+    def cached(self): pass
+    def __init__(self): pass
+    def twice(self): pass
+    twice = staticmethod(twice)
+    def method(self): pass
+
+Kind.plain()
+Kind.static()
+Kind.cached()
+Kind.__init__()
+Kind.twice()
+Kind.method()
+"""
+    )
+    calls = [
+        statement.value
+        for statement in module.body
+        if isinstance(statement, nodes.Expr) and isinstance(statement.value, nodes.Call)
+    ]
+    named = [_method_of_a_named_class(call.func) for call in calls]
+    assert [None if found is None else found.name for found in named] == [
+        "plain",
+        "static",
+        None,
+        None,
+        None,
+        "method",
     ]

@@ -46,6 +46,9 @@ def _unbound(value: object) -> object:
 
 def _callee(call: nodes.Call) -> nodes.FunctionDef | None:
     """The one function *call* calls, by inference; a bound method counts as its def."""
+    named = _method_of_a_named_class(call.func)
+    if named is not None:
+        return named
     functions = {id(f): f for f in map(_unbound, inferred_values(call.func))}
     if len(functions) != 1:
         return None
@@ -375,6 +378,67 @@ def calls_a_class(call: nodes.Call) -> bool:
 
 def _all_classes(bindings: Sequence[object], name: str, hops: int) -> bool:
     return bool(bindings) and all(_binds_a_class(b, name, hops) for b in bindings)
+
+
+def _method_of_a_named_class(func: nodes.NodeNG) -> nodes.FunctionDef | None:
+    """The method ``Class.method`` names, by the look-up alone, when inference would give
+    that very def: ``Class`` is bound to one class statement (here or through imports, as
+    :func:`calls_a_class` follows them) whose own body binds ``method`` once, to a ``def``
+    with no decorator but ``classmethod`` or ``staticmethod``, and ``method`` is no
+    dunder (astroid's brains make or replace those: a dataclass's ``__init__``).
+
+    astroid finds a name the class's body binds there first, and infers a ``def`` to
+    itself; but inferring ``Class`` would first run the class's transforms (a
+    dataclass's build ``typing``: LMDeploy 0.7.3's ``SamplingParam.from_gen_config``)."""
+    if (
+        not isinstance(func, nodes.Attribute)
+        or not isinstance(func.expr, nodes.Name)
+        or func.attrname.startswith("__")
+    ):
+        return None
+    klass = _named_class(func.expr)
+    if klass is None:
+        return None
+    bound = klass.locals.get(func.attrname, [])
+    if len(bound) != 1 or not isinstance(bound[0], nodes.FunctionDef):
+        return None
+    method = bound[0]
+    decorators = method.decorators.nodes if method.decorators else []
+    if not all(
+        isinstance(d, nodes.Name) and d.name in ("classmethod", "staticmethod") and _builtin(d)
+        for d in decorators
+    ):
+        return None
+    return method
+
+
+def _builtin(name: nodes.Name) -> bool:
+    """Whether *name* is the builtin it spells: bound in no scope around it."""
+    return _bound_in_no_scope(name)
+
+
+def _named_class(name: nodes.Name) -> nodes.ClassDef | None:
+    """The one class statement *name* is bound to, by the look-up and imports alone."""
+    bindings = _bindings(name)
+    return _one_class(bindings or [], name.name, hops=3)
+
+
+def _one_class(bindings: Sequence[object], name: str, hops: int) -> nodes.ClassDef | None:
+    if len(bindings) != 1:
+        return None
+    (binding,) = bindings
+    if isinstance(binding, nodes.ClassDef):
+        return binding
+    if not isinstance(binding, nodes.ImportFrom) or hops == 0:
+        return None
+    try:
+        real = binding.real_name(name)
+        module = binding.do_import_module()
+    except (*INFERENCE_ERRORS, AttributeInferenceError):
+        return None
+    if module is binding.root():
+        return None
+    return _one_class(module.locals.get(real, ()), real, hops - 1)
 
 
 def _binds_a_class(binding: object, name: str, hops: int) -> bool:
