@@ -429,31 +429,32 @@ def _one_class(bindings: Sequence[object], name: str, hops: int) -> nodes.ClassD
     (binding,) = bindings
     if isinstance(binding, nodes.ClassDef):
         return binding
-    if not isinstance(binding, nodes.ImportFrom) or hops == 0:
-        return None
-    try:
-        real = binding.real_name(name)
-        module = binding.do_import_module()
-    except (*INFERENCE_ERRORS, AttributeInferenceError):
-        return None
-    if module is binding.root():
-        return None
-    return _one_class(module.locals.get(real, ()), real, hops - 1)
+    followed = _imported(binding, name) if hops else None
+    return None if followed is None else _one_class(followed[1], followed[0], hops - 1)
 
 
 def _binds_a_class(binding: object, name: str, hops: int) -> bool:
     if isinstance(binding, nodes.ClassDef):
         return True
-    if not isinstance(binding, nodes.ImportFrom) or hops == 0:
-        return False
+    followed = _imported(binding, name) if hops else None
+    return followed is not None and _all_classes(followed[1], followed[0], hops - 1)
+
+
+def _imported(binding: object, name: str) -> tuple[str, Sequence[object]] | None:
+    """What *name*, bound by ``from m import ...`` (*binding*), stands for: its name in
+    ``m`` and ``m``'s own bindings of it, as astroid's inference reads them; None for
+    another binding, a module that can't be built, or the importing module itself
+    (astroid looks past its own bindings then)."""
+    if not isinstance(binding, nodes.ImportFrom):
+        return None
     try:
         real = binding.real_name(name)
         module = binding.do_import_module()
     except (*INFERENCE_ERRORS, AttributeInferenceError):
-        return False
+        return None
     if module is binding.root():
-        return False  # astroid looks past the module's own bindings then
-    return _all_classes(module.locals.get(real, ()), real, hops - 1)
+        return None
+    return real, module.locals.get(real, ())
 
 
 def reaches_only_libraries_sending_nothing(
