@@ -91,7 +91,7 @@ from pylint_rpcsurface.model import (
     Table,
 )
 from pylint_rpcsurface.sources import SourceTree
-from pylint_rpcsurface.store import locate
+from pylint_rpcsurface.store.resolution import locate
 
 __all__ = ["GroupUntied", "GroupUse", "Queries", "Ref", "Resolved"]
 
