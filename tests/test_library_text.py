@@ -150,3 +150,30 @@ def test_the_store_starts_afresh_when_a_missing_import_is_installed(tmp_path: Pa
     warm = run_check(tmp_path / "proj", "--format", "json", env=env)
     fresh = run_check(tmp_path / "proj", "--format", "json", "--no-cache", env=env)
     assert warm.stdout == fresh.stdout == "[]\n", warm.stdout
+
+
+def test_a_library_call_on_the_way_to_the_callee_is_inferred(tmp_path: Path) -> None:
+    """``lib.identity(Helpers).send_all(...)``: the library's function hands back what it
+    is given, a class of the project, whose staticmethod sends. The library spells no
+    dispatch word, but the callee is not its value: the call is inferred, and the
+    helper's send counts."""
+    core = """\
+        import lib
+
+
+        class Helpers:
+            @staticmethod
+            def send_all(mgr):
+                mgr.call_func("lib_load", wait_out=True)
+
+
+        class Core:
+            def step(self):
+                lib.identity(Helpers).send_all(self.mgr)
+                self.mgr.call_func("prefill", wait_out=True)
+        """
+    project(tmp_path / "proj", {**FILES, "pkg/core.py": core})
+    project(tmp_path / "site", {"lib/__init__.py": "def identity(x):\n    return x\n"})
+    env = {**stats_env(tmp_path / "proj"), "PYTHONPATH": str(tmp_path / "site")}
+    cached = run_check(tmp_path / "proj", "--format", "json", env=env)
+    assert cached.stdout == "[]\n", cached.stdout  # lib_load is waited on, through Helpers

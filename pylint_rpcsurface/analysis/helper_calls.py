@@ -463,13 +463,20 @@ def reaches_only_libraries_sending_nothing(
     """Whether *call* calls, by the name its callee starts from, into installed libraries
     whose code reaches no dispatch call (:class:`.library_text.LibraryText`).
 
-    The name (``version`` in ``version.parse(...)``) must be bound, wherever astroid's
-    look-up finds it, by absolute imports alone, each of a module outside the source
-    roots and the standard library. The callee is then a value of that library's (an
-    attribute of its module, or what its code returns), and so is every helper astroid
-    could reach from it; the call's arguments play no part in what it calls."""
-    root = _root_name(call.func)
-    if root is None or _only_a_parameter(root) or _bound_in_no_scope(root):
+    The callee must be attributes of a name alone (``version.parse``, no call or
+    subscript on the way: ``lib.identity(x).m`` may give back what it is handed), and
+    the name must be bound, wherever astroid's look-up finds it, by absolute imports
+    alone, each of a module outside the source roots and the standard library. The
+    callee is then a value the library's own code binds (another module's assignments
+    to it are not the module's, see :mod:`.assigned_members`), and so is every helper
+    astroid could reach from it."""
+    func: nodes.NodeNG = call.func
+    while isinstance(func, nodes.Attribute):
+        func = func.expr
+    if not isinstance(func, nodes.Name):
+        return False
+    root = func
+    if _only_a_parameter(root) or _bound_in_no_scope(root):
         return False
     bindings = _bindings(root)
     if not bindings:

@@ -96,9 +96,6 @@ class LibraryText:
             files = self._files_of(package)
             if files is None:
                 return None
-            if not files:
-                self.missing.add(package)
-                continue
             files_read += len(files)
             if files_read > MAX_FILES:
                 return None
@@ -121,6 +118,7 @@ class LibraryText:
         none when it is not found or compiled; None when it is found other than as files."""
         where = self._locate(package)
         if where is None:
+            self.missing.add(package)
             return []
         if where.startswith("namespace:"):
             folders = [f for f in where[len("namespace:") :].split(os.pathsep) if f]
