@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from astroid import nodes
 
@@ -68,15 +69,23 @@ class ModuleCallers:
 
 
 def callers_in_module(
-    module: nodes.Module, index: ClassIndex, configured: Iterable[str]
+    module: nodes.Module,
+    index: ClassIndex,
+    configured: Iterable[str],
+    lineage_of: Callable[[nodes.ClassDef], Lineage] | None = None,
 ) -> ModuleCallers:
     """The classes of *module* that can run and descend from one of *configured*, and
     its aliases.
 
     The search over the whole tree (the engine's) calls this for each module whose text
     names a caller; a module is read once, whatever the words of the round.
+    *lineage_of* gives a class's :func:`lineage` (the engine's, from a piece of each
+    class's own: a statement added in a method leaves its classes' lineages as they
+    were, and reading them again would build their bases' modules).
     """
     configured = frozenset(configured)
+    if lineage_of is None:
+        lineage_of = partial(lineage, index=index, configured=configured)
     found: list[CallerClassFacts] = []
     open_classes: list[OpenClass] = []
     # One walk of the module's statements for both: its classes, and the statements that
@@ -93,7 +102,7 @@ def callers_in_module(
             # A builtin's or the standard library's class never derives from the
             # project's: inferring the bases would build them (enum, typing) for nothing.
             continue
-        descends_from = configured_ancestors(cls, index, configured)
+        descends_from, open_base = lineage_of(cls)
         if descends_from:
             found.append(
                 CallerClassFacts(
@@ -106,7 +115,11 @@ def callers_in_module(
                 )
             )
             continue
-        reason = _why_it_may_be_a_caller(cls, index, configured)
+        reason = (
+            f"class {cls.name} derives from a starred base that does not infer"
+            if open_base
+            else _why_it_may_be_a_caller(cls, index, configured)
+        )
         at = location_of(cls)
         if reason is not None and at is not None:
             open_classes.append(OpenClass(cls.name, at, reason))
@@ -117,13 +130,12 @@ def callers_in_module(
 def _why_it_may_be_a_caller(
     cls: nodes.ClassDef, index: ClassIndex, configured: frozenset[str]
 ) -> str | None:
-    """Why *cls*, found to descend from no caller, may still be one, or None.
+    """Why *cls*, found to descend from no caller and from no starred base that does
+    not infer (:func:`lineage`), may still be one, or None.
 
-    ``class C(*BASES)`` with BASES unknown may derive from anything. ``class C(Base)``
-    where Base is a caller in one branch and another class in the other (``if flag: Base
-    = Core`` / ``else: Base = object``) is a caller in one world and not in the other."""
-    if index.may_derive_from_anything(cls):
-        return f"class {cls.name} derives from a starred base that does not infer"
+    ``class C(Base)`` where Base is a caller in one branch and another class in the
+    other (``if flag: Base = Core`` / ``else: Base = object``) is a caller in one world
+    and not in the other."""
     for base in cls.bases:
         if not isinstance(base, nodes.Name):
             continue
@@ -203,6 +215,18 @@ def configured_ancestors(
     order, _ = index.linearize(cls)
     ancestors = {index.qualname(a) for a in order[1:]}
     return frozenset(ancestors.intersection(configured))
+
+
+# What a class's method resolution order says of it for the caller search: the
+# configured callers among its ancestors, and whether it or an ancestor has a starred
+# base that does not infer (it may then derive from any class, a caller too).
+Lineage = tuple[frozenset[str], bool]
+
+
+def lineage(cls: nodes.ClassDef, index: ClassIndex, configured: Iterable[str]) -> Lineage:
+    """*cls*'s :data:`Lineage`: both read from its order alone, which inferring its
+    bases, and theirs, gives."""
+    return (configured_ancestors(cls, index, configured), index.may_derive_from_anything(cls))
 
 
 _ALIASING = (nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.Return)

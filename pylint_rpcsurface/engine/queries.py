@@ -14,8 +14,11 @@ at), and what else computing it reads:
   elements reads.
 - :meth:`Queries.ancestors`: the class's module, its interface, and its bases' modules as
   inference reads them.
+- :meth:`Queries.lineage`: the class's module, its interface, and its bases' modules as
+  inference reads them.
 - :meth:`Queries.module_callers`: the module, its whole body (classes and aliases
-  anywhere in it count), and the modules of the bases it infers.
+  anywhere in it count), each of its classes' lineage (its piece), and the modules of
+  the bases a class with two bindings of one base's name infers.
 - :meth:`Queries.broadcasts`: the caller's module, its interface; its members (one
   piece) and each code's piece (``Pieces.code``: its function, "def Q").
 - :meth:`Queries.answers`: the handlers' modules, their interface, and their bases'.
@@ -71,10 +74,12 @@ from pylint_rpcsurface.analysis.reply_reads import Fate, call_fates
 from pylint_rpcsurface.analysis.subclass_search import CallerFamily
 from pylint_rpcsurface.analysis.subclasses import (
     CallerClassFacts,
+    Lineage,
     ModuleCallers,
     OpenClass,
     callers_in_module,
     configured_ancestors,
+    lineage,
 )
 from pylint_rpcsurface.analysis.tables import read_table
 from pylint_rpcsurface.config import Config
@@ -281,6 +286,13 @@ class Queries:
         parts = (ref.path, ref.name, ref.index, sorted(configured))
         return frozenset(self.pieces.piece("ancestors", parts, [ref.path], compute, frozenset[str]))
 
+    def lineage(self, ref: Ref, configured: frozenset[str]) -> Lineage:
+        def compute() -> Lineage:
+            return lineage(self._class(ref), self.index, configured)
+
+        parts = (ref.path, ref.name, ref.index, sorted(configured))
+        return self.pieces.piece("lineage", parts, [ref.path], compute, Lineage)
+
     def module_callers(self, path: str, configured: frozenset[str]) -> ModuleCallers:
         def compute() -> ModuleCallers:
             module = self.store.module(path)
@@ -288,7 +300,12 @@ class Queries:
                 failure = self.store.failure(path)
                 why = (failure.line, failure.reason) if failure is not None else None
                 return ModuleCallers(parsed=False, classes=(), aliases=(), failure=why)
-            return callers_in_module(module, self.index, configured)
+            return callers_in_module(
+                module,
+                self.index,
+                configured,
+                lambda cls: self.lineage(Ref.of(cls, self.store.tree), configured),
+            )
 
         value = self.pieces.piece(
             "module-callers",
