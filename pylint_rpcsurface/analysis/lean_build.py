@@ -35,9 +35,22 @@ from astroid import nodes
 from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
 
-__all__ = ["BUILD_ENV", "LeanBuilds", "PendingAttrs", "lean_wanted"]
+from pylint_rpcsurface.analysis.inference import name_bindings
+
+__all__ = [
+    "BUILD_ENV",
+    "LeanBuilds",
+    "PendingAttrs",
+    "decorator_name",
+    "lean_wanted",
+    "method_type_by_syntax",
+]
 
 BUILD_ENV = "RPCSURFACE_BUILD"  # "full": astroid's whole post-build for every module
+
+# The attribute of a method the lean build knows to be one by its decorators: the names
+# of the project's top-level packages (no decorator's module may be one of them).
+_KNOWN_TYPE = "_rpcsurface_known_method"
 
 # The attribute a lean module carries: its nodes from the parse whose transforms have not
 # run, by id (held, so that no node made later can take an id of theirs).
@@ -128,18 +141,38 @@ class PendingAttrs(dict[str, Any]):
 _CLASS_FIRST = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 
 
-def _self_class(target: nodes.NodeNG) -> nodes.ClassDef | None:
+# Decorators that leave a method one whose first argument astroid infers to an instance
+# of its class (its FunctionDef.type stays "method": they are no classmethod or
+# staticmethod, nor return one), by the module that defines them and their name there.
+# tests/test_lean_build.py holds each to astroid's own answer on this Python.
+_KEEP_A_METHOD = frozenset(
+    {
+        "abc.abstractmethod",
+        "builtins.property",
+        "contextlib.asynccontextmanager",
+        "contextlib.contextmanager",
+    }
+)
+
+
+def _self_class(target: nodes.NodeNG, project_names: Container[str]) -> nodes.ClassDef | None:
     """The class whose instance *target* is, where that is plain from the syntax: a
-    method's first argument, bound nowhere else in it, the method undecorated and the
-    only binding of its name in a class none of whose bases may make it a metaclass.
-    Else None: astroid infers what an assignment to it assigns to at build."""
+    method's first argument, bound nowhere else in it, the method undecorated (or by
+    decorators of :data:`_KEEP_A_METHOD` alone) and the only binding of its name in a
+    class none of whose bases may make it a metaclass. Else None: astroid infers what an
+    assignment to it assigns to at build (a decorator's module is built to tell)."""
     if not isinstance(target, nodes.Name):
         return None
     method = target.scope()
     klass = method.parent
     if not isinstance(method, nodes.FunctionDef) or not isinstance(klass, nodes.ClassDef):
         return None
-    if method.decorators is not None or method.name in _CLASS_FIRST:
+    if method.name in _CLASS_FIRST:
+        return None
+    if method.decorators is not None and not all(
+        decorator_name(decorator, project_names) in _KEEP_A_METHOD
+        for decorator in method.decorators.nodes
+    ):
         return None
     if klass.locals.get(method.name) != [method]:
         return None
@@ -162,6 +195,79 @@ def _plain_base(base: object) -> bool:
     else:
         return isinstance(base, nodes.Subscript) and _plain_base(base.value)
     return name != "type" and "meta" not in name.lower()
+
+
+def _known_as_a_method(method: nodes.FunctionDef, project_names: Container[str]) -> None:
+    """Tell astroid that *method*, which :func:`_self_class` took for one, is a method,
+    so that inferring its first argument does not infer its decorators (building
+    ``contextlib`` for a ``@contextmanager``): astroid's ``FunctionDef.type`` gives the
+    same. While reads are recorded, :func:`method_type_by_syntax` tells it instead, its
+    look-ups recorded."""
+    if method.decorators is not None:
+        method.__dict__[_KNOWN_TYPE] = project_names
+        method.__dict__["type"] = "method"  # astroid's cached_property keeps it there
+
+
+def method_type_by_syntax(method: nodes.FunctionDef) -> str | None:
+    """``"method"`` for a method the lean build took for one (:func:`_known_as_a_method`)
+    whose decorators still resolve to :data:`_KEEP_A_METHOD` alone; else None, for
+    astroid to tell."""
+    project_names = method.__dict__.get(_KNOWN_TYPE)
+    if project_names is None or method.decorators is None:
+        return None
+    if all(
+        decorator_name(decorator, project_names) in _KEEP_A_METHOD
+        for decorator in method.decorators.nodes
+    ):
+        return "method"
+    return None
+
+
+def decorator_name(decorator: nodes.NodeNG, project_names: Container[str]) -> str | None:
+    """The dotted name of what *decorator* is, by the look-up and imports alone:
+    ``builtins.property`` for a name no scope binds, ``contextlib.contextmanager`` for
+    ``contextmanager`` bound only by ``from contextlib import contextmanager``, or for
+    ``contextlib.contextmanager`` with ``contextlib`` bound only by ``import contextlib``;
+    None for anything else, or a module a package of the project's may shadow."""
+    if isinstance(decorator, nodes.Name):
+        looked_up = name_bindings(decorator)
+        names = {_imported_as(binding, decorator.name) for binding in (looked_up or (0, []))[1]}
+    elif isinstance(decorator, nodes.Attribute) and isinstance(decorator.expr, nodes.Name):
+        looked_up = name_bindings(decorator.expr)
+        names = {
+            _module_imported_as(binding, decorator.expr.name)
+            for binding in (looked_up or (0, []))[1]
+        }
+        names = {None if name is None else f"{name}.{decorator.attrname}" for name in names}
+    else:
+        return None
+    if len(names) != 1:
+        return None
+    (name,) = names
+    if name is None or name.partition(".")[0] in project_names:
+        return None
+    return name
+
+
+def _imported_as(binding: nodes.NodeNG, name: str) -> str | None:
+    """What *binding* binds *name* to: ``module.real_name`` for an absolute ``from``
+    import, ``builtins.name`` for astroid's builtins module, else None."""
+    if binding.root().name == "builtins" and binding.root() is not binding:
+        return f"builtins.{name}"
+    if isinstance(binding, nodes.ImportFrom) and binding.modname and not binding.level:
+        for imported, alias in binding.names:
+            if (alias or imported) == name and imported != "*":
+                return f"{binding.modname}.{imported}"
+    return None
+
+
+def _module_imported_as(binding: nodes.NodeNG, name: str) -> str | None:
+    """The module an ``import`` statement *binding* binds *name* to, else None."""
+    if isinstance(binding, nodes.Import):
+        for imported, alias in binding.names:
+            if alias == name or (alias is None and imported == name):
+                return imported
+    return None
 
 
 class LeanBuilds:
@@ -238,10 +344,13 @@ class LeanBuilds:
         own: dict[int, list[nodes.AssignAttr]] = {}
         through: list[nodes.AssignAttr] = []
         for node in deferred:
-            klass = _self_class(node.expr)
+            klass = _self_class(node.expr, self._project_names)
             if klass is not None:
                 own.setdefault(id(klass), []).append(node)
-            elif _through_local(node):
+                method = node.expr.scope()
+                if isinstance(method, nodes.FunctionDef):
+                    _known_as_a_method(method, self._project_names)
+            elif _through_local(node, self._project_names):
                 through.append(node)
             else:
                 # The class attribute, not the instance's copy: astroid's hook wraps it.
@@ -340,7 +449,7 @@ def _fill_on_first_read(klass: nodes.ClassDef, fill: Callable[[], None]) -> None
         fill()  # a shape this does not know: as astroid's build, at once
 
 
-def _through_local(node: nodes.AssignAttr) -> bool:
+def _through_local(node: nodes.AssignAttr, project_names: Container[str]) -> bool:
     """Whether *node* assigns to an attribute of what a function's own name holds (its
     parameter or local: ``msg.status = ...``, ``self.a.b = ...``), not a class's first
     argument in a method astroid may read as the class itself (``cls.x = ...``)."""
@@ -355,7 +464,7 @@ def _through_local(node: nodes.AssignAttr) -> bool:
     positional = [*scope.args.posonlyargs, *(scope.args.args or ())]
     first = positional[0].name if positional else None
     in_class = isinstance(scope.parent, nodes.ClassDef)
-    return not (in_class and first == target.name and _self_class(target) is None)
+    return not (in_class and first == target.name and _self_class(target, project_names) is None)
 
 
 def _classes_of(module: nodes.Module) -> list[nodes.ClassDef]:
