@@ -13,7 +13,8 @@ Under a :class:`LeanBuilds` block each module of the project astroid builds is *
 
 * a node's transforms run when the node is first inferred, together with those of the
   classes around it (a dataclass's or an enum's own transform before any of its members
-  is looked up);
+  is looked up), unless inferring the node reads nothing of those classes (a constant, a
+  module's ``logger``, a parameter other than a method's first);
 * a method's ``self.x = ...`` (a plain method's first argument, bound once) is added to
   its class's ``instance_attrs`` when anything first reads them (:class:`PendingAttrs`);
   every other attribute assignment is added as astroid adds it.
@@ -373,15 +374,18 @@ class LeanBuilds:
 
     def _transformed(self, node: nodes.NodeNG) -> nodes.NodeNG:
         """*node*, its transforms and those of the classes around it run if it came from
-        the parse of a lean module and they haven't: what astroid's walk would have made
-        of it. Nodes made later (by a transform, by inference) are never walked by
+        the parse of a lean module and they haven't (the classes' only when inferring it
+        may read them, :func:`_reads_no_class_around`): what astroid's walk would have
+        made of it. Nodes made later (by a transform, by inference) are never walked by
         astroid, so never transformed here either."""
         pending: dict[int, nodes.NodeNG] | None = node.root().__dict__.get(_LEAN)
         if not pending or id(node) not in pending:
             return node
-        for klass in _enclosing_classes(node):
-            if pending.pop(id(klass), None) is not None:
-                self._transform(klass)
+        classes = _enclosing_classes(node)
+        if classes and not _reads_no_class_around(node, classes[0]):
+            for klass in classes:
+                if pending.pop(id(klass), None) is not None:
+                    self._transform(klass)
         # A class's transform may have inferred, so transformed, the node itself.
         return node if pending.pop(id(node), None) is None else self._transform(node)
 
@@ -487,6 +491,44 @@ def _parsed_nodes(module: nodes.Module) -> dict[int, nodes.NodeNG]:
             for field in value._astroid_fields:  # pylint: disable=protected-access
                 stack.append(getattr(value, field))
     return found
+
+
+def _reads_no_class_around(node: nodes.NodeNG, outermost: nodes.ClassDef) -> bool:
+    """Whether inferring *node* reads nothing of the classes around it, which a class's
+    transform could change: a constant, or a name (or its attributes) that astroid's
+    look-up finds bound outside *outermost*, the outermost of them (a module's
+    ``logger``, a builtin), or only as a parameter other than a method's first. Every
+    node of theirs its inference reaches is inferred in turn, and their transforms run
+    then. A method's ``self`` is bound inside, and reaches its class through its scope
+    instead: the classes around it are transformed first."""
+    if isinstance(node, nodes.Const):
+        return True
+    if isinstance(node, nodes.AssignName):
+        return _a_parameter_not_first(node, node.scope())  # a parameter, as a binding
+    while isinstance(node, nodes.Attribute):
+        node = node.expr  # logger.warning: what logger is, then its attribute
+    if not isinstance(node, nodes.Name):
+        return False
+    looked_up = name_bindings(node)
+    if looked_up is None:
+        return False
+    scope, bindings = looked_up
+    if scope is not outermost and not outermost.parent_of(scope):
+        return True
+    return bool(bindings) and all(_a_parameter_not_first(binding, scope) for binding in bindings)
+
+
+def _a_parameter_not_first(binding: nodes.NodeNG, scope: nodes.NodeNG) -> bool:
+    """Whether *binding* is a parameter of the function *scope*, other than a method's
+    first: astroid infers it to what a call passes or to its default, each inferred in
+    turn, never from the class (a method's ``self`` or ``cls`` is)."""
+    if not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        return False
+    if not isinstance(binding, nodes.AssignName) or binding.parent is not scope.args:
+        return False
+    positional = [*scope.args.posonlyargs, *(scope.args.args or ())]
+    in_class = isinstance(scope.parent, nodes.ClassDef)
+    return not (in_class and positional and positional[0] is binding)
 
 
 def _enclosing_classes(node: nodes.NodeNG) -> list[nodes.ClassDef]:

@@ -1,0 +1,76 @@
+"""A name in a method that astroid's look-up finds bound outside the classes around it
+(a module's ``logger``) is inferred without first running those classes' transforms:
+inferring it reads nothing of theirs (LMDeploy 0.7.3's ``logger.warning(...)`` in a
+dataclass's classmethod ran the dataclass's transform, which built ``typing``, a fifth
+of a cold ``check``). ``self`` is bound inside: the classes' transforms run first, as
+before. Every answer is held to astroid's full build."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from support import fast_surface, line_of, project, run_check, stats_env, stats_records
+
+FULL = {"RPCSURFACE_BUILD": "full"}
+
+PARAMS = textwrap.dedent(
+    """\
+    import logging
+    from dataclasses import dataclass, field
+    from typing import List
+
+    logger = logging.getLogger(__name__)
+
+
+    @dataclass
+    class Params:
+        sizes: List[int] = field(default_factory=list)
+
+        @classmethod
+        def make(cls, mgr):
+            logger.warning("made")
+            mgr.call_func("params_load", wait_out=True)
+            return Params()
+    """
+)
+
+CORE = """\
+from pkg.params import Params
+
+
+class Core:
+    def step(self):
+        Params.make(self.mgr)
+        self.mgr.call_func("prefill", wait_out=True)
+"""
+
+FILES: dict[str, str | bytes] = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": CORE,
+    "pkg/runners.py": (
+        "RPCS = ()\n\n\nclass Runner:\n    def prefill(self):\n        return 1\n\n\n"
+        "class FastRunner(Runner):\n    pass\n"
+    ),
+    "pyproject.toml": fast_surface(
+        "pkg.core.Core", "pkg.runners.FastRunner", "pkg.runners.Runner", "pkg.runners.RPCS"
+    ),
+}
+
+
+def _checked(root: Path, params: str) -> tuple[set[tuple[str, str, int]], int]:
+    project(root, {**FILES, "pkg/params.py": params})
+    lean = run_check(root, "--format", "json", env=stats_env(root))
+    assert lean.stdout == run_check(root, "--format", "json", "--no-cache", env=FULL).stdout
+    found = {(m.symbol, m.path, m.line) for m in lean.messages}
+    return found, int(stats_records(root)[-1]["other_modules_built"])
+
+
+def test_a_module_name_in_a_dataclass_method_runs_no_transform(tmp_path: Path) -> None:
+    found, built = _checked(tmp_path / "dataclass", PARAMS)
+    assert found == {("rpc-unanswered", "pkg/params.py", line_of(PARAMS, '"params_load"'))}
+    plain = PARAMS.replace("@dataclass\n", "\n")  # the same lines
+    found_plain, built_plain = _checked(tmp_path / "plain", plain)
+    assert found_plain == found
+    # The dataclass's transform never ran: it would have built typing.
+    assert built == built_plain
