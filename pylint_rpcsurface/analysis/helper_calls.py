@@ -18,6 +18,7 @@ from astroid.exceptions import AttributeInferenceError
 from pylint_rpcsurface.analysis.broadcasts import Code, calls_in
 from pylint_rpcsurface.analysis.inference import (
     INFERENCE_ERRORS,
+    imported_dotted_name,
     inferred_values,
     location_of,
     name_bindings,
@@ -65,11 +66,18 @@ def reaches_only_python_itself(call: nodes.Call, tree: SourceTree) -> bool:
     ``m.f(...)``, ``logger`` in ``logger.info(...)``) is bound nowhere in the code's scopes
     (a builtin), or only by imports of standard-library modules that no file under the
     source roots shadows, or only by assignments (``logger = logging.getLogger(...)``,
-    ``with open(...) as f``) of values that start from such names. A call on an
-    attribute of ``self`` (``self.queue.put(...)``) is skipped when every value astroid
+    ``loop = asyncio.get_event_loop()``) of values that start from such names. A call on
+    an attribute of ``self`` (``self.queue.put(...)``) is skipped when every value astroid
     may give that attribute is one too (see :func:`_reaches_an_attribute_of_python_itself`).
     Anything else is inferred.
+
+    On the way from the callee to that name, and from each assigned value to its own,
+    every call must give nothing of what it is given (:func:`_gives_nothing_back`), and
+    no subscript may pick from a container: ``cast(T, x)``, ``getattr(x, "m")`` and
+    ``copy.copy(x)`` hand back the project's own objects, whose methods may be helpers.
     """
+    if not _gives_nothing_back(call.func, tree):
+        return False
     root = _root_name(call.func)
     if root is None:
         return False
@@ -314,12 +322,18 @@ def _assigned_python_itself(
 
 
 def _harmless_arguments(call: nodes.Call) -> bool:
-    """Whether every argument of *call* is a constant other than a string or bytes, or
-    a call of a method of ``self`` whose code returns no value (astroid infers such a
-    call to None, as it does a coroutine's): nothing of the project's goes in."""
+    """Whether every argument of *call* is a constant other than a string or bytes, a
+    builtin's name (``defaultdict(list)``), or a call of a method of ``self`` whose code
+    returns no value (astroid infers such a call to None, as it does a coroutine's):
+    nothing of the project's goes in."""
     values = [*call.args, *(keyword.value for keyword in call.keywords or ())]
     return all(
         (isinstance(value, nodes.Const) and not isinstance(value.value, (str, bytes)))
+        or (
+            isinstance(value, nodes.Name)
+            and _bound_in_no_scope(value)
+            and value.name not in _READING_THE_CALLER
+        )
         or (isinstance(value, nodes.Call) and _returns_nothing(value))
         for value in values
     )
@@ -545,9 +559,17 @@ def _all_python_itself(
     return all(_binds_python_itself(binding, name, tree, hops) for binding in bindings)
 
 
-def _binds_python_itself(binding: nodes.NodeNG, name: str, tree: SourceTree, hops: int) -> bool:
+def _binds_python_itself(
+    binding: nodes.NodeNG, name: str, tree: SourceTree, hops: int, functions: int = 1
+) -> bool:
     if binding.root().name == "builtins":
         return True  # astroid's look-up ends in the builtins module
+    if isinstance(binding, nodes.AssignName):
+        value = _assigned_value(binding)
+        if value is None or not _gives_nothing_back(value, tree, functions):
+            return False
+        if _calls_functions_returning_python_itself(value, tree, functions):
+            return True
     modules: list[str]
     if isinstance(binding, nodes.ImportFrom):
         modules = [binding.modname] if binding.modname and not binding.level else []
@@ -567,10 +589,164 @@ def _binds_python_itself(binding: nodes.NodeNG, name: str, tree: SourceTree, hop
     )
 
 
+# Calls of the standard library whose value, and every attribute of it, astroid never
+# infers to what they are given, whatever that is (a logger, by its name; a socket, by
+# its family): each is held to astroid's own answer by
+# tests/test_helper_filter_hand_back.py.
+GIVING_NOTHING_BACK = frozenset(
+    {
+        "asyncio.Event",
+        "asyncio.Lock",
+        "asyncio.Queue",
+        "builtins.open",
+        "logging.getLogger",
+        "queue.Queue",
+        "socket.socket",
+        "subprocess.Popen",
+        "threading.Event",
+        "threading.Lock",
+        "threading.RLock",
+        "threading.Thread",
+    }
+)
+
+
+def _gives_nothing_back(expression: nodes.NodeNG, tree: SourceTree, functions: int = 1) -> bool:
+    """Whether no call on the way from *expression* to the name it starts from (``f``
+    in ``f(a).b(c)[0].d``) may hand back what it is given: each call is given only
+    :func:`_harmless_arguments`, or calls one of :data:`GIVING_NOTHING_BACK`, or a
+    function of the project's whose every return is of the standard library's
+    (:func:`_calls_functions_returning_python_itself`, *functions* such calls deep).
+
+    A subscript on the way picks from what the rest gives: astroid infers an item of a
+    container only where a literal lists it, and a literal is no value of the standard
+    library's."""
+    node = expression
+    while isinstance(node, (nodes.Attribute, nodes.Call, nodes.Subscript)):
+        if isinstance(node, nodes.Subscript):
+            node = node.value
+        elif isinstance(node, nodes.Call):
+            if not (
+                _harmless_arguments(node)
+                or _standard_name(node.func, tree) in GIVING_NOTHING_BACK
+                or _calls_functions_returning_python_itself(node, tree, functions)
+            ):
+                return False
+            node = node.func
+        else:
+            node = node.expr
+    return True
+
+
+def _standard_name(node: nodes.NodeNG, tree: SourceTree) -> str | None:
+    """:func:`.inference.imported_dotted_name` of *node*, when it names the standard
+    library's or a builtin (no file under the source roots shadows its module)."""
+    name = imported_dotted_name(node)
+    if name is None:
+        return None
+    module = name.rpartition(".")[0]
+    if module == "builtins":
+        return name
+    if module.partition(".")[0] not in sys.stdlib_module_names or tree.locate(module):
+        return None
+    return name
+
+
+def _calls_functions_returning_python_itself(
+    value: nodes.NodeNG, tree: SourceTree, functions: int
+) -> bool:
+    """Whether *value* is a call of a name that the look-up and imports bind only to
+    functions of the project whose every return gives a value of the standard library,
+    whatever they are given (``logger = get_logger("app")``, with ``def get_logger(name):
+    logger = logging.getLogger(name); ...; return logger``). astroid infers the call to
+    what those returns infer to. *functions* is how many such calls deep to follow."""
+    if functions < 1 or not isinstance(value, nodes.Call):
+        return False
+    if not isinstance(value.func, nodes.Name):
+        return False
+    named = _functions_named(value.func, hops=3)
+    return bool(named) and all(
+        _of_the_project(function, tree) and _returns_python_itself(function, tree, functions - 1)
+        for function in named
+    )
+
+
+def _of_the_project(function: nodes.FunctionDef, tree: SourceTree) -> bool:
+    """Whether *function* is written in a file under the source roots (a builtin's
+    statement, which astroid makes from the object, has no return to read)."""
+    file = function.root().file
+    return file is not None and tree.module_name(file) is not None
+
+
+def _functions_named(name: nodes.Name, hops: int) -> list[nodes.FunctionDef]:
+    """The function statements *name* is bound to, by the look-up and ``from`` imports
+    (up to *hops* modules), or none when any binding is something else."""
+    found: list[nodes.FunctionDef] = []
+    pending: list[tuple[Sequence[object], str, int]] = [(_bindings(name) or [], name.name, hops)]
+    while pending:
+        bindings, bound, left = pending.pop()
+        if not bindings:
+            return []
+        for binding in bindings:
+            if isinstance(binding, nodes.FunctionDef):
+                found.append(binding)
+                continue
+            followed = _imported(binding, bound) if left else None
+            if followed is None:
+                return []
+            pending.append((followed[1], followed[0], left - 1))
+    return found
+
+
+def _returns_python_itself(function: nodes.FunctionDef, tree: SourceTree, functions: int) -> bool:
+    """Whether *function* (undecorated, no generator, no coroutine) returns only values
+    of the standard library: each ``return`` of its own code gives None, such a value
+    (as :func:`_binds_python_itself` tells an assignment's), a local name bound only to
+    such values, or ``typing.cast(T, v)`` of one of those (astroid infers it to v)."""
+    if (
+        function.decorators is not None
+        or isinstance(function, nodes.AsyncFunctionDef)
+        or function.is_generator()
+    ):
+        return False
+    own = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+    for returned in function.nodes_of_class(nodes.Return, skip_klass=own):
+        value = returned.value
+        while (
+            isinstance(value, nodes.Call)
+            and len(value.args) == 2
+            and not value.keywords
+            and _standard_name(value.func, tree) == "typing.cast"
+        ):
+            value = value.args[1]
+        if value is None or (isinstance(value, nodes.Const) and value.value is None):
+            continue
+        if isinstance(value, nodes.Name):
+            looked_up = name_bindings(value)
+            if looked_up is None or looked_up[0] is not function or not looked_up[1]:
+                return False
+            if not all(
+                isinstance(binding, nodes.AssignName)
+                and _binds_python_itself(binding, value.name, tree, 3, functions)
+                for binding in looked_up[1]
+            ):
+                return False
+        elif not (
+            _gives_nothing_back(value, tree, functions)
+            and _only_python_itself(_root_name(value), tree, 3)
+        ):
+            return False
+    return True
+
+
 def _assigned_value(target: nodes.AssignName | nodes.AssignAttr) -> nodes.NodeNG | None:
     """The value a plain ``x = value``, ``x: T = value`` or ``with value as x`` binds to
-    *target*."""
+    *target*; for ``for x in value``, the value it takes its items from (astroid infers
+    an item of a container only where a literal lists it: one of the standard library's
+    values lists only its own)."""
     parent = target.parent
+    if isinstance(parent, nodes.For) and parent.target is target:
+        return parent.iter
     if isinstance(parent, nodes.Assign) and parent.targets == [target]:
         return parent.value
     if isinstance(parent, nodes.AnnAssign):

@@ -134,3 +134,47 @@ def enum_member_key(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:
     ):
         return None
     return f"{qualname_of(klass)}.{node.attrname}"
+
+
+def imported_dotted_name(node: nodes.NodeNG) -> str | None:
+    """The dotted name of what *node* is, by astroid's look-up and the imports alone:
+    ``builtins.property`` for a name no scope binds, ``contextlib.contextmanager`` for
+    ``contextmanager`` bound only by ``from contextlib import contextmanager``, or for
+    ``contextlib.contextmanager`` with ``contextlib`` bound only by ``import
+    contextlib``; None for anything else (a relative import, a name bound twice)."""
+    if isinstance(node, nodes.Name):
+        looked_up = name_bindings(node)
+        names = {_imported_as(binding, node.name) for binding in (looked_up or (0, []))[1]}
+    elif isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name):
+        looked_up = name_bindings(node.expr)
+        modules = {
+            _module_imported_as(binding, node.expr.name) for binding in (looked_up or (0, []))[1]
+        }
+        names = {None if module is None else f"{module}.{node.attrname}" for module in modules}
+    else:
+        return None
+    if len(names) != 1:
+        return None
+    (name,) = names
+    return name
+
+
+def _imported_as(binding: nodes.NodeNG, name: str) -> str | None:
+    """What *binding* binds *name* to: ``module.real_name`` for an absolute ``from``
+    import, ``builtins.name`` for astroid's builtins module, else None."""
+    if binding.root().name == "builtins" and binding.root() is not binding:
+        return f"builtins.{name}"
+    if isinstance(binding, nodes.ImportFrom) and binding.modname and not binding.level:
+        for imported, alias in binding.names:
+            if (alias or imported) == name and imported != "*":
+                return f"{binding.modname}.{imported}"
+    return None
+
+
+def _module_imported_as(binding: nodes.NodeNG, name: str) -> str | None:
+    """The module an ``import`` statement *binding* binds *name* to, else None."""
+    if isinstance(binding, nodes.Import):
+        for imported, alias in binding.names:
+            if alias == name or (alias is None and imported == name):
+                return imported
+    return None

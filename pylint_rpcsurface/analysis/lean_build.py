@@ -36,7 +36,7 @@ from astroid import nodes
 from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
 
-from pylint_rpcsurface.analysis.inference import name_bindings
+from pylint_rpcsurface.analysis.inference import imported_dotted_name, name_bindings
 
 __all__ = [
     "BUILD_ENV",
@@ -225,50 +225,12 @@ def method_type_by_syntax(method: nodes.FunctionDef) -> str | None:
 
 
 def decorator_name(decorator: nodes.NodeNG, project_names: Container[str]) -> str | None:
-    """The dotted name of what *decorator* is, by the look-up and imports alone:
-    ``builtins.property`` for a name no scope binds, ``contextlib.contextmanager`` for
-    ``contextmanager`` bound only by ``from contextlib import contextmanager``, or for
-    ``contextlib.contextmanager`` with ``contextlib`` bound only by ``import contextlib``;
-    None for anything else, or a module a package of the project's may shadow."""
-    if isinstance(decorator, nodes.Name):
-        looked_up = name_bindings(decorator)
-        names = {_imported_as(binding, decorator.name) for binding in (looked_up or (0, []))[1]}
-    elif isinstance(decorator, nodes.Attribute) and isinstance(decorator.expr, nodes.Name):
-        looked_up = name_bindings(decorator.expr)
-        names = {
-            _module_imported_as(binding, decorator.expr.name)
-            for binding in (looked_up or (0, []))[1]
-        }
-        names = {None if name is None else f"{name}.{decorator.attrname}" for name in names}
-    else:
-        return None
-    if len(names) != 1:
-        return None
-    (name,) = names
+    """:func:`.inference.imported_dotted_name` of *decorator*; None as well for a module a
+    package of the project's may shadow."""
+    name = imported_dotted_name(decorator)
     if name is None or name.partition(".")[0] in project_names:
         return None
     return name
-
-
-def _imported_as(binding: nodes.NodeNG, name: str) -> str | None:
-    """What *binding* binds *name* to: ``module.real_name`` for an absolute ``from``
-    import, ``builtins.name`` for astroid's builtins module, else None."""
-    if binding.root().name == "builtins" and binding.root() is not binding:
-        return f"builtins.{name}"
-    if isinstance(binding, nodes.ImportFrom) and binding.modname and not binding.level:
-        for imported, alias in binding.names:
-            if (alias or imported) == name and imported != "*":
-                return f"{binding.modname}.{imported}"
-    return None
-
-
-def _module_imported_as(binding: nodes.NodeNG, name: str) -> str | None:
-    """The module an ``import`` statement *binding* binds *name* to, else None."""
-    if isinstance(binding, nodes.Import):
-        for imported, alias in binding.names:
-            if alias == name or (alias is None and imported == name):
-                return imported
-    return None
 
 
 class LeanBuilds:
