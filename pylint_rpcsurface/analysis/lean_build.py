@@ -43,6 +43,7 @@ __all__ = [
     "LeanBuilds",
     "PendingAttrs",
     "decorator_name",
+    "function_type",
     "lean_wanted",
     "method_type_by_syntax",
 ]
@@ -222,6 +223,13 @@ def method_type_by_syntax(method: nodes.FunctionDef) -> str | None:
     ):
         return "method"
     return None
+
+
+def function_type(compute: Callable[[nodes.FunctionDef], str], node: nodes.FunctionDef) -> str:
+    """astroid's ``FunctionDef.type`` (*compute*), told by the syntax for a method the lean
+    build knows to be one (its look-ups of the decorators' names recorded, as inference's
+    would be), without inferring the decorators."""
+    return method_type_by_syntax(node) or compute(node)
 
 
 def decorator_name(decorator: nodes.NodeNG, project_names: Container[str]) -> str | None:

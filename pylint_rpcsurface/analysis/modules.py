@@ -35,7 +35,7 @@ from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
 
 from pylint_rpcsurface.analysis.assigned_members import AssignedElsewhere
-from pylint_rpcsurface.analysis.lean_build import LeanBuilds, built_lean, method_type_by_syntax
+from pylint_rpcsurface.analysis.lean_build import LeanBuilds, built_lean, function_type
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
 from pylint_rpcsurface.analysis.reads import INTERFACE, ReadRecorder
 from pylint_rpcsurface.analysis.syntax import all_statements
@@ -951,7 +951,7 @@ def _hooks(recorder: ReadRecorder, splitter: ClassSplitter) -> list[tuple[type[A
         if (owner, name) == (nodes.FunctionDef, "extra_decorators"):
             compute = partial(extra_decorators, recorder, compute)
         elif (owner, name) == (nodes.FunctionDef, "type"):
-            compute = partial(_function_type, compute)
+            compute = partial(function_type, compute)
         hooks.append((owner, name, _kept_by(recorder, name, compute)))
     return hooks
 
@@ -994,13 +994,6 @@ def _like(function: Any, replacement: Any) -> Any:
         if hasattr(function, attribute):
             setattr(replacement, attribute, getattr(function, attribute))
     return replacement
-
-
-def _function_type(compute: Callable[[nodes.FunctionDef], str], node: nodes.FunctionDef) -> str:
-    """astroid's ``FunctionDef.type``, told by the syntax for a method the lean build
-    knows to be one (its look-ups of the decorators' names recorded, as inference's
-    would be), without inferring the decorators."""
-    return method_type_by_syntax(node) or compute(node)
 
 
 def _kept_by(recorder: ReadRecorder, name: str, compute: Any) -> property:
