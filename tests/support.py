@@ -268,6 +268,20 @@ registry = "{registry}"
 
 PYPROJECT = fast_surface("app.Core", "app.FastRunner", "app.Runner", "app.FAST_RPCS")
 
+# A package whose pkg.core.Core (pkg/core.py, the caller, for the test to write) is the
+# caller of one fast surface: FastRunner(Runner) answers prefill alone, and the registry
+# pkg.runners.RPCS lists nothing.
+FAST_PACKAGE: dict[str, str | bytes] = {
+    "pkg/__init__.py": "",
+    "pkg/runners.py": (
+        "RPCS = ()\n\n\nclass Runner:\n    def prefill(self):\n        return 1\n\n\n"
+        "class FastRunner(Runner):\n    pass\n"
+    ),
+    "pyproject.toml": fast_surface(
+        "pkg.core.Core", "pkg.runners.FastRunner", "pkg.runners.Runner", "pkg.runners.RPCS"
+    ),
+}
+
 
 # A three-module project as an editor lints it: core.py (the caller, clean), runners.py
 # (the handlers) and registry.py, which lists the one RPC only FastRunner answers.

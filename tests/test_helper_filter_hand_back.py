@@ -17,20 +17,11 @@ from pathlib import Path
 import astroid
 import pytest
 from astroid import bases, nodes
-from support import fast_surface, line_of, project, run_check, stats_env, stats_records
+from support import FAST_PACKAGE, line_of, project, run_check, stats_env, stats_records
 
 from pylint_rpcsurface.analysis.helper_calls import GIVING_NOTHING_BACK
 
-FILES: dict[str, str | bytes] = {
-    "pkg/__init__.py": "",
-    "pkg/runners.py": (
-        "RPCS = ()\n\n\nclass Runner:\n    def prefill(self):\n        return 1\n\n\n"
-        "class FastRunner(Runner):\n    pass\n"
-    ),
-    "pyproject.toml": fast_surface(
-        "pkg.core.Core", "pkg.runners.FastRunner", "pkg.runners.Runner", "pkg.runners.RPCS"
-    ),
-}
+FILES = FAST_PACKAGE
 
 CORE = textwrap.dedent(
     """\

@@ -16,7 +16,7 @@ from pathlib import Path
 import astroid
 import pytest
 from astroid import nodes
-from support import fast_surface, line_of, project, run_check, stats_env, stats_records
+from support import FAST_PACKAGE, line_of, project, run_check, stats_env, stats_records
 
 from pylint_rpcsurface.analysis.lean_build import _KEEP_A_METHOD, decorator_name
 
@@ -45,18 +45,7 @@ CORE = textwrap.dedent(
     """
 )
 
-FILES: dict[str, str | bytes] = {
-    "pkg/__init__.py": "",
-    "pkg/core.py": CORE,
-    # Nothing answers helper_load: found only where the helper is.
-    "pkg/runners.py": (
-        "RPCS = ()\n\n\nclass Runner:\n    def prefill(self):\n        return 1\n\n\n"
-        "class FastRunner(Runner):\n    pass\n"
-    ),
-    "pyproject.toml": fast_surface(
-        "pkg.core.Core", "pkg.runners.FastRunner", "pkg.runners.Runner", "pkg.runners.RPCS"
-    ),
-}
+FILES: dict[str, str | bytes] = {**FAST_PACKAGE, "pkg/core.py": CORE}
 
 
 def _built(root: Path, core: str) -> tuple[int, int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from support import fast_surface, line_of, project, run_check, stats_env, stats_records
+from support import FAST_PACKAGE, line_of, project, run_check, stats_env, stats_records
 
 FULL = {"RPCSURFACE_BUILD": "full"}
 
@@ -45,17 +45,7 @@ class Core:
         self.mgr.call_func("prefill", wait_out=True)
 """
 
-FILES: dict[str, str | bytes] = {
-    "pkg/__init__.py": "",
-    "pkg/core.py": CORE,
-    "pkg/runners.py": (
-        "RPCS = ()\n\n\nclass Runner:\n    def prefill(self):\n        return 1\n\n\n"
-        "class FastRunner(Runner):\n    pass\n"
-    ),
-    "pyproject.toml": fast_surface(
-        "pkg.core.Core", "pkg.runners.FastRunner", "pkg.runners.Runner", "pkg.runners.RPCS"
-    ),
-}
+FILES: dict[str, str | bytes] = {**FAST_PACKAGE, "pkg/core.py": CORE}
 
 
 def _checked(root: Path, params: str) -> tuple[set[tuple[str, str, int]], int]:
