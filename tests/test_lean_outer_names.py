@@ -10,7 +10,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import astroid
+from astroid import nodes
 from support import FAST_PACKAGE, line_of, project, run_check, stats_env, stats_records
+
+from pylint_rpcsurface.analysis.lean_build import _reads_no_class_around
 
 FULL = {"RPCSURFACE_BUILD": "full"}
 
@@ -64,3 +68,41 @@ def test_a_module_name_in_a_dataclass_method_runs_no_transform(tmp_path: Path) -
     assert found_plain == found
     # The dataclass's transform never ran: it would have built typing.
     assert built == built_plain
+
+
+def test_which_names_read_no_class_around() -> None:
+    """A method's first parameter, a lambda's in a class's body too, reads the class; a
+    later parameter, a constant and a module's name do not."""
+    module = astroid.parse(
+        textwrap.dedent(
+            """\
+            import logging
+
+            logger = logging.getLogger()
+
+
+            class Params:
+                size = 1
+                pick = lambda self, other: (self, other)
+
+                def make(self, mgr):
+                    return self, mgr, logger.warning, 3, size
+            """
+        )
+    )
+    klass = next(module.nodes_of_class(nodes.ClassDef))
+    read = {
+        (node.as_string(), node.lineno, _reads_no_class_around(node, klass))
+        for node in klass.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Const))
+        if not isinstance(node.parent, nodes.Attribute)
+    }
+    assert read == {
+        ("1", 7, True),  # the class attribute's constant
+        ("self", 8, False),  # the lambda's first, in the class's body
+        ("other", 8, True),
+        ("self", 11, False),  # the method's first
+        ("mgr", 11, True),
+        ("logger.warning", 11, True),
+        ("3", 11, True),
+        ("size", 11, True),  # methods do not see class-level names: builtins' look-up
+    }

@@ -497,7 +497,9 @@ def _a_parameter_not_first(binding: nodes.NodeNG, scope: nodes.NodeNG) -> bool:
     if not isinstance(binding, nodes.AssignName) or binding.parent is not scope.args:
         return False
     positional = [*scope.args.posonlyargs, *(scope.args.args or ())]
-    in_class = isinstance(scope.parent, nodes.ClassDef)
+    # A lambda in a class's body (``f = lambda self: ...``) is a method to astroid too.
+    around = scope.parent.scope() if scope.parent is not None else None
+    in_class = isinstance(around, nodes.ClassDef)
     return not (in_class and positional and positional[0] is binding)
 
 
