@@ -72,6 +72,9 @@ HANDING_BACK = {
     "getattr": "        getattr(self.helpers, 'send_all')(self.mgr)\n",
     "getattr bound": "        f = getattr(self.helpers, 'send_all')\n        f(self.mgr)\n",
     "a project function": "        h = same(self.helpers)\n        h.send_all(self.mgr)\n",
+    "an item of a literal": (
+        "        for self.item in [self.helpers]:\n            self.item.send_all(self.mgr)\n"
+    ),
 }
 
 

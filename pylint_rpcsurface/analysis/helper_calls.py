@@ -565,11 +565,12 @@ def _binds_python_itself(
     if binding.root().name == "builtins":
         return True  # astroid's look-up ends in the builtins module
     if isinstance(binding, nodes.AssignName):
-        value = _assigned_value(binding)
+        value = _assigned_value(binding) or _iterated(binding)
         if value is None or not _gives_nothing_back(value, tree, functions):
             return False
         if _calls_functions_returning_python_itself(value, tree, functions):
             return True
+        return _only_python_itself(_root_name(value), tree, hops - 1)
     modules: list[str]
     if isinstance(binding, nodes.ImportFrom):
         modules = [binding.modname] if binding.modname and not binding.level else []
@@ -579,14 +580,15 @@ def _binds_python_itself(
             for imported, alias in binding.names
             if (alias or imported.partition(".")[0]) == name
         ]
-    elif isinstance(binding, nodes.AssignName):
-        return _only_python_itself(_root_name(_assigned_value(binding)), tree, hops - 1)
     else:
         return False
-    return bool(modules) and all(
-        module.partition(".")[0] in sys.stdlib_module_names and not tree.locate(module)
-        for module in modules
-    )
+    return bool(modules) and all(_of_the_standard_library(module, tree) for module in modules)
+
+
+def _of_the_standard_library(module: str, tree: SourceTree) -> bool:
+    """Whether *module* is the standard library's: no file under the source roots
+    shadows it."""
+    return module.partition(".")[0] in sys.stdlib_module_names and not tree.locate(module)
 
 
 # Calls of the standard library whose value, and every attribute of it, astroid never
@@ -647,9 +649,7 @@ def _standard_name(node: nodes.NodeNG, tree: SourceTree) -> str | None:
     module = name.rpartition(".")[0]
     if module == "builtins":
         return name
-    if module.partition(".")[0] not in sys.stdlib_module_names or tree.locate(module):
-        return None
-    return name
+    return name if _of_the_standard_library(module, tree) else None
 
 
 def _calls_functions_returning_python_itself(
@@ -739,14 +739,18 @@ def _returns_python_itself(function: nodes.FunctionDef, tree: SourceTree, functi
     return True
 
 
+def _iterated(target: nodes.AssignName) -> nodes.NodeNG | None:
+    """The value ``for x in value`` takes *target*'s items from. astroid infers an item
+    of a container only where a literal lists it: a value of the standard library's
+    lists only its own, and a literal's items are no value of it (its root is no name)."""
+    parent = target.parent
+    return parent.iter if isinstance(parent, nodes.For) and parent.target is target else None
+
+
 def _assigned_value(target: nodes.AssignName | nodes.AssignAttr) -> nodes.NodeNG | None:
     """The value a plain ``x = value``, ``x: T = value`` or ``with value as x`` binds to
-    *target*; for ``for x in value``, the value it takes its items from (astroid infers
-    an item of a container only where a literal lists it: one of the standard library's
-    values lists only its own)."""
+    *target*."""
     parent = target.parent
-    if isinstance(parent, nodes.For) and parent.target is target:
-        return parent.iter
     if isinstance(parent, nodes.Assign) and parent.targets == [target]:
         return parent.value
     if isinstance(parent, nodes.AnnAssign):
