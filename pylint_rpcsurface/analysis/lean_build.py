@@ -146,7 +146,7 @@ _CLASS_FIRST = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 # Decorators that leave a method one whose first argument astroid infers to an instance
 # of its class (its FunctionDef.type stays "method": they are no classmethod or
 # staticmethod, nor return one), by the module that defines them and their name there.
-# tests/test_lean_build.py holds each to astroid's own answer on this Python.
+# tests/test_lean_decorated_methods.py holds each to astroid's own answer on this Python.
 _KEEP_A_METHOD = frozenset(
     {
         "abc.abstractmethod",
@@ -171,10 +171,7 @@ def _self_class(target: nodes.NodeNG, project_names: Container[str]) -> nodes.Cl
         return None
     if method.name in _CLASS_FIRST:
         return None
-    if method.decorators is not None and not all(
-        decorator_name(decorator, project_names) in _KEEP_A_METHOD
-        for decorator in method.decorators.nodes
-    ):
+    if method.decorators is not None and not _decorated_as_a_method(method, project_names):
         return None
     if klass.locals.get(method.name) != [method]:
         return None
@@ -217,12 +214,14 @@ def method_type_by_syntax(method: nodes.FunctionDef) -> str | None:
     project_names = method.__dict__.get(_KNOWN_TYPE)
     if project_names is None or method.decorators is None:
         return None
-    if all(
-        decorator_name(decorator, project_names) in _KEEP_A_METHOD
-        for decorator in method.decorators.nodes
-    ):
-        return "method"
-    return None
+    return "method" if _decorated_as_a_method(method, project_names) else None
+
+
+def _decorated_as_a_method(method: nodes.FunctionDef, project_names: Container[str]) -> bool:
+    """Whether every decorator of *method* (which has some) is one of
+    :data:`_KEEP_A_METHOD`, by the look-up and imports alone."""
+    decorators = method.decorators.nodes if method.decorators is not None else []
+    return all(decorator_name(d, project_names) in _KEEP_A_METHOD for d in decorators)
 
 
 def function_type(compute: Callable[[nodes.FunctionDef], str], node: nodes.FunctionDef) -> str:
