@@ -324,7 +324,7 @@ MISSHAPEN = {
 KINDS = (
     "resolve",
     "registry",
-    "ancestors",
+    "lineage",
     "module-callers",
     "broadcasts",
     "answers",

@@ -12,10 +12,8 @@ at), and what else computing it reads:
   their bodies too when the name does not resolve (the problem may name lines).
 - :meth:`Queries.registry`: the registry's module, its whole body, and what inferring its
   elements reads.
-- :meth:`Queries.ancestors`: the class's module, its interface, and its bases' modules as
-  inference reads them.
-- :meth:`Queries.lineage`: the class's module, its interface, and its bases' modules as
-  inference reads them.
+- :meth:`Queries.lineage` (and :meth:`Queries.ancestors`, a part of it): the class's
+  module, its interface, and its bases' modules as inference reads them.
 - :meth:`Queries.module_callers`: the module, its whole body (classes and aliases
   anywhere in it count), each of its classes' lineage (its piece), and the modules of
   the bases a class with two bindings of one base's name infers.
@@ -78,7 +76,6 @@ from pylint_rpcsurface.analysis.subclasses import (
     ModuleCallers,
     OpenClass,
     callers_in_module,
-    configured_ancestors,
     lineage,
 )
 from pylint_rpcsurface.analysis.tables import read_table
@@ -280,11 +277,8 @@ class Queries:
         return read_registry_alone(self.store.text(path), path, name, attribute, dotted)
 
     def ancestors(self, ref: Ref, configured: frozenset[str]) -> frozenset[str]:
-        def compute() -> frozenset[str]:
-            return configured_ancestors(self._class(ref), self.index, configured)
-
-        parts = (ref.path, ref.name, ref.index, sorted(configured))
-        return frozenset(self.pieces.piece("ancestors", parts, [ref.path], compute, frozenset[str]))
+        """The configured callers among the class's ancestors: its :meth:`lineage`'s."""
+        return self.lineage(ref, configured)[0]
 
     def lineage(self, ref: Ref, configured: frozenset[str]) -> Lineage:
         def compute() -> Lineage:
