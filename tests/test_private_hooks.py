@@ -18,7 +18,8 @@ hooks, each marked in the package with a comment that points here:
   ``spec`` and ``util`` modules), emptied (analysis/modules.py);
 * ``AstroidBuilder._post_build``'s arguments, the rebuilder's ``_delayed_assattr``, the
   builder's ``_apply_transforms``, ``AstroidManager._transform`` and its
-  ``TransformVisitor._transform``, and ``NodeNG._astroid_fields`` (analysis/lean_build.py).
+  ``TransformVisitor._transform``, ``NodeNG._astroid_fields``, and ``bases._is_property``
+  with its ``PROPERTIES`` and ``POSSIBLE_PROPERTIES`` (analysis/lean_build.py).
 """
 
 from __future__ import annotations
@@ -670,3 +671,37 @@ def test_the_post_build_steps_a_lean_build_leaves_for_later() -> None:
     fields = getattr(klass, "_astroid_fields", None)
     shape(fields is not None and "body" in fields, "NodeNG._astroid_fields",
           "the names of a node's child fields", LEAN)  # fmt: skip
+
+
+def test_is_property_is_what_astroid_asks_a_function_s_decorators() -> None:
+    """``bases._is_property(function)`` is how astroid asks whether a function is a
+    property (inferring its decorators), looked up in ``bases`` at each call, so that the
+    lean build's replacement is what astroid calls; ``bases.PROPERTIES`` and
+    ``bases.POSSIBLE_PROPERTIES`` are the names it first tests the decorators' names by."""
+    original = getattr(bases, "_is_property", None)
+    shape(callable(original), "astroid.bases._is_property",
+          "a function of the method asked about", LEAN)  # fmt: skip
+    properties = getattr(bases, "PROPERTIES", None)
+    possible = getattr(bases, "POSSIBLE_PROPERTIES", None)
+    shape(isinstance(properties, (set, frozenset)) and "builtins.property" in properties,
+          "astroid.bases.PROPERTIES", "the qualified names of property decorators",
+          LEAN)  # fmt: skip
+    shape(isinstance(possible, (set, frozenset)) and "cached_property" in possible,
+          "astroid.bases.POSSIBLE_PROPERTIES", "the last parts of property-like names",
+          LEAN)  # fmt: skip
+    asked: list[object] = []
+
+    def noting(method: Any, context: Any = None) -> bool:
+        asked.append(method)
+        return original(method, context)  # type: ignore[misc]
+
+    bases._is_property = noting  # pylint: disable=protected-access
+    try:
+        function = astroid.extract_node(
+            "class A:\n    @property\n    def f(self):\n        return 1\nA().f  #@\n"
+        )
+        inferred = next(function.infer())
+    finally:
+        bases._is_property = original  # pylint: disable=protected-access
+    shape(bool(asked) and inferred is not None, "astroid.bases._is_property",
+          "a module attribute astroid calls while inferring a decorated method", LEAN)  # fmt: skip

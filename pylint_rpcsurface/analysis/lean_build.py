@@ -32,7 +32,7 @@ import os
 from collections.abc import Callable, Container, Iterator
 from typing import Any
 
-from astroid import nodes
+from astroid import bases, nodes
 from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
 
@@ -157,6 +157,15 @@ _KEEP_A_METHOD = frozenset(
 )
 
 
+# Decorators whose qualified name astroid gives (``decoratornames()``, inferring each) is
+# the dotted name they are imported by: a lean module's function decorated by these alone
+# is told its decorators' names by the syntax (:func:`decorator_names_by_syntax`).
+# tests/test_lean_decorated_methods.py holds each to astroid's own answer on this Python.
+_NAMED_AS_IMPORTED = _KEEP_A_METHOD | frozenset(
+    {"builtins.classmethod", "builtins.staticmethod", "functools.cached_property"}
+)
+
+
 def _self_class(target: nodes.NodeNG, project_names: Container[str]) -> nodes.ClassDef | None:
     """The class whose instance *target* is, where that is plain from the syntax: a
     method's first argument, bound nowhere else in it, the method undecorated (or by
@@ -197,24 +206,44 @@ def _plain_base(base: object) -> bool:
 
 
 def _known_as_a_method(method: nodes.FunctionDef, project_names: Container[str]) -> None:
-    """Tell astroid that *method*, which :func:`_self_class` took for one, is a method,
-    so that inferring its first argument does not infer its decorators (building
+    """Tell astroid the type of *method* (a function of a lean module) where its syntax
+    tells it (:func:`_type_by_syntax`), so that reading it (to infer a method's first
+    argument, or its call through an instance) does not infer its decorators (building
     ``contextlib`` for a ``@contextmanager``): astroid's ``FunctionDef.type`` gives the
     same. While reads are recorded, :func:`method_type_by_syntax` tells it instead, its
     look-ups recorded."""
-    if method.decorators is not None:
+    told = _type_by_syntax(method, project_names)
+    if told is not None:
         method.__dict__[_KNOWN_TYPE] = project_names
-        method.__dict__["type"] = "method"  # astroid's cached_property keeps it there
+        method.__dict__["type"] = told  # astroid's cached_property keeps it there
 
 
 def method_type_by_syntax(method: nodes.FunctionDef) -> str | None:
-    """``"method"`` for a method the lean build took for one (:func:`_known_as_a_method`)
-    whose decorators still resolve to :data:`_KEEP_A_METHOD` alone; else None, for
+    """The type of a function the lean build told astroid (:func:`_known_as_a_method`)
+    while its decorators still resolve to :data:`_KEEP_A_METHOD` alone; else None, for
     astroid to tell."""
     project_names = method.__dict__.get(_KNOWN_TYPE)
-    if project_names is None or method.decorators is None:
+    if project_names is None:
         return None
-    return "method" if _decorated_as_a_method(method, project_names) else None
+    return _type_by_syntax(method, project_names)
+
+
+def _type_by_syntax(function: nodes.FunctionDef, project_names: Container[str]) -> str | None:
+    """astroid's ``FunctionDef.type`` for *function*, decorated by :data:`_KEEP_A_METHOD`
+    alone, none of them spelled ``classmethod`` or ``staticmethod`` (astroid reads that
+    spelling before any look-up): what it gives undecorated, as none of them makes a
+    classmethod or a staticmethod. Else (no decorator, or another) None."""
+    if function.decorators is None:
+        return None
+    for decorator in function.decorators.nodes:
+        spelled = getattr(decorator, "name", None) or getattr(decorator, "attrname", None)
+        if spelled in ("classmethod", "staticmethod"):
+            return None
+    if function.parent is None or not _decorated_as_a_method(function, project_names):
+        return None
+    if not isinstance(function.parent.frame(), nodes.ClassDef):
+        return "function"
+    return "classmethod" if function.name in _CLASS_FIRST else "method"
 
 
 def _decorated_as_a_method(method: nodes.FunctionDef, project_names: Container[str]) -> bool:
@@ -229,6 +258,37 @@ def function_type(compute: Callable[[nodes.FunctionDef], str], node: nodes.Funct
     build knows to be one (its look-ups of the decorators' names recorded, as inference's
     would be), without inferring the decorators."""
     return method_type_by_syntax(node) or compute(node)
+
+
+def decorator_names_by_syntax(
+    function: nodes.FunctionDef, project_names: Container[str]
+) -> set[str] | None:
+    """What astroid's ``decoratornames()`` gives for *function* of a lean module, decorated
+    only by :data:`_NAMED_AS_IMPORTED` (no ``f = staticmethod(f)`` in its class either),
+    told by the look-ups and imports alone; else None, for astroid to infer.
+
+    astroid asks it of every function a class's attribute look-up finds (is it a property's
+    setter?): inferring ``@contextmanager`` built ``contextlib``, ``abc`` and ``functools``
+    for LMDeploy 0.7.3's ``get_device_manager().context(...)``."""
+    if function.decorators is None or _LEAN not in function.root().__dict__:
+        return None
+    if function.extra_decorators:
+        return None
+    names = {decorator_name(d, project_names) for d in function.decorators.nodes}
+    if None in names or not names <= _NAMED_AS_IMPORTED:
+        return None
+    return {name for name in names if name is not None}
+
+
+def property_by_names(names: set[str]) -> bool:
+    """astroid's ``bases._is_property`` for a function whose decorators are
+    :data:`_NAMED_AS_IMPORTED` alone, named *names*: by their names, as astroid first
+    tells it; its last test, a decorator inferred to a subclass of ``property``, holds for
+    none of them but ``property`` itself, which the names tell already."""
+    # Read by astroid before it infers; tests/test_private_hooks.py checks the shape relied on.
+    known = bases.PROPERTIES
+    possible = bases.POSSIBLE_PROPERTIES
+    return bool(known & names) or any(name.split(".")[-1] in possible for name in names)
 
 
 def decorator_name(decorator: nodes.NodeNG, project_names: Container[str]) -> str | None:
@@ -273,7 +333,11 @@ class LeanBuilds:
             return
         post_build = AstroidBuilder.__dict__["_post_build"]
         infer = nodes.NodeNG.__dict__["infer"]
+        decoratornames = nodes.FunctionDef.__dict__["decoratornames"]
+        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+        is_property = bases._is_property  # pylint: disable=protected-access
         is_project, defer, transformed = self._is_project, self._defer, self._transformed
+        project_names = self._project_names
         held_before = dict(self._manager.astroid_cache)
 
         def lean_post_build(
@@ -296,14 +360,32 @@ class LeanBuilds:
         def lean_infer(node: nodes.NodeNG, *args: Any, **kwargs: Any) -> Any:
             return infer(transformed(node), *args, **kwargs)
 
+        def lean_decoratornames(function: nodes.FunctionDef, context: Any = None) -> set[str]:
+            named = decorator_names_by_syntax(function, project_names)
+            return named if named is not None else decoratornames(function, context)
+
+        def lean_is_property(method: Any, context: Any = None) -> bool:
+            # A bound or unbound method: astroid's proxies expose the function as _proxied.
+            function = getattr(method, "_proxied", method)
+            named = (
+                decorator_names_by_syntax(function, project_names)
+                if isinstance(function, nodes.FunctionDef)
+                else None
+            )
+            return property_by_names(named) if named is not None else is_property(method, context)
+
         lean_infer.__wrapped__ = infer  # type: ignore[attr-defined]
         setattr(AstroidBuilder, "_post_build", lean_post_build)  # noqa: B010
         setattr(nodes.NodeNG, "infer", lean_infer)  # noqa: B010
+        setattr(nodes.FunctionDef, "decoratornames", lean_decoratornames)  # noqa: B010
+        setattr(bases, "_is_property", lean_is_property)  # noqa: B010
         try:
             yield
         finally:
             setattr(AstroidBuilder, "_post_build", post_build)  # noqa: B010
             setattr(nodes.NodeNG, "infer", infer)  # noqa: B010
+            setattr(nodes.FunctionDef, "decoratornames", decoratornames)  # noqa: B010
+            setattr(bases, "_is_property", is_property)  # noqa: B010
             self._leave_cache(held_before)
 
     def _defer(
@@ -313,13 +395,13 @@ class LeanBuilds:
         plain method's ``self`` to come when a class's members are first read."""
         own: dict[int, list[nodes.AssignAttr]] = {}
         through: list[nodes.AssignAttr] = []
+        parsed, classes, decorated = _parsed_nodes(module)
+        for function in decorated:
+            _known_as_a_method(function, self._project_names)
         for node in deferred:
             klass = _self_class(node.expr, self._project_names)
             if klass is not None:
                 own.setdefault(id(klass), []).append(node)
-                method = node.expr.scope()
-                if isinstance(method, nodes.FunctionDef):
-                    _known_as_a_method(method, self._project_names)
             elif _through_local(node, self._project_names):
                 through.append(node)
             else:
@@ -330,7 +412,6 @@ class LeanBuilds:
         # back out, :mod:`.assigned_members`), so reading any of their members adds
         # them, after that class's own.
         shared = _Assigning(builder, through)
-        classes = _classes_of(module)
         for klass in classes if through else ():
             if id(klass) not in own:
                 own[id(klass)] = []
@@ -338,7 +419,7 @@ class LeanBuilds:
             assigned = own.get(id(klass))
             if assigned is not None:
                 _fill_on_first_read(klass, _Assigning(builder, assigned, then=shared))
-        setattr(module, _LEAN, _parsed_nodes(module))
+        setattr(module, _LEAN, parsed)
         self._lean.append(module)
 
     def _transformed(self, node: nodes.NodeNG) -> nodes.NodeNG:
@@ -440,26 +521,31 @@ def _through_local(node: nodes.AssignAttr, project_names: Container[str]) -> boo
     return not (in_class and first == target.name and _self_class(target, project_names) is None)
 
 
-def _classes_of(module: nodes.Module) -> list[nodes.ClassDef]:
-    """Every class *module* defines, at any depth, in the order of the text."""
-    return list(module.nodes_of_class(nodes.ClassDef))
-
-
-def _parsed_nodes(module: nodes.Module) -> dict[int, nodes.NodeNG]:
+def _parsed_nodes(
+    module: nodes.Module,
+) -> tuple[dict[int, nodes.NodeNG], list[nodes.ClassDef], list[nodes.FunctionDef]]:
     """Every node of *module*'s tree as astroid's transforms walk it (the fields of each
-    node, the module first), by id."""
+    node, the module first), by id; its classes, at any depth, in the order of the text;
+    and its decorated functions. One walk serves all three: astroid's ``nodes_of_class``,
+    a generator a node, cost as much again as this walk on every lean build."""
     found: dict[int, nodes.NodeNG] = {}
+    classes: list[nodes.ClassDef] = []
+    decorated: list[nodes.FunctionDef] = []
     stack: list[Any] = [module]
     while stack:
         value = stack.pop()
         if isinstance(value, (list, tuple)):
-            stack.extend(value)
+            stack.extend(reversed(value))  # the first item popped first: text order
         elif isinstance(value, nodes.NodeNG):
             found[id(value)] = value
+            if isinstance(value, nodes.ClassDef):
+                classes.append(value)
+            elif isinstance(value, nodes.FunctionDef) and value.decorators is not None:
+                decorated.append(value)
             # Private to astroid (its transforms' walk reads it); see tests/test_private_hooks.py.
-            for field in value._astroid_fields:  # pylint: disable=protected-access
-                stack.append(getattr(value, field))
-    return found
+            fields = value._astroid_fields  # pylint: disable=protected-access
+            stack.extend(getattr(value, field) for field in reversed(fields))
+    return found, classes, decorated
 
 
 def _reads_no_class_around(node: nodes.NodeNG, outermost: nodes.ClassDef) -> bool:
