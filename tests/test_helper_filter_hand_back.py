@@ -75,6 +75,13 @@ HANDING_BACK = {
     "an item of a literal": (
         "        for self.item in [self.helpers]:\n            self.item.send_all(self.mgr)\n"
     ),
+    "an item of a named literal": (
+        "        items = [len, self.helpers]\n"
+        "        for item in items:\n            item.send_all(self.mgr)\n"
+    ),
+    "an item of a literal beside the library's": (
+        "        for item in (len, self.helpers):\n            item.send_all(self.mgr)\n"
+    ),
 }
 
 
@@ -108,6 +115,44 @@ def test_a_logger_from_a_project_function_builds_no_logging(tmp_path: Path) -> N
         == {("rpc-unanswered", "pkg/core.py", line_of(CORE + sends, '"helper_load"'))}
     )
     assert built == built_without
+
+
+SETUP = textwrap.dedent(
+    """\
+    import logging
+    import sys
+
+
+    def setup(name):
+        logger = logging.getLogger(name)
+        stream_handler = logging.StreamHandler(stream=sys.stdout)
+        handlers = [stream_handler]
+        for handler in handlers:
+            handler.setLevel(logging.INFO)
+        for handler in (logging.FileHandler("log.txt"),):
+            handler.setLevel(logging.INFO)
+        return logger
+    """
+)
+
+
+def test_the_items_of_a_literal_of_the_library_s_values_build_no_logging(
+    tmp_path: Path,
+) -> None:
+    """LMDeploy 0.7.3's ``get_logger``, a helper its callers call: a loop over a literal
+    listing the library's handlers builds no ``logging``, no more modules than the
+    helper without its loops."""
+    core = CORE.replace('        logger.info("step")\n', '        setup("pkg")\n')
+    core = core.replace("from pkg.logs import", "from pkg.setup import setup\nfrom pkg.logs import")
+    sends = "        self.helpers.send_all(self.mgr)\n"
+    loops = SETUP[SETUP.index("    for handler in handlers") : SETUP.index("    return logger")]
+    counts = []
+    for name, setup in (("with", SETUP), ("without", SETUP.replace(loops, ""))):
+        root = project(tmp_path / name / "proj", {"pkg/setup.py": setup})
+        answer, built = _built(root, core + sends)
+        assert answer == {("rpc-unanswered", "pkg/core.py", line_of(core + sends, '"helper_load"'))}
+        counts.append(built)
+    assert counts[0] == counts[1]
 
 
 def _every_parameter(callable_node: nodes.NodeNG) -> int:

@@ -565,12 +565,12 @@ def _binds_python_itself(
     if binding.root().name == "builtins":
         return True  # astroid's look-up ends in the builtins module
     if isinstance(binding, nodes.AssignName):
-        value = _assigned_value(binding) or _iterated(binding)
-        if value is None or not _gives_nothing_back(value, tree, functions):
-            return False
-        if _calls_functions_returning_python_itself(value, tree, functions):
-            return True
-        return _only_python_itself(_root_name(value), tree, hops - 1)
+        value = _assigned_value(binding)
+        if value is None:
+            value = _iterated(binding)
+            if value is not None and _items_of_python_itself(value, tree, hops, functions):
+                return True
+        return value is not None and _a_value_of_python_itself(value, tree, hops, functions)
     modules: list[str]
     if isinstance(binding, nodes.ImportFrom):
         modules = [binding.modname] if binding.modname and not binding.level else []
@@ -583,6 +583,55 @@ def _binds_python_itself(
     else:
         return False
     return bool(modules) and all(_of_the_standard_library(module, tree) for module in modules)
+
+
+def _a_value_of_python_itself(
+    value: nodes.NodeNG, tree: SourceTree, hops: int, functions: int
+) -> bool:
+    """Whether *value*, assigned or iterated, gives only what the standard library or a
+    builtin gives: no call on the way gives back what it is given, and it starts from a
+    name bound only to such values (within *hops*), or calls functions of the project
+    that return only such values."""
+    if not _gives_nothing_back(value, tree, functions):
+        return False
+    if _calls_functions_returning_python_itself(value, tree, functions):
+        return True
+    return _only_python_itself(_root_name(value), tree, hops - 1)
+
+
+# The literals whose items a for-loop over them takes, as astroid infers them.
+_LISTING = (nodes.List, nodes.Tuple, nodes.Set)
+
+
+def _items_of_python_itself(
+    iterated: nodes.NodeNG, tree: SourceTree, hops: int, functions: int
+) -> bool:
+    """Whether every item a ``for`` loop over *iterated* may take is a value of the
+    standard library's (:func:`_a_value_of_python_itself`): *iterated* is a list, tuple
+    or set literal, or a name every binding of which is a plain assignment of one
+    (``handlers = [stream_handler]``, LMDeploy 0.7.3's ``get_logger``).
+
+    astroid infers a loop's item only from the elements a literal lists (what a later
+    ``handlers.append(x)`` adds is never inferred), so those are all it may give."""
+    if isinstance(iterated, nodes.Name):
+        bindings = _bindings(iterated) if hops else None
+        if not bindings:
+            return False
+        literals: list[nodes.NodeNG | None] = [
+            _assigned_value(binding) if isinstance(binding, nodes.AssignName) else None
+            for binding in bindings
+        ]
+    else:
+        literals = [iterated]
+    return all(
+        isinstance(literal, _LISTING)
+        and all(
+            isinstance(element, nodes.NodeNG)
+            and _a_value_of_python_itself(element, tree, hops, functions)
+            for element in literal.elts
+        )
+        for literal in literals
+    )
 
 
 def _of_the_standard_library(module: str, tree: SourceTree) -> bool:
@@ -601,6 +650,8 @@ GIVING_NOTHING_BACK = frozenset(
         "asyncio.Lock",
         "asyncio.Queue",
         "builtins.open",
+        "logging.FileHandler",
+        "logging.StreamHandler",
         "logging.getLogger",
         "queue.Queue",
         "socket.socket",
