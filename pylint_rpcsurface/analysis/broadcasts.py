@@ -20,6 +20,8 @@ from pylint_rpcsurface.analysis.decorators import qualified_name
 from pylint_rpcsurface.analysis.inference import (
     INFERENCE_ERRORS,
     QualnameOf,
+    enum_member_by_syntax,
+    enum_member_class,
     enum_member_key,
     infer_unique,
     inferred_values,
@@ -215,6 +217,11 @@ def read_broadcast(
                 () if isinstance(name_node, nodes.Starred) else _sent_type(name_node, qualname_of)
             )
             rpc = key_classes[0] if key_classes else None
+        elif (told := enum_member_by_syntax(name_node, qualname_of)) is not None:
+            # A member of an enum class, by the syntax: astroid infers it to an instance
+            # of the class, never to a str, so inferring it (which builds enum) tells no
+            # more.
+            rpc, key_kind = told, "enum"
         else:
             value = None if isinstance(name_node, nodes.Starred) else infer_unique(name_node)
             rpc = (
@@ -348,7 +355,8 @@ def not_a_named_rpc(call: nodes.Call, form: DispatchForm) -> bool:
         return False
     if isinstance(name_node, nodes.Name) and _forwarded_parameter(name_node, _Proof()):
         return True
-    return _is_callable(name_node)
+    # An enum's member by the syntax is no callable: inferring it would build enum.
+    return enum_member_class(name_node) is None and _is_callable(name_node)
 
 
 def _is_callable(node: nodes.NodeNG) -> bool:

@@ -18,10 +18,12 @@ from astroid.exceptions import AttributeInferenceError
 from pylint_rpcsurface.analysis.broadcasts import Code, calls_in
 from pylint_rpcsurface.analysis.inference import (
     INFERENCE_ERRORS,
+    imported_binding,
     imported_dotted_name,
     inferred_values,
     location_of,
     name_bindings,
+    named_class,
 )
 from pylint_rpcsurface.analysis.library_text import LibraryText
 from pylint_rpcsurface.model import HelperStep
@@ -410,7 +412,7 @@ def _method_of_a_named_class(func: nodes.NodeNG) -> nodes.FunctionDef | None:
         or func.attrname.startswith("__")
     ):
         return None
-    klass = _named_class(func.expr)
+    klass = named_class(func.expr)
     if klass is None:
         return None
     bound = klass.locals.get(func.attrname, [])
@@ -431,44 +433,11 @@ def _builtin(name: nodes.Name) -> bool:
     return _bound_in_no_scope(name)
 
 
-def _named_class(name: nodes.Name) -> nodes.ClassDef | None:
-    """The one class statement *name* is bound to, by the look-up and imports alone."""
-    bindings = _bindings(name)
-    return _one_class(bindings or [], name.name, hops=3)
-
-
-def _one_class(bindings: Sequence[object], name: str, hops: int) -> nodes.ClassDef | None:
-    if len(bindings) != 1:
-        return None
-    (binding,) = bindings
-    if isinstance(binding, nodes.ClassDef):
-        return binding
-    followed = _imported(binding, name) if hops else None
-    return None if followed is None else _one_class(followed[1], followed[0], hops - 1)
-
-
 def _binds_a_class(binding: object, name: str, hops: int) -> bool:
     if isinstance(binding, nodes.ClassDef):
         return True
-    followed = _imported(binding, name) if hops else None
+    followed = imported_binding(binding, name) if hops else None
     return followed is not None and _all_classes(followed[1], followed[0], hops - 1)
-
-
-def _imported(binding: object, name: str) -> tuple[str, Sequence[object]] | None:
-    """What *name*, bound by ``from m import ...`` (*binding*), stands for: its name in
-    ``m`` and ``m``'s own bindings of it, as astroid's inference reads them; None for
-    another binding, a module that can't be built, or the importing module itself
-    (astroid looks past its own bindings then)."""
-    if not isinstance(binding, nodes.ImportFrom):
-        return None
-    try:
-        real = binding.real_name(name)
-        module = binding.do_import_module()
-    except (*INFERENCE_ERRORS, AttributeInferenceError):
-        return None
-    if module is binding.root():
-        return None
-    return real, module.locals.get(real, ())
 
 
 def reaches_only_libraries_sending_nothing(
@@ -742,7 +711,7 @@ def _functions_named(name: nodes.Name, hops: int) -> list[nodes.FunctionDef]:
             if isinstance(binding, nodes.FunctionDef):
                 found.append(binding)
                 continue
-            followed = _imported(binding, bound) if left else None
+            followed = imported_binding(binding, bound) if left else None
             if followed is None:
                 return []
             pending.append((followed[1], followed[0], left - 1))

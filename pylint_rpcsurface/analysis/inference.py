@@ -7,10 +7,11 @@ exactly one, so nothing downstream ever works from a guess.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Container, Sequence
 
 import astroid
 from astroid import bases, nodes, util
+from astroid.exceptions import AttributeInferenceError
 from astroid.typing import InferenceResult
 
 from pylint_rpcsurface.model import Location
@@ -116,24 +117,83 @@ def class_of_instance(value: object) -> nodes.ClassDef | None:
     return klass if isinstance(klass, nodes.ClassDef) else None
 
 
+# Where a lean build keeps the top-level names of the project's packages on a module it
+# built (:mod:`.lean_build`): what the syntax-level readers below need to know that an
+# import of the standard library is not shadowed by the project.
+PROJECT_NAMES = "_rpcsurface_project_names"
+
+
+def project_names_of(node: nodes.NodeNG) -> Container[str] | None:
+    """The project's top-level names, when *node* lies in a module the lean build built."""
+    found: Container[str] | None = node.root().__dict__.get(PROJECT_NAMES)
+    return found
+
+
+def enum_class_by_syntax(node: nodes.NodeNG) -> nodes.ClassDef | None:
+    """The enum class *node* names, by the look-up and imports alone: a name bound (here
+    or through ``from`` imports) to one class statement of a lean module, every base of
+    which is one of the standard library's enum classes by its imports alone (``class
+    RequestType(enum.Enum)``), with no keyword (no metaclass), and no package of the
+    project's named ``enum``. astroid infers the name to that class, and it derives from
+    the base (:func:`is_enum`); inferring it would first run the class's transforms,
+    which build ``enum``. None for anything else, for inference to tell."""
+    if not isinstance(node, nodes.Name):
+        return None
+    klass = named_class(node)
+    if klass is None or not klass.bases or klass.keywords:
+        return None
+    names = project_names_of(klass)
+    if names is None or "enum" in names:
+        return None
+    bases_named = [
+        imported_dotted_name(b) if isinstance(b, nodes.NodeNG) else None for b in klass.bases
+    ]
+    return klass if all(name in _ENUM_BASES for name in bases_named) else None
+
+
+def enum_member_class(node: nodes.NodeNG) -> nodes.ClassDef | None:
+    """The class of the enum member ``E.M`` *node* is, where the syntax tells it: ``E`` an
+    enum class by :func:`enum_class_by_syntax` and ``M`` one of its members, a public name
+    its body assigns a value. astroid's enum brain infers such a member to an instance
+    of the class (never to a str, nor to anything callable); None for anything else,
+    for inference to tell."""
+    if not isinstance(node, nodes.Attribute) or node.attrname.startswith("_"):
+        return None
+    klass = enum_class_by_syntax(node.expr)
+    return klass if klass is not None and _is_member(klass, node.attrname) else None
+
+
+def enum_member_by_syntax(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:
+    """:func:`enum_member_key` of the member :func:`enum_member_class` tells; else None."""
+    klass = enum_member_class(node)
+    return None if klass is None else f"{qualname_of(klass)}.{getattr(node, 'attrname', '')}"
+
+
 def enum_member_key(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:
     """The key an enum member written ``E.M`` stands for, ``<E's qualified name>.M``, when
-    *E* infers to one enum class that binds *M* to a value; None for anything else (a
-    name bound to a member, a method of the enum, an enum that does not infer)."""
+    *E* is one enum class that binds *M* to a value (by :func:`enum_member_by_syntax`,
+    else by inference); None for anything else (a name bound to a member, a method of
+    the enum, an enum that does not infer)."""
     if not isinstance(node, nodes.Attribute):
         return None
+    told = enum_member_by_syntax(node, qualname_of)
+    if told is not None:
+        return told
     klass = infer_unique(node.expr)
     if not isinstance(klass, nodes.ClassDef) or not is_enum(klass):
         return None
-    # astroid's enum brain binds each member to an instance it makes, whose parent is the
-    # member's assignment; a method or a bare annotation is no member.
-    bindings = klass.locals.get(node.attrname, [])
+    return f"{qualname_of(klass)}.{node.attrname}" if _is_member(klass, node.attrname) else None
+
+
+def _is_member(klass: nodes.ClassDef, name: str) -> bool:
+    """Whether the enum class *klass* binds *name* to a member: astroid's enum brain binds
+    each member to an instance it makes, whose parent is the member's assignment; a
+    method or a bare annotation is no member."""
+    bindings = klass.locals.get(name, [])
     assigned = [getattr(b, "parent", None) for b in bindings]
-    if not assigned or not all(
+    return bool(assigned) and all(
         isinstance(a, (nodes.Assign, nodes.AnnAssign)) and a.value is not None for a in assigned
-    ):
-        return None
-    return f"{qualname_of(klass)}.{node.attrname}"
+    )
 
 
 def imported_dotted_name(node: nodes.NodeNG) -> str | None:
@@ -178,3 +238,39 @@ def _module_imported_as(binding: nodes.NodeNG, name: str) -> str | None:
             if alias == name or (alias is None and imported == name):
                 return imported
     return None
+
+
+def named_class(name: nodes.Name) -> nodes.ClassDef | None:
+    """The one class statement *name* is bound to, by the look-up and imports alone."""
+    looked_up = name_bindings(name)
+    bindings = None if looked_up is None else looked_up[1]
+    return one_class(bindings or [], name.name, hops=3)
+
+
+def one_class(bindings: Sequence[object], name: str, hops: int) -> nodes.ClassDef | None:
+    """The one class statement *bindings* of *name* come to, following ``from`` imports
+    up to *hops* modules."""
+    if len(bindings) != 1:
+        return None
+    (binding,) = bindings
+    if isinstance(binding, nodes.ClassDef):
+        return binding
+    followed = imported_binding(binding, name) if hops else None
+    return None if followed is None else one_class(followed[1], followed[0], hops - 1)
+
+
+def imported_binding(binding: object, name: str) -> tuple[str, Sequence[object]] | None:
+    """What *name*, bound by ``from m import ...`` (*binding*), stands for: its name in
+    ``m`` and ``m``'s own bindings of it, as astroid's inference reads them; None for
+    another binding, a module that can't be built, or the importing module itself
+    (astroid looks past its own bindings then)."""
+    if not isinstance(binding, nodes.ImportFrom):
+        return None
+    try:
+        original = binding.real_name(name)
+        module = binding.do_import_module()
+    except (*INFERENCE_ERRORS, AttributeInferenceError):
+        return None
+    if module is binding.root():
+        return None
+    return original, module.locals.get(original, ())

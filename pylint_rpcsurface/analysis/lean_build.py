@@ -36,7 +36,7 @@ from astroid import bases, nodes
 from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
 
-from pylint_rpcsurface.analysis.inference import imported_dotted_name, name_bindings
+from pylint_rpcsurface.analysis.inference import PROJECT_NAMES, imported_dotted_name, name_bindings
 
 __all__ = [
     "BUILD_ENV",
@@ -396,6 +396,7 @@ class LeanBuilds:
         own: dict[int, list[nodes.AssignAttr]] = {}
         through: list[nodes.AssignAttr] = []
         parsed, classes, decorated = _parsed_nodes(module)
+        module.__dict__[PROJECT_NAMES] = self._project_names
         for function in decorated:
             _known_as_a_method(function, self._project_names)
         for node in deferred:
