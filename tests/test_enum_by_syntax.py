@@ -15,7 +15,7 @@ import astroid
 import pytest
 from astroid import bases, nodes
 from support import project, run_check, stats_env, stats_records
-from test_tables import ENUM_ENGINE, ENUM_HANDLERS, KINDS, PYPROJECT
+from test_tables import ENUM_ENGINE, ENUM_HANDLERS, enum_files
 
 from pylint_rpcsurface.analysis.inference import (
     PROJECT_NAMES,
@@ -115,14 +115,7 @@ def test_nothing_is_told_outside_a_lean_build_or_under_a_project_s_enum() -> Non
 def _other_modules_built(root: Path, engine: str, handlers: str) -> tuple[str, int]:
     """A cold ``check``'s findings and how many modules outside the project it built;
     the findings held to ``--no-cache``'s and to astroid's full build's."""
-    files = {
-        "pyproject.toml": PYPROJECT.format(table="pkg.handlers.Handler.TABLE", extra=""),
-        "pkg/__init__.py": "",
-        "pkg/kinds.py": KINDS,
-        "pkg/engine.py": engine,
-        "pkg/handlers.py": handlers,
-    }
-    project(root, files)
+    project(root, enum_files(engine, handlers))
     cold = run_check(root, "--format", "json", env=stats_env(root))
     assert cold.stdout == run_check(root, "--format", "json", "--no-cache").stdout
     assert cold.stdout == run_check(root, "--format", "json", "--no-cache", env=FULL).stdout

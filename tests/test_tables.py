@@ -438,16 +438,21 @@ class Handler:
 """
 
 
-def _enum_project(tmp_path: Path, extra: str = "", **files: str) -> tuple[Analysis, Path]:
-    written = {
+def enum_files(
+    engine: str = ENUM_ENGINE, handlers: str = ENUM_HANDLERS, extra: str = ""
+) -> dict[str, str]:
+    """The enum-keyed project: the caller sends Kind's members, a table keys two."""
+    return {
         "pyproject.toml": PYPROJECT.format(table="pkg.handlers.Handler.TABLE", extra=extra),
         "pkg/__init__.py": "",
         "pkg/kinds.py": KINDS,
-        "pkg/engine.py": ENUM_ENGINE,
-        "pkg/handlers.py": ENUM_HANDLERS,
-        **files,
+        "pkg/engine.py": engine,
+        "pkg/handlers.py": handlers,
     }
-    return _analysed(tmp_path, written)
+
+
+def _enum_project(tmp_path: Path, extra: str = "", **files: str) -> tuple[Analysis, Path]:
+    return _analysed(tmp_path, {**enum_files(extra=extra), **files})
 
 
 def test_an_enum_keyed_table_answers_the_members_sent(tmp_path: Path) -> None:
@@ -490,14 +495,7 @@ def test_no_registry_of_names_is_asked_to_list_an_enum_member(tmp_path: Path) ->
 def test_the_store_gives_the_cold_answer_after_the_enum_is_edited(tmp_path: Path) -> None:
     """The keys are read through the enum's module: a member renamed there must be seen
     warm, in the table's piece and in the callers'."""
-    files = {
-        "pyproject.toml": PYPROJECT.format(table="pkg.handlers.Handler.TABLE", extra=""),
-        "pkg/__init__.py": "",
-        "pkg/kinds.py": KINDS,
-        "pkg/engine.py": ENUM_ENGINE,
-        "pkg/handlers.py": ENUM_HANDLERS,
-    }
-    root = project(tmp_path / "proj", files)
+    root = project(tmp_path / "proj", enum_files())
     first = run_check(root)
     assert first.returncode == 1, first
     answers = {(first.returncode, first.stdout, first.stderr)}
