@@ -19,7 +19,8 @@ import pytest
 from astroid import bases, nodes
 from support import FAST_PACKAGE, line_of, project, run_check, stats_env, stats_records
 
-from pylint_rpcsurface.analysis.helper_calls import GIVING_NOTHING_BACK
+from pylint_rpcsurface.analysis.helper_calls import GIVING_NOTHING_BACK, calls_a_partial_of_a_method
+from pylint_rpcsurface.sources import SourceTree
 
 FILES = FAST_PACKAGE
 
@@ -203,3 +204,117 @@ def test_a_call_giving_nothing_back_does_for_astroid(name: str) -> None:
         except astroid.InferenceError:
             continue
         assert not helper_in(inferred), attribute_name
+
+
+PARTIALS = textwrap.dedent(
+    """\
+    from functools import partial
+
+
+    def send_all(mgr):
+        mgr.call_func("helper_load", wait_out=True)
+
+
+    class Core:
+        def __init__(self, mgr):
+            self.mgr = mgr
+            self._record = partial(self._put, 1)
+
+        def _put(self, kind, tokens=None):
+            return kind, tokens
+
+        def step(self):
+            self._record([0])
+    """
+)
+
+
+SHAPES = textwrap.dedent(
+    """\
+    import functools
+    from functools import partial
+
+    from pkg.tools import partial as own_partial
+
+
+    def send_all(mgr):
+        mgr.call_func("helper_load", wait_out=True)
+
+
+    class Core:
+        def __init__(self, mgr):
+            self.plain = partial(self._put, 1)
+            self.dotted = functools.partial(self._put)
+            self.static = partial(self._send_static, mgr)
+            self.function = partial(send_all, mgr)
+            self.own = own_partial(self._put)
+            self.twice = partial(self._put)
+            self.shadowed = partial(self._shadow)
+            self._shadow = None
+
+        def switch(self):
+            self.twice = send_all
+
+        def _put(self, kind, tokens=None):
+            return kind, tokens
+
+        def _shadow(self):
+            return None
+
+        @staticmethod
+        def _send_static(mgr):
+            mgr.call_func("static_load", wait_out=True)
+
+        def step(self):
+            self.plain()
+            self.dotted()
+            self.static()
+            self.function()
+            self.own()
+            self.twice()
+            self.shadowed()
+    """
+)
+
+
+def test_which_partials_are_a_method_s() -> None:
+    """Only a ``functools.partial`` of a plain method of the class, for every value of the
+    attribute, is taken for one (a staticmethod's or a function's partial may call a
+    helper; a project's own ``partial`` is anything; an attribute bound to something else
+    too, or a method name shadowed by an instance attribute, is left to astroid)."""
+    module = astroid.parse(SHAPES, module_name="pkg.core")
+    step = next(f for f in module.nodes_of_class(nodes.FunctionDef) if f.name == "step")
+    tree = SourceTree((str(Path("/nonexistent")),))
+    told = {
+        call.func.attrname: calls_a_partial_of_a_method(call, tree)
+        for call in step.nodes_of_class(nodes.Call)
+    }
+    assert told == {
+        "plain": True,
+        "dotted": True,
+        "static": False,
+        "function": False,
+        "own": False,
+        "twice": False,
+        "shadowed": False,
+    }
+
+
+def test_a_partial_of_a_plain_method_builds_no_functools(tmp_path: Path) -> None:
+    """``self._record([0])``, ``self._record = partial(self._put, 1)``: the partial calls a
+    plain method, never a helper, and ``functools`` is not built to tell: no more modules
+    than without the call."""
+    sends = '        self.mgr.call_func("prefill", wait_out=True)\n'
+    counts = []
+    for name, core in (
+        ("with", PARTIALS),
+        ("without", PARTIALS.replace("self._record([0])", "pass")),
+    ):
+        root = project(tmp_path / name / "proj", {**FILES, "pkg/core.py": core + sends})
+        cached = run_check(root, "--format", "json", env=stats_env(root))
+        assert cached.stdout == run_check(root, "--format", "json", "--no-cache").stdout
+        full = run_check(root, "--format", "json", "--no-cache", env={"RPCSURFACE_BUILD": "full"})
+        assert cached.stdout == full.stdout
+        assert cached.messages == ()  # prefill is answered; no helper is called
+        counts.append(int(stats_records(root)[-1]["other_modules_built"]))
+    assert counts[0] == counts[1]

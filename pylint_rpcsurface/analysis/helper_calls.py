@@ -345,6 +345,54 @@ def _returns_nothing(call: nodes.Call) -> bool:
     """Whether *call* is ``self.m(...)``, *m* one undecorated plain method of the class
     (no instance attribute of that name) whose own code has no ``return`` with a value
     and no ``yield``."""
+    method = _plain_method_called(call.func)
+    if method is None:
+        return False
+    own = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+    return not any(
+        node.value is not None for node in method.nodes_of_class((nodes.Return,), skip_klass=own)
+    ) and not any(True for _ in method.nodes_of_class((nodes.Yield,), skip_klass=own))
+
+
+def _plain_method_called(func: nodes.NodeNG) -> nodes.FunctionDef | None:
+    """The method ``self.m`` (*func*) is where that is one undecorated plain method of the
+    class of ``self`` (a method's first parameter, bound by nothing else), bound once in
+    its order, with no instance attribute of that name: astroid infers ``self.m`` to
+    it, bound. None for anything else."""
+    if not (isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name)):
+        return None
+    root = func.expr
+    klass = _class_of_self(root) if _only_a_parameter(root) else None
+    if klass is None or func.attrname.startswith("__"):
+        return None
+    try:
+        if _instance_attribute(klass, func.attrname) is not None:
+            return None  # assigned to instances, or bound nowhere
+        bindings = klass.getattr(func.attrname, class_context=False)
+    except INFERENCE_ERRORS:
+        return None
+    if len(bindings) != 1 or not isinstance(bindings[0], nodes.FunctionDef):
+        return None
+    method = bindings[0]
+    try:
+        if method.decorators is not None or method.type != "method":
+            return None
+    except INFERENCE_ERRORS:
+        return None
+    return method
+
+
+def calls_a_partial_of_a_method(call: nodes.Call, tree: SourceTree) -> bool:
+    """Whether *call* is ``self.a(...)`` where every statement astroid reads for ``a``
+    (see :func:`_reaches_an_attribute_of_python_itself`) is ``self.a =
+    functools.partial(self.m, ...)``, *m* a plain method of the class
+    (:func:`_plain_method_called`): calling the partial calls that method, and a method
+    is never a helper (a module-level function, a staticmethod or a classmethod).
+
+    astroid's ``functools`` brain, to tell, builds ``functools`` (the generated bench
+    tree's ``self._record = partial(self._put_output, ...)``, called in many sending
+    methods). A partial of anything else (a function, a staticmethod: a helper) is
+    inferred."""
     func = call.func
     if not (isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name)):
         return False
@@ -353,23 +401,31 @@ def _returns_nothing(call: nodes.Call) -> bool:
     if klass is None or func.attrname.startswith("__"):
         return False
     try:
-        if _instance_attribute(klass, func.attrname) is not None:
-            return False  # assigned to instances, or bound nowhere
+        bindings = _instance_attribute(klass, func.attrname)
     except INFERENCE_ERRORS:
         return False
-    try:
-        bindings = klass.getattr(func.attrname, class_context=False)
-    except INFERENCE_ERRORS:
+    return bool(bindings) and all(
+        isinstance(binding, nodes.AssignAttr) and _a_partial_of_a_method(binding, klass, tree)
+        for binding in bindings or ()
+    )
+
+
+def _a_partial_of_a_method(
+    binding: nodes.AssignAttr, klass: nodes.ClassDef, tree: SourceTree
+) -> bool:
+    """Whether *binding* is ``self.a = functools.partial(self.m, ...)`` in a method of
+    *klass*, ``m`` one of its plain methods."""
+    value = _assigned_value(binding)
+    if not isinstance(value, nodes.Call) or not value.args:
         return False
-    if len(bindings) != 1 or not isinstance(bindings[0], nodes.FunctionDef):
+    if _standard_name(value.func, tree) != "functools.partial":
         return False
-    method = bindings[0]
-    if method.decorators is not None or method.type != "method":
+    wrapped = value.args[0]
+    if not (isinstance(wrapped, nodes.Attribute) and isinstance(wrapped.expr, nodes.Name)):
         return False
-    own = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
-    return not any(
-        node.value is not None for node in method.nodes_of_class((nodes.Return,), skip_klass=own)
-    ) and not any(True for _ in method.nodes_of_class((nodes.Yield,), skip_klass=own))
+    if not _only_a_parameter(wrapped.expr) or _class_of_self(wrapped.expr) is not klass:
+        return False
+    return _plain_method_called(wrapped) is not None
 
 
 def calls_a_class(call: nodes.Call) -> bool:
@@ -802,6 +858,7 @@ def helper_calls(
         if (
             reaches_only_python_itself(call, tree)
             or calls_a_class(call)
+            or calls_a_partial_of_a_method(call, tree)
             or (
                 libraries is not None
                 and reaches_only_libraries_sending_nothing(call, tree, libraries)
