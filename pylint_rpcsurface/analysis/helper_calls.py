@@ -363,12 +363,18 @@ def _plain_method_called(func: nodes.NodeNG) -> nodes.FunctionDef | None:
         return None
     root = func.expr
     klass = _class_of_self(root) if _only_a_parameter(root) else None
-    if klass is None or func.attrname.startswith("__"):
+    return None if klass is None else _plain_method_of(klass, func.attrname)
+
+
+def _plain_method_of(klass: nodes.ClassDef, name: str) -> nodes.FunctionDef | None:
+    """The one undecorated plain method an instance of *klass* finds as *name* (no
+    instance attribute of that name); None for anything else."""
+    if name.startswith("__"):
         return None
     try:
-        if _instance_attribute(klass, func.attrname) is not None:
+        if _instance_attribute(klass, name) is not None:
             return None  # assigned to instances, or bound nowhere
-        bindings = klass.getattr(func.attrname, class_context=False)
+        bindings = klass.getattr(name, class_context=False)
     except INFERENCE_ERRORS:
         return None
     if len(bindings) != 1 or not isinstance(bindings[0], nodes.FunctionDef):
@@ -414,7 +420,9 @@ def _a_partial_of_a_method(
     binding: nodes.AssignAttr, klass: nodes.ClassDef, tree: SourceTree
 ) -> bool:
     """Whether *binding* is ``self.a = functools.partial(self.m, ...)`` in a method of
-    *klass*, ``m`` one of its plain methods."""
+    *klass* or of a class in its order (a base's ``__init__``), ``m`` a plain method both
+    where the assignment is read (the base's ``self``) and for an instance of *klass*:
+    astroid may read ``self`` in the base's method as either."""
     value = _assigned_value(binding)
     if not isinstance(value, nodes.Call) or not value.args:
         return False
@@ -423,9 +431,19 @@ def _a_partial_of_a_method(
     wrapped = value.args[0]
     if not (isinstance(wrapped, nodes.Attribute) and isinstance(wrapped.expr, nodes.Name)):
         return False
-    if not _only_a_parameter(wrapped.expr) or _class_of_self(wrapped.expr) is not klass:
+    owner = _class_of_self(wrapped.expr) if _only_a_parameter(wrapped.expr) else None
+    if owner is None:
         return False
-    return _plain_method_called(wrapped) is not None
+    if owner is not klass:
+        try:
+            if all(owner is not ancestor for ancestor in klass.ancestors()):
+                return False
+        except INFERENCE_ERRORS:
+            return False
+    return (
+        _plain_method_of(owner, wrapped.attrname) is not None
+        and _plain_method_of(klass, wrapped.attrname) is not None
+    )
 
 
 def calls_a_class(call: nodes.Call) -> bool:
