@@ -376,11 +376,17 @@ def _stats_of_check(project: Path, stats: Path) -> dict[str, Any]:
 def test_the_surface_modules_reach_the_standard_library_as_a_real_engines_do(
     small: tuple[Path, dict[str, object]], tmp_path: Path
 ) -> None:
-    """On vLLM 0.7.3 a cold check builds 53 modules outside the project, and a body edit
-    of the caller module 17: astroid's transforms and the inference of ``self`` build the
-    bases' modules, and following ``self.x.y(...)`` in a dispatching method builds
-    ``threading`` and ``queue``. The generated surface modules must cost the same kind of
-    work, or a row met on the generated tree says nothing of the real ones."""
+    """A cold check builds modules outside the project on a real engine (22 on vLLM 0.7.3,
+    7 on LMDeploy 0.7.3 at 691cdf0), and so does a body edit of the caller module:
+    astroid's transforms and the inference of ``self`` build the bases' modules, and
+    following ``self.x.y(...)`` in a dispatching method builds ``threading`` and ``queue``.
+    The generated surface modules must cost the same kind of work, or a row met on the
+    generated tree says nothing of the real ones.
+
+    ``functools`` is reached only through ``self._record = partial(self._put_output,
+    ...)``, a partial of a plain method, which the helper search proves no helper
+    without inferring it, on any tree (tests/test_helper_filter_hand_back.py): it is not
+    counted."""
     project = tmp_path / "project"
     shutil.copytree(small[0], project)
     reached = {
@@ -389,11 +395,15 @@ def test_the_surface_modules_reach_the_standard_library_as_a_real_engines_do(
         if line.split()[0] in {"import", "from"}
     }
     assert reached >= {"abc", "dataclasses", "enum", "queue", "threading", "typing"}
+    reached.discard("functools")
     stats = tmp_path / "stats.jsonl"
     cold = _stats_of_check(project, stats)
     assert cold["other_modules_built"] >= len(reached), cold
     # A statement added in the caller's dispatching method: its pieces follow the same
-    # calls again, into the standard library.
+    # calls again. On the real engines such an edit now builds no module outside the
+    # project (bench/recompute.py at 776549d: LMDeploy 0.7.3 and vLLM 0.7.3, 0 each), so
+    # the generated tree's edit must cost at least that: its caller module is built again
+    # and its pieces computed, whatever it reaches.
     bench = load_bench_script("run")
     caller = project / str(small[1]["caller_module"])
     edited, _ = bench.edit_text(
@@ -402,4 +412,4 @@ def test_the_surface_modules_reach_the_standard_library_as_a_real_engines_do(
     caller.write_text(edited, "utf-8")
     after_edit = _stats_of_check(project, stats)
     assert caller.relative_to(project).as_posix() in after_edit["modules_built"]
-    assert after_edit["other_modules_built"] >= len(reached), after_edit
+    assert after_edit["pieces_computed"] > 0, after_edit
