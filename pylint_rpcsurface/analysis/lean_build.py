@@ -160,7 +160,7 @@ _KEEP_A_METHOD = frozenset(
 # Decorators whose qualified name astroid gives (``decoratornames()``, inferring each) is
 # the dotted name they are imported by: a lean module's function decorated by these alone
 # is told its decorators' names by the syntax (:func:`decorator_names_by_syntax`).
-# tests/test_lean_decorated_methods.py holds each to astroid's own answer on this Python.
+# tests/test_lean_decorator_names.py holds each to astroid's own answer on this Python.
 _NAMED_AS_IMPORTED = _KEEP_A_METHOD | frozenset(
     {"builtins.classmethod", "builtins.staticmethod", "functools.cached_property"}
 )
@@ -249,8 +249,7 @@ def _type_by_syntax(function: nodes.FunctionDef, project_names: Container[str]) 
 def _decorated_as_a_method(method: nodes.FunctionDef, project_names: Container[str]) -> bool:
     """Whether every decorator of *method* (which has some) is one of
     :data:`_KEEP_A_METHOD`, by the look-up and imports alone."""
-    decorators = method.decorators.nodes if method.decorators is not None else []
-    return all(decorator_name(d, project_names) in _KEEP_A_METHOD for d in decorators)
+    return _decorator_names(method, project_names) <= _KEEP_A_METHOD
 
 
 def function_type(compute: Callable[[nodes.FunctionDef], str], node: nodes.FunctionDef) -> str:
@@ -274,10 +273,18 @@ def decorator_names_by_syntax(
         return None
     if function.extra_decorators:
         return None
-    names = {decorator_name(d, project_names) for d in function.decorators.nodes}
-    if None in names or not names <= _NAMED_AS_IMPORTED:
+    names = _decorator_names(function, project_names)
+    # A decorator the look-up and imports do not name (None) is never among them.
+    if not names <= _NAMED_AS_IMPORTED:
         return None
     return {name for name in names if name is not None}
+
+
+def _decorator_names(function: nodes.FunctionDef, project_names: Container[str]) -> set[str | None]:
+    """:func:`decorator_name` of each decorator of *function* (None for one the look-up
+    and the imports don't name)."""
+    decorators = function.decorators.nodes if function.decorators is not None else []
+    return {decorator_name(d, project_names) for d in decorators}
 
 
 def property_by_names(names: set[str]) -> bool:
