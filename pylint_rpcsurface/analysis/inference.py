@@ -250,13 +250,33 @@ def named_class(name: nodes.Name) -> nodes.ClassDef | None:
 def one_class(bindings: Sequence[object], name: str, hops: int) -> nodes.ClassDef | None:
     """The one class statement *bindings* of *name* come to, following ``from`` imports
     up to *hops* modules."""
+    found = one_definition(bindings, name, hops)
+    return found if isinstance(found, nodes.ClassDef) else None
+
+
+def named_definition(name: nodes.Name) -> nodes.ClassDef | nodes.FunctionDef | None:
+    """The one class or undecorated function statement *name* is bound to, by the
+    look-up and imports alone: what astroid infers it to (a decorated ``def`` may infer
+    to a property)."""
+    looked_up = name_bindings(name)
+    bindings = None if looked_up is None else looked_up[1]
+    return one_definition(bindings or [], name.name, hops=3)
+
+
+def one_definition(
+    bindings: Sequence[object], name: str, hops: int
+) -> nodes.ClassDef | nodes.FunctionDef | None:
+    """The one class or undecorated function statement *bindings* of *name* come to,
+    following ``from`` imports up to *hops* modules."""
     if len(bindings) != 1:
         return None
     (binding,) = bindings
     if isinstance(binding, nodes.ClassDef):
         return binding
+    if isinstance(binding, nodes.FunctionDef):
+        return None if binding.decorators else binding
     followed = imported_binding(binding, name) if hops else None
-    return None if followed is None else one_class(followed[1], followed[0], hops - 1)
+    return None if followed is None else one_definition(followed[1], followed[0], hops - 1)
 
 
 def imported_binding(binding: object, name: str) -> tuple[str, Sequence[object]] | None:

@@ -16,11 +16,16 @@ else it might do.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeGuard
 
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.helper_calls import reaches_only_python_itself
-from pylint_rpcsurface.analysis.inference import inferred_values, name_bindings
+from pylint_rpcsurface.analysis.inference import (
+    inferred_values,
+    name_bindings,
+    named_definition,
+)
 from pylint_rpcsurface.discovery.reading import (
     FunctionBodies,
     FunctionBody,
@@ -31,16 +36,21 @@ from pylint_rpcsurface.sources import SourceTree
 
 
 def helper_of(
-    function: nodes.FunctionDef, call: nodes.Call, project: set[int], tree: SourceTree
+    function: nodes.FunctionDef, call: nodes.Call, helpers: set[int], tree: SourceTree
 ) -> nodes.FunctionDef | None:
     """The helper *call* (in *function*) calls: a method of *function*'s own class called
-    on ``self``, or a project function (its id in *project*) called by name.
+    on ``self``, or a project function called by name, when it is one of *helpers* (by
+    id: the functions whose result a loop may get a name or a looked-up callable from,
+    :func:`may_hand_back`).
 
     A name bound only to builtins, to the standard library (that no file under *tree*'s
     roots shadows) or to class statements is not inferred: astroid would give those
     objects, or the classes and their instances, never a function of the project, and
     asking it builds their modules and runs the classes' transforms (``inspect`` for
-    ``Signature(...)``, a dataclass's) for nothing."""
+    ``Signature(...)``, a dataclass's) for nothing. Nor is a name the look-up and the
+    imports bind to one ``def`` (undecorated): astroid infers it to that function."""
+    if not helpers:
+        return None
     func = call.func
     if isinstance(func, nodes.Attribute):
         owner = function.parent
@@ -52,15 +62,42 @@ def helper_of(
             return None
         bindings = owner.locals.get(func.attrname, [])
         found = bindings[-1] if bindings else None
-        return found if isinstance(found, nodes.FunctionDef) and found is not function else None
+        return found if _a_helper(found, function, helpers) else None
     if not isinstance(func, nodes.Name):
         return None
     if reaches_only_python_itself(call, tree) or _only_classes(func):
         return None
+    defined = named_definition(func)
+    if defined is not None:
+        return defined if _a_helper(defined, function, helpers) else None
     for value in inferred_values(func)[:4]:
-        if isinstance(value, nodes.FunctionDef) and id(value) in project and value is not function:
+        if _a_helper(value, function, helpers):
             return value
     return None
+
+
+def _a_helper(
+    found: object, function: nodes.FunctionDef, helpers: set[int]
+) -> TypeGuard[nodes.FunctionDef]:
+    return isinstance(found, nodes.FunctionDef) and id(found) in helpers and found is not function
+
+
+def may_hand_back(helper: nodes.FunctionDef, received: set[str], body: FunctionBody) -> bool:
+    """Whether a loop calling *helper* may get from it a name it received (*received*,
+    :func:`returned`) or the callable it looked one up to (``getattr`` of a received name,
+    assigned and returned): what :func:`received_through` and :func:`looked_up_through`
+    follow. No other helper changes what they find, so no call of one is inferred."""
+    if not received:
+        return False
+    if returned(helper, received) is not None:
+        return True
+    return any(
+        is_getattr(lookup)
+        and names_in(lookup.args[1]) & received
+        and len(bound) == 1
+        and returned(helper, set(bound)) is not None
+        for bound, lookup, _read in body.assignments
+    )
 
 
 def _only_classes(name: nodes.Name) -> bool:
@@ -123,17 +160,17 @@ def looked_up_through(
 def bound_from_helpers(
     body: FunctionBody,
     received_in: Callable[[nodes.FunctionDef], set[str]],
-    project: set[int],
+    helpers: set[int],
     tree: SourceTree,
 ) -> HelperBindings:
     """(the names bound, the helper, the names it received) for each assignment in the
-    function of *body* from a call to a helper that receives a name. It infers what each
-    call calls (:func:`helper_of`): its callers read it once a function."""
+    function of *body* from a call to one of *helpers* (:func:`helper_of`) that receives a
+    name. It infers what each call calls: its callers read it once a function."""
     found: HelperBindings = []
     for targets, value, _read in body.assignments:
         if not isinstance(value, nodes.Call):
             continue
-        helper = helper_of(body.function, value, project, tree)
+        helper = helper_of(body.function, value, helpers, tree)
         if helper is None:
             continue
         received = received_in(helper)

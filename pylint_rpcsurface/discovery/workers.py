@@ -12,6 +12,7 @@ from pylint_rpcsurface.discovery.loop_helpers import (
     HelperBindings,
     bound_from_helpers,
     looked_up_through,
+    may_hand_back,
     received_through,
 )
 from pylint_rpcsurface.discovery.none_tests import (
@@ -56,10 +57,10 @@ class WorkerSide:
         self.tree = tree
         self.functions = functions
         self.bodies = bodies
-        self._ids = {id(f) for f in functions}
         self._received_by: dict[int, set[str]] = {}
         self._received_here: dict[int, set[str]] = {}
         self._helper_bindings: dict[int, HelperBindings] = {}
+        self._helpers: set[int] | None = None
 
     def where(self, node: nodes.NodeNG) -> str:
         return where(node, self.project)
@@ -102,9 +103,18 @@ class WorkerSide:
         key = id(function)
         if key not in self._helper_bindings:
             self._helper_bindings[key] = bound_from_helpers(
-                self.bodies(function), self._received, self._ids, self.tree
+                self.bodies(function), self._received, self._loop_helpers(), self.tree
             )
         return self._helper_bindings[key]
+
+    def _loop_helpers(self) -> set[int]:
+        """The functions a loop may get a received name, or the callable looked up by one,
+        from (:func:`may_hand_back`), by id: read once, of every function."""
+        if self._helpers is None:
+            self._helpers = {
+                id(f) for f in self.functions if may_hand_back(f, self._received(f), self.bodies(f))
+            }
+        return self._helpers
 
     def table_reads(self, linearize: Linearize) -> list[TableRead]:
         """Where a received name is looked up in a table and the result called."""
