@@ -43,3 +43,56 @@ def test_each_constant_is_read_once_however_many_surfaces_ask(
     assert any(s.registry is not None and s.registry.value for s in proposal.surfaces)
     assert reads  # the constants were read
     assert set(reads.values()) == {1}, reads
+
+
+CONSTANTS = """\
+import logging
+import threading
+from typing import cast
+
+
+def get_logger(name):
+    logger = logging.getLogger(name)
+    return logger
+
+
+logger = get_logger(__name__)
+LOCK = threading.Lock()
+PHASES = cast(tuple, ("prefill", "decode"))
+KINDS = frozenset(("forward", "transfer_kv"))
+"""
+
+
+def _read_constants(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[set[str], discovery.Proposal]:
+    """The constants init reads on *folder*, and what it proposes."""
+    read = registries.read_registry
+    names: set[str] = set()
+
+    def recorded(module: nodes.Module, attribute: str, qualname: str) -> Registry:
+        names.add(qualname)
+        return read(module, attribute, qualname)
+
+    monkeypatch.setattr(registries, "read_registry", recorded)
+    return names, discovery.discover(folder, (folder,))
+
+
+def test_a_constant_the_standard_library_makes_of_nothing_of_the_project_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A logger from the project's function returning logging.getLogger(name), and a
+    # lock, list no name the project sends, whatever astroid infers them to; a call
+    # given the project's strings (typing.cast gives them back) is read.
+    folder = Path(shutil.copytree(ROOT / "tests" / "fixtures" / "init_engine", tmp_path / "p"))
+    (folder / "pyproject.toml").unlink()
+    (folder / "seedengine" / "consts.py").write_text(CONSTANTS, encoding="utf-8")
+    read, proposal = _read_constants(folder, monkeypatch)
+    assert {"seedengine.consts.PHASES", "seedengine.consts.KINDS"} <= read
+    assert "seedengine.config.RAPIDSERVE_RPCS" in read
+    assert not {"seedengine.consts.logger", "seedengine.consts.LOCK"} & read
+    # The oracle: every constant read, the same proposal.
+    monkeypatch.setattr(Registries, "_made_without_the_project", lambda self, value: False)
+    everything, unfiltered = _read_constants(folder, monkeypatch)
+    assert {"seedengine.consts.logger", "seedengine.consts.LOCK"} <= everything
+    assert unfiltered == proposal

@@ -628,6 +628,14 @@ def _binds_python_itself(
     return bool(modules) and all(_of_the_standard_library(module, tree) for module in modules)
 
 
+def made_by_python_itself(value: nodes.NodeNG, tree: SourceTree) -> bool:
+    """Whether *value* gives only what the standard library or a builtin makes of
+    nothing of the project's (:func:`_a_value_of_python_itself`): ``logger =
+    init_logger(__name__)``, whose function returns ``logging.getLogger(name)``, a logger
+    whatever name it is given; ``lock = threading.Lock()``."""
+    return _a_value_of_python_itself(value, tree, 3, 1)
+
+
 def _a_value_of_python_itself(
     value: nodes.NodeNG, tree: SourceTree, hops: int, functions: int
 ) -> bool:

@@ -88,6 +88,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             modules,
             lambda module: index.store.tree.module_name(module.file or "") or module.name,
             self.where,
+            index.store.tree,
         )
         for module in modules:
             for node in module.nodes_of_class(

@@ -10,9 +10,11 @@ from collections.abc import Callable
 
 from astroid import nodes
 
+from pylint_rpcsurface.analysis.helper_calls import made_by_python_itself
 from pylint_rpcsurface.analysis.registry import read_registry
 from pylint_rpcsurface.discovery.reading import MIN_NAMES, MOSTLY, Choice
 from pylint_rpcsurface.model import Registry
+from pylint_rpcsurface.sources import SourceTree
 
 
 class Registries:
@@ -24,10 +26,12 @@ class Registries:
         modules: list[nodes.Module],
         module_name: Callable[[nodes.Module], str],
         where: Callable[[nodes.NodeNG], str],
+        tree: SourceTree,
     ) -> None:
         self.modules = modules
         self.module_name = module_name
         self.where = where
+        self.tree = tree
         # Where a module-level name is tested for membership or iterated: the uses that
         # make a constant a registry (sharing names with the surface does not).
         self.uses: dict[str, list[tuple[nodes.NodeNG, str]]] = defaultdict(list)
@@ -69,7 +73,7 @@ class Registries:
                 value = binding.parent.value
                 if not isinstance(
                     value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict, nodes.Call)
-                ):
+                ) or self._made_without_the_project(value):
                     continue
                 dotted = f"{self.module_name(module)}.{attribute}"
                 read = self._read.get((id(module), attribute))
@@ -115,6 +119,15 @@ class Registries:
             )
         dotted, at, hits, use = used[0]
         return Choice("registry", dotted, f"{use}; {at}: {hits} of its elements are sent RPC names")
+
+    def _made_without_the_project(self, value: nodes.NodeNG) -> bool:
+        """Whether *value* is a call that gives only what the standard library or a
+        builtin makes of nothing of the project's (``logger = init_logger(__name__)``,
+        whose function returns ``logging.getLogger(name)``; ``lock = threading.Lock()``):
+        it lists no name the project sends, whatever astroid infers it to, so it is no
+        registry and is not read. Reading one infers what the syntax does not show, the
+        standard library's modules built for it: vLLM 0.11.2 has 824 such loggers."""
+        return isinstance(value, nodes.Call) and made_by_python_itself(value, self.tree)
 
     def _used_as_registry(self, attribute: str, binding: nodes.AssignName) -> str:
         """Where the code tests a name for membership in the constant or iterates it
