@@ -36,7 +36,12 @@ from astroid import bases, nodes
 from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
 
-from pylint_rpcsurface.analysis.inference import PROJECT_NAMES, imported_dotted_name, name_bindings
+from pylint_rpcsurface.analysis.inference import (
+    PROJECT_NAMES,
+    imported_dotted_name,
+    name_bindings,
+    project_names_of,
+)
 
 __all__ = [
     "BUILD_ENV",
@@ -44,6 +49,7 @@ __all__ = [
     "PendingAttrs",
     "decorator_name",
     "function_type",
+    "infers_to_no_class",
     "lean_wanted",
     "method_type_by_syntax",
 ]
@@ -192,6 +198,26 @@ def _self_class(target: nodes.NodeNG, project_names: Container[str]) -> nodes.Cl
     if klass.keywords or any(not _plain_base(base) for base in klass.bases):
         return None
     return klass
+
+
+def infers_to_no_class(expression: nodes.NodeNG) -> bool:
+    """Whether astroid infers *expression*, in a lean module, to no class statement
+    standing alone, told by the syntax: a name bound only by ``import m`` (a module), as
+    a named parameter other than a method's first (astroid gives a call's argument, or
+    the default and Uninferable), or as a plain method's first (an instance of its class,
+    :func:`_self_class`). Inferring
+    ``self`` runs its class's transforms (a dataclass's builds ``dataclasses``), and
+    ``asyncio`` builds the package, for an answer the syntax gives."""
+    if not isinstance(expression, nodes.Name):
+        return False
+    project_names = project_names_of(expression)
+    looked_up = name_bindings(expression)
+    if project_names is None or looked_up is None or len(looked_up[1]) != 1:
+        return False
+    scope, (binding,) = looked_up
+    if isinstance(binding, nodes.Import) or _a_parameter_not_first(binding, scope):
+        return True
+    return _self_class(expression, project_names) is not None
 
 
 def _plain_base(base: object) -> bool:

@@ -16,6 +16,7 @@ from pylint_rpcsurface.analysis.inference import (
     enum_member_key,
     inferred_values,
 )
+from pylint_rpcsurface.analysis.lean_build import infers_to_no_class
 from pylint_rpcsurface.discovery import unproven
 from pylint_rpcsurface.discovery.callers import CallerSplit, ExactReceivers
 from pylint_rpcsurface.discovery.evidence import (
@@ -269,7 +270,9 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             return sites
         members = []
         for call, node, keyword in passed:
-            if isinstance(node, nodes.Attribute):
+            # ``self.x`` or ``request.kind``: what ``self`` or a parameter is, astroid
+            # infers to no enum class, so to no member (:func:`infers_to_no_class`).
+            if isinstance(node, nodes.Attribute) and not infers_to_no_class(node.expr):
                 member = enum_member_key(node, self.qualname)
                 if member is not None:
                     members.append(Site(call, member, keyword, self.owner(call)))
