@@ -16,9 +16,11 @@ exiting 2); **extra findings**, those the generated table gives that the hand on
 
 Every finding the generated table gives is looked up in ``bench/init_engines/verdicts.toml``,
 where each is classified by hand, after reading the engine's code at that line, as true or
-false with the reason; a finding without a verdict, or a verdict whose finding is gone,
-makes the run exit 1. vLLM and LMDeploy use the real-engine corpus's hand configurations,
-``bench/engines/<name>.toml``.
+false with the reason; so is every finding ``check`` adds once each table init wrote
+commented out is uncommented as its comment says (the ``# `` that starts each line below
+the instruction removed, nothing else edited). A finding without a verdict, or a verdict
+whose finding is gone, makes the run exit 1. vLLM and LMDeploy use the real-engine
+corpus's hand configurations, ``bench/engines/<name>.toml``.
 
     python bench/init_engines.py                    # print the table
     python bench/init_engines.py --out docs/init.md # rewrite the table in the page
@@ -47,6 +49,9 @@ CONFIGS = HERE / "init_engines"
 BEGIN = "<!-- init-engines:begin (python bench/init_engines.py --out docs/init.md) -->"
 END = "<!-- init-engines:end -->"
 TARGET = 0.9
+# The line of init's comment above a table it wrote commented out: what follows, each
+# line starting with "# ", is the table a user confirms by removing that prefix.
+UNCOMMENT_AFTER = "# then remove the '# ' that starts each line below."
 
 
 # Every finding the generated tables give, traced to the engine's code by hand.
@@ -96,6 +101,10 @@ class Result:
     extra: tuple[str, ...]
     missing: tuple[str, ...]  # hand findings the generated table doesn't give
     found: tuple[str, ...] = ()  # every finding of the generated table, path:line:symbol
+    # The findings the generated table gives once its commented-out tables are
+    # uncommented, beyond ``found``; or why that table can't be used.
+    uncommented: tuple[str, ...] = ()
+    uncommented_error: str = ""
 
 
 def _script() -> list[str]:
@@ -133,6 +142,19 @@ def generated_table(tree: Path) -> tuple[int, str]:
         if line.startswith("+") and not line.startswith("+++")
     ]
     return done.returncode, "\n".join(added) + "\n"
+
+
+def uncommented(table: str) -> str:
+    """*table* with every table init wrote commented out made active, as its comment asks:
+    the ``# `` that starts each line below :data:`UNCOMMENT_AFTER` removed."""
+    lines, inside = [], False
+    for line in table.splitlines():
+        if inside and line.startswith("# "):
+            lines.append(line[2:])
+            continue
+        inside = line == UNCOMMENT_AFTER
+        lines.append(line)
+    return "\n".join(lines) + "\n"
 
 
 def sites(tree: Path, table: str) -> tuple[dict[str, set[tuple[str, int]]], str]:
@@ -187,6 +209,8 @@ def run_engine(engine: Engine, cache: Path) -> Result:
     code, generated_found, stderr = findings(tree, generated)
     if code == 2:
         error = error or stderr
+    waiting = uncommented(generated)
+    confirmed_code, confirmed_found, confirmed_stderr = findings(tree, waiting)
     (tree / "pyproject.toml").unlink(missing_ok=True)
     return Result(
         engine,
@@ -198,6 +222,8 @@ def run_engine(engine: Engine, cache: Path) -> Result:
         tuple(sorted(generated_found - hand_found)),
         tuple(sorted(hand_found - generated_found)),
         tuple(sorted(generated_found)),
+        tuple(sorted(confirmed_found - generated_found)),
+        confirmed_stderr if confirmed_code == 2 else "",
     )
 
 
@@ -211,35 +237,43 @@ def load_verdicts(path: Path = VERDICTS) -> dict[str, dict[str, dict[str, str]]]
 
 def traced(result: Result, verdicts: dict[str, dict[str, dict[str, str]]]) -> tuple[str, list[str]]:
     """The table's cell for *result*'s findings, and what is wrong: a finding nobody
-    traced, or a verdict whose finding is gone."""
+    traced (of the written table, or added once its commented-out tables are
+    uncommented), or a verdict whose finding is gone."""
     mine = verdicts.get(result.engine.key, {})
-    problems = [
-        f"{result.engine.key}: no verdict for {key}" for key in result.found if key not in mine
-    ]
+    every = (*result.found, *result.uncommented)
+    problems = [f"{result.engine.key}: no verdict for {key}" for key in every if key not in mine]
     problems += [
         f"{result.engine.key}: a verdict for {key}, which is no longer found"
         for key in mine
-        if key not in result.found
+        if key not in every
     ]
-    if not result.found:
-        return "none", problems
-    kinds = [mine.get(key, {}).get("verdict", "not traced") for key in result.found]
+    return _counted(result.found, mine), problems
+
+
+def _counted(keys: tuple[str, ...], mine: dict[str, dict[str, str]]) -> str:
+    """How many of *keys* there are, and how many of them each verdict has."""
+    if not keys:
+        return "none"
+    kinds = [mine.get(key, {}).get("verdict", "not traced") for key in keys]
     cell = f"{len(kinds)}: {kinds.count('true')} true, {kinds.count('false')} false"
     if kinds.count("not traced"):
         cell += f", {kinds.count('not traced')} NOT TRACED"
-    return cell, problems
+    return cell
 
 
 def render_verdicts(results: list[Result], verdicts: dict[str, dict[str, dict[str, str]]]) -> str:
-    """Every finding of the generated tables with its verdict and the reason."""
-    rows = ["| Engine | Finding | Verdict | Why |", "| --- | --- | --- | --- |"]
+    """Every finding of the generated tables, written or uncommented, with its verdict and
+    the reason."""
+    rows = ["| Engine | Table | Finding | Verdict | Why |", "| --- | --- | --- | --- | --- |"]
     for r in results:
-        for key in r.found:
-            verdict = verdicts.get(r.engine.key, {}).get(key, {})
-            why = verdict.get("why", "").replace("|", "/")
-            rows.append(
-                f"| {r.engine.key} | `{key}` | {verdict.get('verdict', 'NOT TRACED')} | {why} |"
-            )
+        for table, keys in (("written", r.found), ("uncommented", r.uncommented)):
+            for key in keys:
+                verdict = verdicts.get(r.engine.key, {}).get(key, {})
+                why = verdict.get("why", "").replace("|", "/")
+                rows.append(
+                    f"| {r.engine.key} | {table} | `{key}` "
+                    f"| {verdict.get('verdict', 'NOT TRACED')} | {why} |"
+                )
     return "\n".join(rows) + "\n" if len(rows) > 2 else ""
 
 
@@ -249,8 +283,9 @@ def render(
     rows = [
         "| Engine | .py files | init exit | Coverage of the hand RPC names | Config errors "
         "| Extra findings | Hand findings not given "
-        "| Findings from the written configuration, each traced |",
-        "| --- | ---: | ---: | --- | --- | --- | --- | --- |",
+        "| Findings from the written configuration, each traced "
+        "| Findings the commented-out tables add once uncommented, each traced |",
+        "| --- | ---: | ---: | --- | --- | --- | --- | --- | --- |",
     ]
     for r in results:
         share = len(r.covered) / len(r.hand_names) if r.hand_names else 1.0
@@ -262,9 +297,14 @@ def render(
         extra = ", ".join(f"`{e}`" for e in r.extra) or "none"
         lost = ", ".join(f"`{e}`" for e in r.missing) or "none"
         cell, _ = traced(r, verdicts or {})
+        mine = (verdicts or {}).get(r.engine.key, {})
+        added = _counted(r.uncommented, mine)
+        if r.uncommented_error:
+            added = f"configuration error: {r.uncommented_error.replace('|', '/')}"
         rows.append(
             f"| {r.engine.name} {r.engine.version} | {r.files} | {r.init_status} | {coverage} "
-            f"| {r.config_error.replace('|', '/') or 'none'} | {extra} | {lost} | {cell} |"
+            f"| {r.config_error.replace('|', '/') or 'none'} | {extra} | {lost} | {cell} "
+            f"| {added} |"
         )
     table = "\n".join(rows) + "\n"
     listed = render_verdicts(results, verdicts or {})
@@ -281,6 +321,8 @@ def _dumped(result: Result) -> dict[str, object]:
         "extra": list(result.extra),
         "missing": list(result.missing),
         "found": list(result.found),
+        "uncommented": list(result.uncommented),
+        "uncommented_error": result.uncommented_error,
     }
 
 
@@ -296,6 +338,8 @@ def _loaded(engine: Engine, path: Path) -> Result:
         tuple(data["extra"]),
         tuple(data["missing"]),
         tuple(data["found"]),
+        tuple(data.get("uncommented", ())),
+        str(data.get("uncommented_error", "")),
     )
 
 

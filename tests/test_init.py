@@ -419,12 +419,62 @@ def test_the_real_engine_table_traces_every_finding_of_the_written_configuration
     result = bench.Result(engine, 3, frozenset({"a"}), frozenset({"a"}), 1, "", (), (), found)
     verdicts = {"e": {found[0]: {"verdict": "true", "why": "no class defines it"}}}
     text = bench.render([result], verdicts)
-    assert text.splitlines()[2].endswith("| 2: 1 true, 0 false, 1 NOT TRACED |")
-    assert "| e | `e/a.py:3:rpc-unanswered` | true | no class defines it |" in text
+    assert text.splitlines()[2].endswith("| 2: 1 true, 0 false, 1 NOT TRACED | none |")
+    assert "| e | written | `e/a.py:3:rpc-unanswered` | true | no class defines it |" in text
     _, problems = bench.traced(result, verdicts)
     assert problems == ["e: no verdict for e/b.py:9:rpc-unanswered"]
     verdicts["e"]["e/c.py:1:rpc-unanswered"] = {"verdict": "false", "why": "gone"}
     assert "which is no longer found" in bench.traced(result, verdicts)[1][-1]
+
+
+def test_the_real_engine_table_traces_what_uncommenting_the_rest_adds() -> None:
+    # Issue 50: uncommenting what init wrote commented out adds no false finding. What
+    # it adds beyond the written table is a column of its own, each finding traced.
+    bench = load_bench_script("init_engines")
+    engine = bench.Engine("e", "1.0", "e")
+    written, added = ("e/a.py:3:rpc-unanswered",), ("e/b.py:9:rpc-handler-signature",)
+    result = bench.Result(
+        engine, 3, frozenset({"a"}), frozenset({"a"}), 1, "", (), (), written, added
+    )
+    verdicts = {"e": {written[0]: {"verdict": "true", "why": "no class defines it"}}}
+    row = bench.render([result], verdicts).splitlines()[2]
+    assert row.endswith("| 1: 1 true, 0 false | 1: 0 true, 0 false, 1 NOT TRACED |")
+    assert bench.traced(result, verdicts)[1] == ["e: no verdict for e/b.py:9:rpc-handler-signature"]
+    verdicts["e"][added[0]] = {"verdict": "false", "why": "never paired"}
+    text = bench.render([result], verdicts)
+    assert text.splitlines()[2].endswith("| 1: 0 true, 1 false |")
+    assert "| e | uncommented | `e/b.py:9:rpc-handler-signature` | false | never paired |" in text
+    assert bench.traced(result, verdicts)[1] == []
+    broken = bench.Result(engine, 3, frozenset(), frozenset(), 1, "", (), (), (), (), "bad key")
+    assert bench.render([broken]).splitlines()[2].endswith("| configuration error: bad key |")
+
+
+def test_uncommenting_makes_active_only_the_tables_init_wrote_commented_out() -> None:
+    bench = load_bench_script("init_engines")
+    table = (
+        "[tool.rpcsurface]\n"
+        "# waits: not written, the evidence is ambiguous:\n"
+        "#   a.py:3: no receive found\n"
+        "\n"
+        "# Not proven: the surface of a.A\n"
+        f"{bench.UNCOMMENT_AFTER}\n"
+        "# [[tool.rpcsurface.surface]]\n"
+        "# callers = [\"a.A\"]  # a.py:3 sends 'x'\n"
+        "\n"
+        "# a note after the table\n"
+    )
+    assert bench.uncommented(table) == (
+        "[tool.rpcsurface]\n"
+        "# waits: not written, the evidence is ambiguous:\n"
+        "#   a.py:3: no receive found\n"
+        "\n"
+        "# Not proven: the surface of a.A\n"
+        f"{bench.UNCOMMENT_AFTER}\n"
+        "[[tool.rpcsurface.surface]]\n"
+        "callers = [\"a.A\"]  # a.py:3 sends 'x'\n"
+        "\n"
+        "# a note after the table\n"
+    )
 
 
 def test_a_dispatch_that_runs_the_name_itself_is_read_from_its_own_lookup(

@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from support import ROOT, run_check, run_cli
+from support import ROOT, load_bench_script, run_check, run_cli
 
 from pylint_rpcsurface.config import load_config
 
@@ -23,7 +23,6 @@ else:
     import tomli as tomllib
 
 EXAMPLE = ROOT / "examples" / "engine"
-_UNCOMMENT_AFTER = "# then remove the '# ' that starts each line below."
 
 
 def _example(tmp_path: Path) -> Path:
@@ -34,15 +33,9 @@ def _example(tmp_path: Path) -> Path:
 
 
 def uncommented(text: str) -> str:
-    """*text* with every commented-out table init wrote made active."""
-    lines, inside = [], False
-    for line in text.splitlines():
-        if inside and line.startswith("# "):
-            lines.append(line[2:])
-            continue
-        inside = line == _UNCOMMENT_AFTER
-        lines.append(line)
-    return "\n".join(lines) + "\n"
+    """*text* with every commented-out table init wrote made active, as its comment asks
+    (bench/init_engines.py's reading, which measures the same on real engines)."""
+    return str(load_bench_script("init_engines").uncommented(text))
 
 
 def located(folder: Path) -> set[tuple[str, int, str]]:
