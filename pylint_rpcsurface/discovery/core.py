@@ -12,10 +12,7 @@ from pathlib import Path
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
-from pylint_rpcsurface.analysis.inference import (
-    enum_member_key,
-    inferred_values,
-)
+from pylint_rpcsurface.analysis.inference import enum_member_key, inferred_values
 from pylint_rpcsurface.analysis.lean_build import infers_to_no_class
 from pylint_rpcsurface.discovery import unproven
 from pylint_rpcsurface.discovery.callers import CallerSplit, ExactReceivers
@@ -58,7 +55,7 @@ from pylint_rpcsurface.discovery.reading import (
     positional_params,
     where,
 )
-from pylint_rpcsurface.discovery.registries import Registries
+from pylint_rpcsurface.discovery.registries import Registries, registry_of_known_waits
 from pylint_rpcsurface.discovery.table_surfaces import TablesRead, TableSurfaces
 from pylint_rpcsurface.discovery.workers import WorkerSide, top_of
 
@@ -382,6 +379,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         by_method = {g.method: g for g in confirmed}
         payload = PayloadKeys(self)
         dispatch = [payload.proposal(d, by_method[d.method], workers, surfaces) for d in dispatch]
+        surfaces = [registry_of_known_waits(s, dispatch) for s in surfaces]
         proxies = tuple(RayProxies(self, confirmed).proposals())
         return Proposal(tuple(dispatch), tuple(surfaces), tuple(self.notes), proxies)
 

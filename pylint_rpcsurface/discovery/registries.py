@@ -7,12 +7,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.helper_calls import made_by_python_itself
 from pylint_rpcsurface.analysis.registry import read_registry
-from pylint_rpcsurface.discovery.reading import MIN_NAMES, MOSTLY, Choice
+from pylint_rpcsurface.discovery.reading import (
+    MIN_NAMES,
+    MOSTLY,
+    Choice,
+    DispatchProposal,
+    SurfaceProposal,
+)
 from pylint_rpcsurface.model import Registry
 from pylint_rpcsurface.sources import SourceTree
 
@@ -137,3 +144,36 @@ class Registries:
                 continue
             return f"{self.where(node)}: {kind}"
         return ""
+
+
+def registry_of_known_waits(
+    surface: SurfaceProposal, dispatch: list[DispatchProposal]
+) -> SurfaceProposal:
+    """*surface*, its registry left a candidate where a dispatch method it judges has no
+    ``waits`` written: the checker reads such calls as never waited, so every name the
+    registry lists would be ``rpc-listed-unwaited`` (no caller waits on it), a finding
+    of a default, not of the code."""
+    registry = surface.registry
+    if registry is None or registry.value is None:
+        return surface
+    judged = set(surface.dispatch) or {d.method for d in dispatch}
+    unknown = sorted(
+        d.method
+        for d in dispatch
+        if d.method in judged
+        and all(c.value is None for c in d.keys if c.key in ("waits", "waits-unless"))
+    )
+    if not unknown:
+        return surface
+    calls = ", ".join(f"{method}()" for method in unknown)
+    return replace(
+        surface,
+        registry=Choice(
+            "registry",
+            None,
+            "",
+            (f"{registry.value} ({registry.evidence})",),
+            why=f"whether the calls of {calls} wait is not known (waits not written): read "
+            "as never waited, every name it lists would be rpc-listed-unwaited",
+        ),
+    )
