@@ -25,10 +25,13 @@ else:
 EXAMPLE = ROOT / "examples" / "engine"
 
 
-def _example(tmp_path: Path) -> Path:
-    """The bundled example without its hand-written table."""
+def _example(tmp_path: Path, *, launcher: bool = False) -> Path:
+    """The bundled example without its hand-written table, and without its launcher
+    unless *launcher*: then nothing binds the runners the manager holds to a class."""
     folder = Path(shutil.copytree(EXAMPLE, tmp_path / "engine"))
     (folder / "pyproject.toml").unlink()
+    if not launcher:
+        (folder / "minimind" / "launch.py").unlink()
     return folder
 
 
@@ -90,6 +93,38 @@ def test_the_commented_out_surface_loads_and_finds_nothing_a_hand_written_one_do
     assert active_only <= confirmed <= hand_written
     again = run_cli(folder, "init", "--diff")
     assert (again.returncode, again.stdout) == (0, ""), again.stderr
+
+
+def test_the_example_with_its_launcher_gets_its_surfaces_written(tmp_path: Path) -> None:
+    # Issue 50: on the bundled example, the active part sees at least 90% of the RPC
+    # names the hand-written table sees, and gives no finding it doesn't. The launcher
+    # constructs each engine core's runners: the most specific caller reaches its own.
+    folder = _example(tmp_path, launcher=True)
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    assert written.stderr.endswith(
+        ": 4 tables active, 0 commented out waiting for you to confirm\n"
+    )
+    pyproject = folder / "pyproject.toml"
+    surfaces = {s.name: s for s in load_config(pyproject).surfaces}
+    assert [(s.callers, s.handlers) for s in surfaces.values()] == [
+        (("minimind.engine_core.EngineCore",), ("minimind.model_runner.ModelRunner",)),
+        (
+            ("minimind.engine_core.DecodeEngineCore", "minimind.engine_core.PrefillEngineCore"),
+            ("minimind.model_runner.DisaggModelRunner",),
+        ),
+    ]
+    found = located(folder)
+    assert found
+    assert found <= located(EXAMPLE)
+    bench = load_bench_script("init_engines")
+    table = pyproject.read_text("utf-8")  # sites() writes the table it is given there
+    init_sites, init_error = bench.sites(folder, table)
+    hand_sites, hand_error = bench.sites(folder, (EXAMPLE / "pyproject.toml").read_text("utf-8"))
+    assert (hand_error, init_error) == ("", "")
+    seen = [name for name, at in hand_sites.items() if at <= init_sites.get(name, set())]
+    assert hand_sites
+    assert len(seen) / len(hand_sites) >= bench.TARGET
 
 
 def test_the_example_as_shipped_gets_nothing_new(tmp_path: Path) -> None:
