@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -588,3 +588,22 @@ def discovered(root: Path) -> Iterator[Discovery]:
     with store.resolving_imports():
         modules = [m for p in store.python_files() if (m := store.module(p)) is not None]
         yield Discovery(root, modules, ClassIndex(store))
+
+
+def asked_of(
+    monkeypatch: Any,
+    owner: object,
+    name: str,
+    told: Callable[..., str] = lambda node, *_: str(node.as_string()),
+) -> list[str]:
+    """What *owner*.*name* is asked while the test runs, each call as *told* says (by
+    default the source of its first argument, a node); the function still answers."""
+    asked: list[str] = []
+    original = getattr(owner, name)
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        asked.append(told(*args, **kwargs))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
+    return asked

@@ -451,30 +451,19 @@ def test_the_real_engine_table_traces_what_uncommenting_the_rest_adds() -> None:
 
 def test_uncommenting_makes_active_only_the_tables_init_wrote_commented_out() -> None:
     bench = load_bench_script("init_engines")
-    table = (
+    before = (
         "[tool.rpcsurface]\n"
         "# waits: not written, the evidence is ambiguous:\n"
         "#   a.py:3: no receive found\n"
         "\n"
         "# Not proven: the surface of a.A\n"
         f"{bench.UNCOMMENT_AFTER}\n"
-        "# [[tool.rpcsurface.surface]]\n"
-        "# callers = [\"a.A\"]  # a.py:3 sends 'x'\n"
-        "\n"
-        "# a note after the table\n"
     )
-    assert bench.uncommented(table) == (
-        "[tool.rpcsurface]\n"
-        "# waits: not written, the evidence is ambiguous:\n"
-        "#   a.py:3: no receive found\n"
-        "\n"
-        "# Not proven: the surface of a.A\n"
-        f"{bench.UNCOMMENT_AFTER}\n"
-        "[[tool.rpcsurface.surface]]\n"
-        "callers = [\"a.A\"]  # a.py:3 sends 'x'\n"
-        "\n"
-        "# a note after the table\n"
-    )
+    waiting = "[[tool.rpcsurface.surface]]\ncallers = [\"a.A\"]  # a.py:3 sends 'x'\n"
+    after = "\n# a note after the table\n"
+    commented = "".join(f"# {line}\n" for line in waiting.splitlines())
+    # Only the table below the instruction: the notes before and after stay comments.
+    assert bench.uncommented(before + commented + after) == before + waiting + after
 
 
 def test_a_dispatch_that_runs_the_name_itself_is_read_from_its_own_lookup(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from astroid import nodes
-from support import discovered, project
+from support import asked_of, discovered, project
 
 from pylint_rpcsurface import discovery
 from pylint_rpcsurface.analysis import inference
@@ -138,14 +138,7 @@ def test_only_what_the_syntax_does_not_tell_is_inferred(
         tmp_path / "proj",
         {"pkg/__init__.py": "", "pkg/kinds.py": KINDS, "pkg/engine.py": ENGINE},
     )
-    asked: list[str] = []
-    infer = inference.infer_unique
-
-    def recorded(node: nodes.NodeNG) -> nodes.NodeNG | None:
-        asked.append(node.as_string())
-        return infer(node)
-
-    monkeypatch.setattr(inference, "infer_unique", recorded)
+    asked = asked_of(monkeypatch, inference, "infer_unique")
     discovery.discover(root, (root,))
     # Kind.ADD is told by the syntax (tests/test_enum_by_syntax.py); self, request and
     # asyncio by the syntax too: only the local bound to the class is inferred.

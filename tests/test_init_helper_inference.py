@@ -11,8 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from astroid import nodes
-from support import discovered, project
+from support import asked_of, discovered, project
 
 from pylint_rpcsurface.discovery import loop_helpers
 
@@ -72,14 +71,7 @@ def _inferred_while_discovering(
 ) -> tuple[list[str], set[str]]:
     """What the loop helpers' search asked astroid to infer, and the names busy_loop
     receives."""
-    inferred: list[str] = []
-    infer = loop_helpers.inferred_values
-
-    def recording(node: nodes.NodeNG) -> list[object]:
-        inferred.append(node.as_string())
-        return infer(node)
-
-    monkeypatch.setattr(loop_helpers, "inferred_values", recording)
+    inferred = asked_of(monkeypatch, loop_helpers, "inferred_values")
     with discovered(root) as found:
         (loop,) = [f for f in found.functions if f.name == "busy_loop"]
         received = found.worker_side.received_names(loop)

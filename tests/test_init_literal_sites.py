@@ -9,11 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from astroid import nodes
-from support import ROOT
+from support import ROOT, asked_of
 
 from pylint_rpcsurface import discovery
-from pylint_rpcsurface.analysis.inference import QualnameOf, enum_member_key
 from pylint_rpcsurface.discovery import core
 
 # Read before the engine cores (the files are read in order of their paths): an
@@ -35,13 +33,7 @@ def test_attributes_are_not_inferred_where_literals_name_the_rpcs(
     folder = Path(shutil.copytree(ROOT / "tests" / "fixtures" / "init_engine", tmp_path / "p"))
     (folder / "pyproject.toml").unlink()
     (folder / "seedengine" / "a_relay.py").write_text(RELAY, encoding="utf-8")
-    asked: list[str] = []
-
-    def recorded(node: nodes.NodeNG, qualname_of: QualnameOf) -> str | None:
-        asked.append(node.as_string())
-        return enum_member_key(node, qualname_of)
-
-    monkeypatch.setattr(core, "enum_member_key", recorded)
+    asked = asked_of(monkeypatch, core, "enum_member_key")
     proposal = discovery.discover(folder, (folder,))
     assert "call_func" in [d.method for d in proposal.dispatch]
     # The literal names are still the surface's: the RapidServe runner answers them.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from astroid import nodes
-from support import ROOT
+from support import ROOT, asked_of
 
 from pylint_rpcsurface import discovery
 from pylint_rpcsurface.discovery import registries
@@ -67,15 +67,9 @@ def _read_constants(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[set[str], discovery.Proposal]:
     """The constants init reads on *folder*, and what it proposes."""
-    read = registries.read_registry
-    names: set[str] = set()
-
-    def recorded(module: nodes.Module, attribute: str, qualname: str) -> Registry:
-        names.add(qualname)
-        return read(module, attribute, qualname)
-
-    monkeypatch.setattr(registries, "read_registry", recorded)
-    return names, discovery.discover(folder, (folder,))
+    names = asked_of(monkeypatch, registries, "read_registry", lambda _m, _a, qualname: qualname)
+    proposal = discovery.discover(folder, (folder,))
+    return set(names), proposal
 
 
 def test_a_constant_the_standard_library_makes_of_nothing_of_the_project_is_not_read(
