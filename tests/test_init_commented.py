@@ -127,6 +127,18 @@ def test_the_example_with_its_launcher_gets_its_surfaces_written(tmp_path: Path)
     assert len(seen) / len(hand_sites) >= bench.TARGET
 
 
+def test_getting_started_shows_what_init_writes_on_the_example(tmp_path: Path) -> None:
+    # docs/getting-started.md shows init's table on the example, its comments left out:
+    # the same keys and values as the file init writes, read as TOML.
+    page = (ROOT / "docs" / "getting-started.md").read_text("utf-8")
+    section = page.split("### Or let `rpcsurface init` write it", 1)[1]
+    shown = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    folder = _example(tmp_path, launcher=True)
+    assert run_cli(folder, "init").returncode == 0
+    written = (folder / "pyproject.toml").read_text("utf-8")
+    assert tomllib.loads(shown) == tomllib.loads(written)
+
+
 def test_the_example_as_shipped_gets_nothing_new(tmp_path: Path) -> None:
     # Its hand-written table names the handlers the commented-out surface would list.
     folder = Path(shutil.copytree(EXAMPLE, tmp_path / "engine"))
