@@ -607,3 +607,13 @@ def asked_of(
 
     monkeypatch.setattr(owner, name, recorded)
     return asked
+
+
+def init_engine(dest: Path, files: dict[str, str] | None = None) -> Path:
+    """A copy of the fixture ``init_engine`` at *dest* without its hand-written table, as
+    ``init`` meets a project, with *files* (relative path: text) added."""
+    folder = Path(shutil.copytree(ROOT / "tests" / "fixtures" / "init_engine", dest))
+    (folder / "pyproject.toml").unlink()
+    for relative, text in (files or {}).items():
+        (folder / relative).write_text(text, encoding="utf-8")
+    return folder

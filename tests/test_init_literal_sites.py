@@ -5,11 +5,10 @@ could not change them."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from support import ROOT, asked_of
+from support import asked_of, init_engine
 
 from pylint_rpcsurface import discovery
 from pylint_rpcsurface.discovery import core
@@ -30,9 +29,7 @@ class Relay:
 def test_attributes_are_not_inferred_where_literals_name_the_rpcs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    folder = Path(shutil.copytree(ROOT / "tests" / "fixtures" / "init_engine", tmp_path / "p"))
-    (folder / "pyproject.toml").unlink()
-    (folder / "seedengine" / "a_relay.py").write_text(RELAY, encoding="utf-8")
+    folder = init_engine(tmp_path / "p", {"seedengine/a_relay.py": RELAY})
     asked = asked_of(monkeypatch, core, "enum_member_key")
     proposal = discovery.discover(folder, (folder,))
     assert "call_func" in [d.method for d in proposal.dispatch]

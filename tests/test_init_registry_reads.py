@@ -5,13 +5,12 @@ first's)."""
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from astroid import nodes
-from support import ROOT, asked_of
+from support import asked_of, init_engine
 
 from pylint_rpcsurface import discovery
 from pylint_rpcsurface.discovery import registries
@@ -22,8 +21,7 @@ from pylint_rpcsurface.model import Registry
 def test_each_constant_is_read_once_however_many_surfaces_ask(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    folder = Path(shutil.copytree(ROOT / "tests" / "fixtures" / "init_engine", tmp_path / "p"))
-    (folder / "pyproject.toml").unlink()
+    folder = init_engine(tmp_path / "p")
     reads: Counter[tuple[str, str]] = Counter()
     read, choice = registries.read_registry, Registries.choice
     asked: list[set[str]] = []
@@ -78,9 +76,7 @@ def test_a_constant_the_standard_library_makes_of_nothing_of_the_project_is_not_
     # A logger from the project's function returning logging.getLogger(name), and a
     # lock, list no name the project sends, whatever astroid infers them to; a call
     # given the project's strings (typing.cast gives them back) is read.
-    folder = Path(shutil.copytree(ROOT / "tests" / "fixtures" / "init_engine", tmp_path / "p"))
-    (folder / "pyproject.toml").unlink()
-    (folder / "seedengine" / "consts.py").write_text(CONSTANTS, encoding="utf-8")
+    folder = init_engine(tmp_path / "p", {"seedengine/consts.py": CONSTANTS})
     read, proposal = _read_constants(folder, monkeypatch)
     assert {"seedengine.consts.PHASES", "seedengine.consts.KINDS"} <= read
     assert "seedengine.config.RAPIDSERVE_RPCS" in read

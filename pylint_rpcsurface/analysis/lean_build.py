@@ -205,9 +205,9 @@ def infers_to_no_class(expression: nodes.NodeNG) -> bool:
     standing alone, told by the syntax: a name bound only by ``import m`` (a module), as
     a named parameter other than a method's first (astroid gives a call's argument, or
     the default and Uninferable), or as a plain method's first (an instance of its class,
-    :func:`_self_class`). Inferring
-    ``self`` runs its class's transforms (a dataclass's builds ``dataclasses``), and
-    ``asyncio`` builds the package, for an answer the syntax gives."""
+    :func:`_self_class`). Inferring ``self`` runs its class's transforms (a dataclass's
+    builds ``dataclasses``), and ``asyncio`` builds the package, for an answer the syntax
+    gives."""
     if not isinstance(expression, nodes.Name):
         return False
     project_names = project_names_of(expression)

@@ -15,7 +15,7 @@ else it might do.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeGuard
 
 from astroid import nodes
@@ -89,15 +89,21 @@ def may_hand_back(helper: nodes.FunctionDef, received: set[str], body: FunctionB
     follow. No other helper changes what they find, so no call of one is inferred."""
     if not received:
         return False
-    if returned(helper, received) is not None:
-        return True
-    return any(
-        is_getattr(lookup)
-        and names_in(lookup.args[1]) & received
-        and len(bound) == 1
-        and returned(helper, set(bound)) is not None
-        for bound, lookup, _read in body.assignments
-    )
+    return returned(helper, received) is not None or any(_lookups_returned(helper, received, body))
+
+
+def _lookups_returned(
+    helper: nodes.FunctionDef, received: set[str], body: FunctionBody
+) -> Iterator[tuple[str, nodes.Call, nodes.NodeNG]]:
+    """(the local, the getattr, the value returned) for each ``local = getattr(obj, n)``
+    of *helper* (*body*), *n* one of the names it *received*, whose ``return`` carries
+    the local."""
+    for bound, lookup, _read in body.assignments:
+        if not (is_getattr(lookup) and names_in(lookup.args[1]) & received) or len(bound) != 1:
+            continue
+        back = returned(helper, set(bound))
+        if back is not None and back.value is not None:
+            yield bound[0], lookup, back.value
 
 
 def _only_classes(name: nodes.Name) -> bool:
@@ -141,15 +147,8 @@ def looked_up_through(
     *bindings* are :func:`bound_from_helpers`'s for the function, *bodies* the helpers'."""
     found: dict[str, tuple[nodes.FunctionDef, nodes.Call]] = {}
     for targets, helper, received in bindings:
-        for bound, lookup, _read in bodies(helper).assignments:
-            if not (is_getattr(lookup) and names_in(lookup.args[1]) & received):
-                continue
-            if len(bound) != 1:
-                continue
-            back = returned(helper, set(bound))
-            if back is None or back.value is None:
-                continue
-            position = _position(back.value, bound[0])
+        for local, lookup, value in _lookups_returned(helper, received, bodies(helper)):
+            position = _position(value, local)
             if position == -1 and len(targets) == 1:
                 found[targets[0]] = (helper, lookup)
             elif position is not None and 0 <= position < len(targets) and len(targets) > 1:
