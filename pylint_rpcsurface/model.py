@@ -265,6 +265,9 @@ class SurfaceFacts:
     # table one of ``handlers.classes``.
     tables: tuple[Table, ...] = ()
     when: str | None = None  # the surface's condition, as configured (``engine.judging``)
+    # The worker holds one of the handlers, not known which (``one-of``): a call is judged
+    # by what holds whichever one it meets.
+    one_of: bool = False
 
     @property
     def miss_raises(self) -> bool:

@@ -348,6 +348,12 @@ class SurfaceSpec:
         help="the dispatch methods whose calls this surface judges",
     )  # fmt: skip
     when: str | None = _when_key("surface")
+    one_of: bool = _flag(
+        "one-of",
+        "the worker holds one of the handlers, picked at run time in a way the code does "
+        "not show: a reply or signature message only where it holds whichever one a call "
+        "meets",
+    )
 
 
 @dataclass(frozen=True)

@@ -390,6 +390,7 @@ class _Run:
             loop_answers=loop_answers,
             tables=tuple(surface.tables),
             when=surface.spec.when,
+            one_of=surface.spec.one_of,
         )
 
     def _table_methods(

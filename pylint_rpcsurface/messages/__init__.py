@@ -27,7 +27,12 @@ PAGES = Path(__file__).parent / "pages"
 
 
 # The settings every message about a waited reply and its handlers depends on.
-_WAITED_REPLY_SETTINGS = ("dispatch.waits", "surface.handlers", "surface.base-handlers")
+_WAITED_REPLY_SETTINGS = (
+    "dispatch.waits",
+    "surface.handlers",
+    "surface.one-of",
+    "surface.base-handlers",
+)
 
 
 @dataclass(frozen=True)
@@ -296,6 +301,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
         settings=(
             "dispatch.method",
             "surface.handlers",
+            "surface.one-of",
             "surface.base-handlers",
             "helper-depth",
             "transparent-decorators",
@@ -315,7 +321,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
         "run (`args['k']`) that the payload lacks when its keys are known. A call with "
         "*args or **kwargs is not judged, nor a handler under a decorator that is not "
         "transparent (listed in transparent-decorators, or a pass-through wrapper astroid "
-        "can see).",
+        "can see). On a one-of surface the call is reported only when every handler "
+        "answers the name and none of their methods takes the arguments.",
         "The worker calls the handler with the forwarded arguments (or the payload dict) "
         "and gets a TypeError, or a KeyError for a key the payload lacks: the worker loop "
         "dies or skips the call, and a waiting caller blocks forever.",
@@ -326,6 +333,7 @@ MESSAGES: tuple[MessageSpec, ...] = (
             "dispatch.handler-args",
             "dispatch.name-arg",
             "surface.handlers",
+            "surface.one-of",
             "surface.answered-before-lookup",
             "proxy.handlers",
             "proxy.handler-param",

@@ -1,7 +1,9 @@
 """The reply rules: pure functions from surface facts to findings about replies and arguments.
 
 They judge each broadcast against every handler method that answers its name (the
-effective method of each handler and base handler class, by MRO):
+effective method of each handler and base handler class, by MRO); on a ``one-of``
+surface, whose worker holds one handler not known which, a message stands only where
+each handler's method gives it:
 
 * ``rpc-waited-none-reply``: the dispatch drops None replies, the call waits, and the
   handler never returns anything but None. A certain hang.
@@ -43,9 +45,30 @@ def reply_findings(surfaces: Sequence[SurfaceFacts]) -> list[Finding]:
             rpc = site.broadcast.rpc
             if rpc is None or rpc in surface.loop_answers:
                 continue  # the loop's own reply to it is not a handler's: not known
-            for method in methods.get(rpc, ()):
-                findings.update(_site_findings(surface, site, method))
+            meeting = methods.get(rpc, ())
+            if surface.one_of:
+                findings.update(_whichever_met(surface, site, meeting))
+            else:
+                for method in meeting:
+                    findings.update(_site_findings(surface, site, method))
     return sorted(findings)
+
+
+def _whichever_met(
+    surface: SurfaceFacts, site: CallerBroadcast, meeting: Sequence[HandlerMethod]
+) -> list[Finding]:
+    """The findings of a call on a ``one-of`` surface, whose worker holds one of the
+    handlers, not known which: a message only where it holds whichever handler the call
+    meets, that is where every handler answers the name and each one's method gives it.
+    A handler lacking the name, or whose method is fine, may be the one held."""
+    found: dict[str, list[Finding]] = defaultdict(list)
+    giving: dict[str, set[str]] = defaultdict(set)
+    for method in meeting:
+        for one in _site_findings(surface, site, method):
+            found[one.symbol].append(one)
+            giving[one.symbol].update(method.classes)
+    handlers = set(surface.handlers.classes)
+    return [one for symbol, ones in found.items() if handlers <= giving[symbol] for one in ones]
 
 
 def handler_text(method: HandlerMethod, root: str) -> str:
