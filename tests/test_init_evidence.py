@@ -429,18 +429,47 @@ ANNOTATED = {
 }
 
 
-def test_an_annotation_admitting_two_workers_proves_neither(tmp_path: Path) -> None:
+def test_an_annotation_admitting_two_workers_is_written_one_of(tmp_path: Path) -> None:
+    # vLLM 0.7.3's shape: the annotation proves the worker holds a CpuWorker or a
+    # GpuWorker, not which (a platform setting picks it), and the two disagree on
+    # initialize_cache: the surface is written active, one-of, so a call is judged by
+    # what holds whichever one it meets.
     folder = project(tmp_path, ANNOTATED)
     written = run_cli(folder, "init")
     assert written.returncode == 0, written.stderr
-    assert "annotation admits each of these classes" in written.stderr
-    # Both written commented out, for the user to keep the one the workers hold.
     pyproject = folder / "pyproject.toml"
     text = pyproject.read_text("utf-8")
-    assert '#     "an.workers.CpuWorker",  # an/workers.py:4: the annotation admits it' in text
-    assert '#     "an.workers.GpuWorker",  # an/workers.py:15: the annotation admits it' in text
-    assert "# Confirm which of these classes the workers hold: keep only those;" in text
-    assert load_config(pyproject).surfaces == ()
+    assert '    "an.workers.CpuWorker",  # an/workers.py:4: the annotation admits it' in text
+    assert '    "an.workers.GpuWorker",  # an/workers.py:15: the annotation admits it' in text
+    assert (
+        "one-of = true  # the names are looked up on an object whose annotation admits each "
+        "of these classes, and nothing in the code says which it holds; a class supplied "
+        "from outside the project is not covered\n"
+    ) in text
+    assert "# Confirm" not in text  # nothing waits for the user
+    (surface,) = load_config(pyproject).surfaces
+    assert surface.one_of
+    assert surface.handlers == ("an.workers.CpuWorker", "an.workers.GpuWorker")
+    # initialize_cache([]) binds to GpuWorker's (kv_cache_configs), not to CpuWorker's two
+    # parameters: the worker may be the GpuWorker, so no message.
+    assert run_check(folder, "--no-cache").returncode == 0
+
+
+def test_a_one_of_surface_reports_what_fails_whichever_worker_is_held(tmp_path: Path) -> None:
+    # Three arguments bind to neither initialize_cache: whichever worker is held, the call
+    # fails, and check says so.
+    folder = project(tmp_path, ANNOTATED)
+    assert run_cli(folder, "init").returncode == 0
+    executor = folder / "an" / "executor.py"
+    sent = '"initialize_cache", []'
+    executor.write_text(
+        executor.read_text("utf-8").replace(sent, '"initialize_cache", 1, 2, 3'), "utf-8"
+    )
+    checked = run_check(folder, "--format", "json", "--no-cache")
+    assert checked.returncode == 1, checked.stderr
+    assert {(m.path, m.line, m.symbol) for m in checked.messages} == {
+        ("an/executor.py", 15, "rpc-handler-signature")
+    }
 
 
 # nano-vllm-voxcpm's server: the loop answers `stop` itself (`if method_name == "stop":`

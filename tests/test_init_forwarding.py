@@ -3,11 +3,12 @@ the executor's names are looked up on the wrapper, which answers a few itself an
 every other one on to the worker it holds through ``__getattr__``
 (``return getattr(self.worker, attr)``), a worker whose class is only annotated. The
 wrapper alone is not the surface's handler (the names it lacks would be reported
-unanswered), and which worker it holds is not proven: init writes the surface commented
-out, the wrapper and the workers the annotation admits as candidates.
+unanswered), and which worker it holds is not proven, only that it is one the annotation
+admits: init writes the surface active with ``one-of``, the wrapper and those workers its
+handlers.
 
 The oracle is the real console script: ``rpcsurface check --no-cache`` finds nothing with
-init's table, active or uncommented, nor with the hand-written one.
+init's table, nor with the hand-written one.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from support import project, run_cli
-from test_init_commented import located, uncommented
+from support import line_of, project, run_cli
+from test_init_commented import located
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -107,23 +108,51 @@ def test_a_wrapper_forwarding_what_it_lacks_is_not_the_handler_alone(tmp_path: P
     text = (folder / "pyproject.toml").read_text("utf-8")
     table = tomllib.loads(text)["tool"]["rpcsurface"]
     assert [d["method"] for d in table["dispatch"]] == ["collective_rpc"]
-    assert "surface" not in table  # nothing unproven is active
-    assert (
-        "# Why: the names eng.executor.Executor sends reach eng.worker_base.WorkerWrapperBase, "
-        "whose __getattr__ (eng/worker_base.py:16) passes the 2 it lacks on to self.worker, "
-        "and nothing says which class that holds.\n"
-    ) in text
-    waiting = tomllib.loads(uncommented(text))["tool"]["rpcsurface"]["surface"]
-    assert [s["handlers"] for s in waiting] == [
-        [
-            "eng.worker_base.WorkerWrapperBase",
-            "eng.worker_base.WorkerBase",
-            "eng.workers.CPUWorker",
-            "eng.workers.GPUWorker",
-        ]
+    (surface,) = table["surface"]
+    assert surface["handlers"] == [
+        "eng.worker_base.WorkerWrapperBase",
+        "eng.worker_base.WorkerBase",
+        "eng.workers.CPUWorker",
+        "eng.workers.GPUWorker",
     ]
+    assert surface["one-of"] is True
+    assert (
+        "one-of = true  # eng.worker_base.WorkerWrapperBase.__getattr__ "
+        "(eng/worker_base.py:16) passes the 2 names it lacks on to self.worker, whose "
+        "annotation admits each of the others, and nothing in the code says which it holds; "
+        "a class supplied from outside the project is not covered\n"
+    ) in text
+    assert "# Not proven" not in text
 
     assert located(folder) == set()
     assert located(project(tmp_path / "hand", {**FILES, "pyproject.toml": HAND})) == set()
-    (folder / "pyproject.toml").write_text(uncommented(text), encoding="utf-8")
-    assert located(folder) == set()  # uncommenting adds no finding
+
+
+def test_a_wrapper_forwarding_to_an_object_nothing_binds_is_left_to_the_user(
+    tmp_path: Path,
+) -> None:
+    # The worker comes from the caller's keywords: no annotation, no construction says
+    # what it is, so no class is proven beside the wrapper, and the surface waits,
+    # commented out, for the user to add the workers.
+    unbound = (
+        FILES["eng/worker_base.py"]
+        .replace("        self.worker: Optional[WorkerBase] = None\n", "        pass\n")
+        .replace("        self.kwargs = kwargs\n", '        self.worker = kwargs["worker"]\n')
+    )
+    files = {**FILES, "eng/worker_base.py": unbound, "pyproject.toml": '[project]\nname = "x"\n'}
+    folder = project(tmp_path, files)
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    text = (folder / "pyproject.toml").read_text("utf-8")
+    assert "surface" not in tomllib.loads(text)["tool"]["rpcsurface"]
+    hook = f"eng/worker_base.py:{line_of(unbound, 'def __getattr__')}"
+    assert (
+        "# Why: the names eng.executor.Executor sends reach eng.worker_base.WorkerWrapperBase, "
+        f"whose __getattr__ ({hook}) passes the 2 it lacks on to self.worker, "
+        "and nothing says which class that holds.\n"
+    ) in text
+    assert (
+        "# Confirm which classes self.worker holds: add them beside "
+        "eng.worker_base.WorkerWrapperBase;\n"
+    ) in text
+    assert f'#     "eng.worker_base.WorkerWrapperBase",  # {hook}: forwards what' in text

@@ -9,6 +9,9 @@ project, ``EngineArgs`` copies it (``worker_cls = ParallelConfig.worker_cls``,
 and the resolver raises on it (``qualname.rsplit(".", 1)`` into two names). The
 annotation ``self.worker: WorkerBase | None`` admits a worker no literal names
 (``NeuronWorker``, whose ``execute_model`` takes another argument): it is not written.
+Where the strings don't close the set (a value read at run time, a resolver that may
+name anything), the annotation is what says which classes: the wrapper and each class it
+admits are written ``one-of``.
 Each test runs the real console script on the fixture ``init_named_classes``, whose own
 table is the hand-written one init's is compared with.
 """
@@ -19,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from support import ROOT, edited_copy, run_cli, run_pylint
-from test_init_commented import located, uncommented
+from test_init_commented import located
 
 from pylint_rpcsurface.config import load_config
 
@@ -28,6 +31,12 @@ WRAPPER = "wk.worker_base.WorkerWrapperBase"
 NAMED = {WRAPPER, "wk.workers.GPUWorker", "wk.workers.CPUWorker"}
 NOTE = "a class supplied from outside the project is not covered"
 REFUSED = "# Not proven: the surface of wk.executor.Executor"
+# The wrapper, and what its ``self.worker: WorkerBase | None`` admits: WorkerBase and each
+# class of the project deriving from it (every class of wk/workers.py).
+ADMITTED = {
+    WRAPPER,
+    *(f"wk.workers.{name}" for name in ("WorkerBase", "GPUWorker", "CPUWorker", "NeuronWorker")),
+}
 
 Edits = dict[str, list[tuple[str, str]]]
 
@@ -41,6 +50,12 @@ def _fixture(tmp_path: Path, edits: Edits | None = None, *, hand: bool = False) 
 
 def _handlers(folder: Path) -> set[str]:
     return {h for s in load_config(folder / "pyproject.toml").surfaces for h in s.handlers}
+
+
+def _one_of(folder: Path) -> set[str]:
+    """The handlers of the one-of surfaces *folder*'s table has."""
+    surfaces = load_config(folder / "pyproject.toml").surfaces
+    return {h for s in surfaces if s.one_of for h in s.handlers}
 
 
 def test_the_wrapper_and_the_workers_its_strings_name_are_the_handlers(tmp_path: Path) -> None:
@@ -115,22 +130,18 @@ NOT_PROVEN: dict[str, Edits] = {
 
 
 @pytest.mark.parametrize("case", sorted(NOT_PROVEN))
-def test_a_worker_set_not_closed_keeps_the_surface_commented_out(tmp_path: Path, case: str) -> None:
+def test_a_worker_set_not_closed_is_written_one_of(tmp_path: Path, case: str) -> None:
+    # The strings don't say which workers: the annotation does, each class it admits
+    # (NeuronWorker, whose execute_model takes another argument, among them), one-of.
     folder = _fixture(tmp_path, NOT_PROVEN[case])
     written = run_cli(folder, "init")
     assert written.returncode == 0, written.stderr
     text = (folder / "pyproject.toml").read_text("utf-8")
-    assert REFUSED in text, text
-    assert _handlers(folder) == set()
-    # Confirmed and uncommented (keeping only the named workers, as it asks), it loads
-    # and finds nothing the hand-written table doesn't.
-    kept = "\n".join(
-        line
-        for line in uncommented(text).splitlines()
-        if "NeuronWorker" not in line and '"wk.workers.WorkerBase"' not in line
-    )
-    (folder / "pyproject.toml").write_text(kept + "\n", "utf-8")
-    assert WRAPPER in _handlers(folder)
+    assert REFUSED not in text, text
+    assert _one_of(folder) == ADMITTED, text
+    assert NOTE in text
+    # It finds nothing the hand-written table doesn't: NeuronWorker's execute_model is
+    # not judged alone.
     assert located(folder) <= located(_fixture(tmp_path, NOT_PROVEN[case], hand=True))
 
 
@@ -165,9 +176,9 @@ def test_a_class_whose_name_is_rebound_outside_the_project_is_not_covered(
     assert located(folder) == located(hand)
 
 
-def test_a_rebound_class_answering_a_name_of_its_own_keeps_the_surface_commented_out(
-    tmp_path: Path,
-) -> None:
+def test_a_rebound_class_answering_a_name_of_its_own_is_written_one_of(tmp_path: Path) -> None:
+    # The string may name the class from outside the project, which may not answer
+    # pin_cpu: the strings don't say which workers, the annotation does, one-of.
     own_name = (
         "class CPUWorker(GPUWorker):\n",
         "class CPUWorker(GPUWorker):\n    def pin_cpu(self) -> None:\n        pass\n\n",
@@ -176,5 +187,5 @@ def test_a_rebound_class_answering_a_name_of_its_own_keeps_the_surface_commented
     written = run_cli(folder, "init")
     assert written.returncode == 0, written.stderr
     text = (folder / "pyproject.toml").read_text("utf-8")
-    assert REFUSED in text, text
-    assert _handlers(folder) == set()
+    assert REFUSED not in text, text
+    assert _one_of(folder) == ADMITTED, text

@@ -392,6 +392,12 @@ def _surface_block(surface: SurfaceProposal, names: set[str], notes: list[str]) 
     if surface.tables:
         named = _line("name", name, f"named after its table {surface.tables[0][0]}")
         answers = _list_lines("tables", surface.tables)
+    elif surface.one_of:
+        named = _line("name", name, "named after its caller")
+        answers = [
+            *_list_lines("handlers", surface.handlers),
+            _line("one-of", True, surface.one_of),
+        ]
     else:
         named = _line("name", name, f"named after its handler: {surface.handlers[0][1]}")
         answers = _list_lines("handlers", surface.handlers)

@@ -48,6 +48,7 @@ from pylint_rpcsurface.discovery.reading import (
     call_name,
     count,
     is_getattr,
+    is_interface,
     is_method,
     is_stub,
     name_passed,
@@ -643,7 +644,13 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             )
             if refusal is not None:
                 sites = [s for g in callers.groups_of[key].values() for s in g]
-                refused.append(replace(refusal, callers=unproven.sending(self, root, sites)))
+                refusal = replace(refusal, callers=unproven.sending(self, root, sites))
+                if refusal.one_of:  # written, with what the loop answers itself
+                    answered = self._loop_answers(root, sides, chosen, workers)
+                    refusal = replace(
+                        refusal, answered_before_lookup=tuple(sorted(answered.items()))
+                    )
+                refused.append(refusal)
                 continue
             if not chosen:
                 continue  # left out, with a note
@@ -725,8 +732,9 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         overall: tuple[list[nodes.ClassDef], float] | None,
         excluded: set[int],
     ) -> SurfaceProposal | None:
-        """The proposal refused for *root*'s names, with its reason; None when its
-        handlers are *chosen*, or when nothing answers them (noted, and left out)."""
+        """The proposal refused for *root*'s names, with its reason (or one-of: some of
+        several classes, not which); None when its handlers are *chosen*, or when
+        nothing answers them (noted, and left out)."""
         if (forwarding := unproven.forwarded(self, root, chosen, names)) is not None:
             return forwarding
         admitted = self.admitted(chosen, proven)
@@ -891,23 +899,13 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         with real code (abstract bases aside)."""
         by_binding: dict[str, list[nodes.ClassDef]] = defaultdict(list)
         for cls, evidence in proven.values():
-            if ": annotated " in evidence and not self._abstract(cls):
+            if ": annotated " in evidence and not is_interface(cls):
                 by_binding[evidence].append(cls)
         for cls in chosen:
             group = by_binding.get(proven[id(cls)][1], [])
             if len(group) > 1:
                 return sorted(group, key=lambda c: (self.qualname(c), id(c)))
         return []
-
-    @staticmethod
-    def _abstract(klass: nodes.ClassDef) -> bool:
-        """Whether each method *klass* defines itself is a stub (an interface)."""
-        return all(
-            is_stub(binding)
-            for bindings in klass.locals.values()
-            for binding in bindings
-            if isinstance(binding, nodes.FunctionDef) and binding.name != "__init__"
-        )
 
     def among(self, proven: Found, names: set[str]) -> list[nodes.ClassDef]:
         """The handlers among the classes the receive side is proven to reach: each that

@@ -103,6 +103,9 @@ class SurfaceProposal:
     # the checker's ``when`` reads it, and the evidence.
     when: str = ""
     when_evidence: str = ""
+    # Why the worker holds one of the handlers, not known which (``one-of``); "" when
+    # each call may meet each of them.
+    one_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -387,6 +390,16 @@ def is_method(function: nodes.FunctionDef) -> bool:
 def is_static(function: nodes.FunctionDef) -> bool:
     decorators = function.decorators.nodes if function.decorators else []
     return any(isinstance(d, nodes.Name) and d.name == "staticmethod" for d in decorators)
+
+
+def is_interface(klass: nodes.ClassDef) -> bool:
+    """Whether each method *klass* defines itself is a stub (an interface)."""
+    return all(
+        is_stub(binding)
+        for bindings in klass.locals.values()
+        for binding in bindings
+        if isinstance(binding, nodes.FunctionDef) and binding.name != "__init__"
+    )
 
 
 def is_stub(function: nodes.FunctionDef) -> bool:

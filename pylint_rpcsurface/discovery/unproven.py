@@ -1,6 +1,10 @@
 """The surfaces whose handlers the code doesn't prove: why, the classes a person may
 confirm with their evidence, and what to confirm. ``init`` writes them commented out,
-never active."""
+never active.
+
+Beside them, the surfaces whose worker the code proves holds one of several classes,
+not which (an annotation admits each): written active with ``one-of``, under which the
+checker gives a message only where it holds whichever class the worker holds."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from collections.abc import Callable, Iterable
 from astroid import nodes
 
 from pylint_rpcsurface.discovery.evidence import Found
+from pylint_rpcsurface.discovery.qualnames import NOT_COVERED
 from pylint_rpcsurface.discovery.readers import HandlerReader, ProjectReader
 from pylint_rpcsurface.discovery.reading import Site, SurfaceProposal, is_getattr
 
@@ -29,20 +34,16 @@ def sending(
 def admitted_by_annotation(
     reader: ProjectReader, root: nodes.ClassDef | nodes.FunctionDef, admitted: list[nodes.ClassDef]
 ) -> SurfaceProposal:
-    """*root*'s names looked up on an object whose annotation admits each of *admitted*."""
-    caller = reader.qualname(root)
+    """*root*'s names looked up on an object whose annotation admits each of *admitted*:
+    the worker holds one of them, and nothing in the code says which (``one-of``)."""
     return SurfaceProposal(
         name=root.name,
-        callers=((caller, reader.where(root)),),
-        handlers=(),
-        refused=f"the names {caller} sends are looked up on an object whose "
-        "annotation admits each of these classes, and nothing says which the "
-        "workers hold",
-        candidates=tuple(f"{reader.qualname(c)} ({reader.where(c)})" for c in admitted),
-        unproven=tuple(
+        callers=((reader.qualname(root), reader.where(root)),),
+        handlers=tuple(
             (reader.qualname(c), f"{reader.where(c)}: the annotation admits it") for c in admitted
         ),
-        confirm="which of these classes the workers hold: keep only those",
+        one_of="the names are looked up on an object whose annotation admits each of "
+        f"these classes, and nothing in the code says which it holds; {NOT_COVERED}",
     )
 
 
@@ -86,11 +87,13 @@ def forwarded(
     chosen: list[nodes.ClassDef],
     names: set[str],
 ) -> SurfaceProposal | None:
-    """*root*'s surface refused when a handler lacking some of *names* has a
-    ``__getattr__`` that passes them on (vLLM's ``WorkerWrapperBase``: ``return
-    getattr(self.worker, attr)``): those names are the forwarded-to object's to answer,
-    and the handler alone would leave them unanswered. The candidates are the handler and
-    the classes that object is bound to; None when no chosen handler forwards."""
+    """*root*'s surface when a handler lacking some of *names* has a ``__getattr__`` that
+    passes them on (vLLM's ``WorkerWrapperBase``: ``return getattr(self.worker, attr)``):
+    those names are the forwarded-to object's to answer, and the handler alone would leave
+    them unanswered. Where only an annotation says what that object holds (the code
+    proving which classes makes them handlers instead, :func:`forwarded_classes`), the
+    handler and each class it admits, ``one-of``; where nothing binds it, refused, the
+    handler a candidate. None when no chosen handler forwards."""
     for handler in chosen:
         lacking = names - reader.answers(handler)
         hook = _getattr_hook(reader, handler)
@@ -98,9 +101,24 @@ def forwarded(
             continue
         target = _forwarded_to(hook)
         held = [] if target is None else [c for c, _ in reader.receivers.instances(target).values()]
-        listed = [handler, *sorted(held, key=reader.qualname)]
         caller = reader.qualname(root)
         onto = "an object" if target is None else target.as_string()
+        forwarding = (reader.qualname(handler), f"{reader.where(hook)}: forwards what it lacks")
+        if held:
+            return SurfaceProposal(
+                name=root.name,
+                callers=((caller, reader.where(root)),),
+                handlers=(
+                    forwarding,
+                    *(
+                        (reader.qualname(c), f"{reader.where(c)}: {onto} may hold it")
+                        for c in sorted(held, key=reader.qualname)
+                    ),
+                ),
+                one_of=f"{reader.qualname(handler)}.__getattr__ ({reader.where(hook)}) passes "
+                f"the {len(lacking)} names it lacks on to {onto}, whose annotation admits "
+                f"each of the others, and nothing in the code says which it holds; {NOT_COVERED}",
+            )
         return SurfaceProposal(
             name=root.name,
             callers=((caller, reader.where(root)),),
@@ -108,16 +126,9 @@ def forwarded(
             refused=f"the names {caller} sends reach {reader.qualname(handler)}, whose "
             f"__getattr__ ({reader.where(hook)}) passes the {len(lacking)} it lacks on to "
             f"{onto}, and nothing says which class that holds",
-            candidates=tuple(f"{reader.qualname(c)} ({reader.where(c)})" for c in listed),
-            unproven=(
-                (reader.qualname(handler), f"{reader.where(hook)}: forwards what it lacks"),
-                *(
-                    (reader.qualname(c), f"{reader.where(c)}: {onto} may hold it")
-                    for c in listed[1:]
-                ),
-            ),
-            confirm=f"which classes {onto} holds: keep only those beside "
-            f"{reader.qualname(handler)}",
+            candidates=(f"{reader.qualname(handler)} ({reader.where(handler)})",),
+            unproven=(forwarding,),
+            confirm=f"which classes {onto} holds: add them beside {reader.qualname(handler)}",
         )
     return None
 
