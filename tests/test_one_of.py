@@ -12,10 +12,11 @@ The ``# [symbol]`` markers plant what the one-of surface must report; pylint and
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from support import line_of, marked_in, project, run_check, run_pylint
+from support import line_of, marked_in, project, run_check, run_cli, run_pylint
 
 from pylint_rpcsurface.store import CACHE_DIR_ENV
 
@@ -149,3 +150,18 @@ def test_the_cached_answer_follows_the_key(tmp_path: Path) -> None:
     fresh = run_check(folder, "--format", "json", "--no-cache")
     assert cached.messages == fresh.messages
     assert len(cached.messages) < len(before.messages)
+
+
+def test_the_report_says_which_surfaces_are_one_of(tmp_path: Path) -> None:
+    for one_of in (True, False):
+        folder = _project(tmp_path / str(one_of), one_of=one_of)
+        text = run_cli(folder, "report", env={"COLUMNS": "100"})
+        assert text.returncode == 0, text.stderr
+        first = text.stdout.splitlines()[0]
+        assert first == (
+            "surface workers (no registry, one-of)" if one_of else "surface workers (no registry)"
+        )
+        markdown = run_cli(folder, "report", "--format", "markdown")
+        assert ("one-of" in markdown.stdout.splitlines()[0]) is one_of
+        (surface,) = json.loads(run_cli(folder, "report", "--format", "json").stdout)
+        assert surface["oneOf"] is one_of

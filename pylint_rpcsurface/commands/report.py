@@ -101,6 +101,7 @@ class SurfaceReport:
     registry_problem: str | None = None  # why the registry can't be read
     proxy: bool = False  # a [[tool.rpcsurface.proxy]] table's: no registry
     when: str | None = None  # the table's condition: it judges the calls that run under it
+    one_of: bool = False  # the worker holds one of the handlers, not known which
 
 
 def _site_text(site: Site) -> str:
@@ -229,6 +230,7 @@ def build(
         tuple(notes),
         problem,
         when=surface.when,
+        one_of=surface.one_of,
     )
 
 
@@ -356,11 +358,15 @@ def _title(report: SurfaceReport) -> str:
         return safe_name(f"proxy {report.name}" + (f" ({when})" if when else ""))
     registry = f"registry {report.registry}" if report.registry else "no registry"
     when = f", {when}" if when else ""
-    return safe_name(f"surface {report.name} ({registry}{_invalid(report)}{when})")
+    return safe_name(f"surface {report.name} ({registry}{_invalid(report)}{_one_of(report)}{when})")
 
 
 def _invalid(report: SurfaceReport) -> str:
     return "" if report.registry_problem is None else ", invalid"
+
+
+def _one_of(report: SurfaceReport) -> str:
+    return ", one-of" if report.one_of else ""
 
 
 def render_text(reports: Sequence[SurfaceReport], out: TextIO, width: int = PIPED_WIDTH) -> None:
@@ -454,7 +460,8 @@ def render_markdown(reports: Sequence[SurfaceReport], out: TextIO) -> None:
             out.write(f"{title}{f' ({when})' if when else ''}\n\n")
         else:
             title = f"### Surface {_markdown_code(safe_name(report.name))}"
-            out.write(f"{title} ({registry}{_invalid(report)}{', ' + when if when else ''})\n\n")
+            flags = f"{_invalid(report)}{_one_of(report)}{', ' + when if when else ''}"
+            out.write(f"{title} ({registry}{flags})\n\n")
         out.write("| " + " | ".join(c[0].upper() + c[1:] for c in COLUMNS) + " |\n")
         out.write("|" + "---|" * len(COLUMNS) + "\n")
         for row in report.rows:
@@ -509,6 +516,7 @@ def _json_of(report: SurfaceReport) -> dict[str, object]:
         "registry": report.registry,
         "registryProblem": report.registry_problem,
         "when": report.when,
+        "oneOf": report.one_of,
         "rows": [
             {
                 "rpc": row.rpc,
