@@ -621,11 +621,11 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         workers: list[Worker],
         helpers: dict[str, tuple[nodes.FunctionDef, str, nodes.Call]],
     ) -> list[SurfaceProposal]:
-        """A proposal per set of handlers the callers' sites reach, and the callers
-        refused, each with its reason."""
+        """A proposal per set of handlers the callers' sites reach, and those of the
+        callers whose handlers are not chosen: refused, each with its reason, or one-of."""
         callers = self.caller_hierarchies(groups)
         plans = Plans()
-        refused: list[SurfaceProposal] = []
+        direct: list[SurfaceProposal] = []
         overall = self.best_handlers(
             set().union(*callers.names_of.values()) if callers.names_of else set(), excluded
         )
@@ -639,18 +639,18 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             ]
             proven = self.proven(root, sides)
             chosen = self.among(proven, names)
-            refusal = self._refusal(
+            unchosen = self._unchosen(
                 root, names, proven=proven, chosen=chosen, overall=overall, excluded=excluded
             )
-            if refusal is not None:
+            if unchosen is not None:
                 sites = [s for g in callers.groups_of[key].values() for s in g]
-                refusal = replace(refusal, callers=unproven.sending(self, root, sites))
-                if refusal.one_of:  # written, with what the loop answers itself
+                unchosen = replace(unchosen, callers=unproven.sending(self, root, sites))
+                if unchosen.one_of:  # written, with what the loop answers itself
                     answered = self._loop_answers(root, sides, chosen, workers)
-                    refusal = replace(
-                        refusal, answered_before_lookup=tuple(sorted(answered.items()))
+                    unchosen = replace(
+                        unchosen, answered_before_lookup=tuple(sorted(answered.items()))
                     )
-                refused.append(refusal)
+                direct.append(unchosen)
                 continue
             if not chosen:
                 continue  # left out, with a note
@@ -676,7 +676,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                     workers=workers, helpers=helpers,
                 )  # fmt: skip
                 if split is not None and split.unguarded:
-                    refused += self.flag_splits.commented(root, split, callers.groups_of[key])
+                    direct += self.flag_splits.commented(root, split, callers.groups_of[key])
                     continue
                 for branch in split.branches if split is not None else [None]:
                     handlers = chosen if branch is None else branch.handlers
@@ -685,7 +685,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                         self._loop_answers(root, sides, list(handlers), workers),
                         (branch.when, branch.evidence) if branch else ("", ""),
                     )  # fmt: skip
-        return refused + self._proposals(callers, plans)
+        return direct + self._proposals(callers, plans)
 
     def caller_hierarchies(self, groups: list[Group]) -> CallerHierarchies:
         """The sites' owners by the root of their hierarchy among them: a class none of
@@ -722,7 +722,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             callers.groups_of[root][index].append(site)
         return callers
 
-    def _refusal(
+    def _unchosen(
         self,
         root: nodes.ClassDef | nodes.FunctionDef,
         names: set[str],
@@ -732,9 +732,9 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         overall: tuple[list[nodes.ClassDef], float] | None,
         excluded: set[int],
     ) -> SurfaceProposal | None:
-        """The proposal refused for *root*'s names, with its reason (or one-of: some of
-        several classes, not which); None when its handlers are *chosen*, or when
-        nothing answers them (noted, and left out)."""
+        """The proposal for *root*'s names when no handler is chosen: refused, with its
+        reason, or one-of (some of several classes, not which); None when its handlers
+        are *chosen*, or when nothing answers them (noted, and left out)."""
         if (forwarding := unproven.forwarded(self, root, chosen, names)) is not None:
             return forwarding
         admitted = self.admitted(chosen, proven)
