@@ -209,6 +209,10 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         senders: set[str],
     ) -> tuple[str, bool] | None:
         body = self.body(function)
+        # Every way to send below is a call by one of these names, or a getattr: a
+        # function calling none of them is not read further (most of a project's).
+        if not (body.calls_getattr or body.called_names & (SEND_CALLS | helpers.keys() | senders)):
+            return None
         tainted = body.tainted({param})
         if body.patches(tainted):
             return None  # it wraps the named method in place: it sends nothing

@@ -270,8 +270,17 @@ class FunctionBody:
 
     @cached_property
     def called_names(self) -> set[str]:
-        """The names its calls call (:func:`call_name`)."""
-        return {name for call, _carried in self.calls if (name := call_name(call)) is not None}
+        """The names its calls call (:func:`call_name`): read from the calls alone, before
+        what their arguments carry, which most functions are never asked."""
+        return {
+            name for call in self.own_nodes(nodes.Call) if (name := call_name(call)) is not None
+        }
+
+    @cached_property
+    def calls_getattr(self) -> bool:
+        """Whether it calls ``getattr``: without one it looks nothing up by name, and its
+        assignments need not be read to say so."""
+        return any(is_getattr(call) for call in self.own_nodes(nodes.Call))
 
     def tainted(self, seeds: set[str]) -> set[str]:
         """*seeds* and the locals bound from expressions of them (a new set)."""
@@ -310,6 +319,8 @@ class FunctionBody:
 
     def called_lookup(self, names: set[str]) -> nodes.Call | None:
         """A ``getattr(obj, n)``, *n* in *names*, whose result is called."""
+        if not self.calls_getattr:
+            return None
         key = frozenset(names)
         if key not in self._lookups:
             self._lookups[key] = self._called_lookup(names)

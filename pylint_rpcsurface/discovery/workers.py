@@ -196,7 +196,9 @@ class WorkerSide:
         if key not in self._received_here:
             body = self.bodies(function)
             seeds: set[str] = set()
-            for names, value, _read in body.assignments:
+            # An assignment's value is read only when the function receives at all.
+            receives = any(_receives(call) for call in body.own_nodes(nodes.Call))
+            for names, value, _read in body.assignments if receives else ():
                 if any(_receives(c) for c in value.nodes_of_class(nodes.Call)) or (
                     isinstance(value, nodes.Call) and _receives(value)
                 ):
