@@ -180,13 +180,17 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     def senders(self, helpers: dict[str, object]) -> list[Sender]:
         found: dict[tuple[int, str], Sender] = {}
         names: set[str] = set()
+        # Every way :meth:`_reach` finds to send is a call by one of these names or a
+        # getattr, and after the first round one to a sender found (all a parameter may
+        # reach anew): a function making none of them is not read (most of a project's).
+        sending = SEND_CALLS | helpers.keys()
         for layer in range(_MAX_HELPER_LAYERS):
             before = len(found)
             for function in self.functions:
-                # After the first round, the senders found are all a parameter may reach
-                # anew (forwarded to one): a function calling none of them is read again
-                # for nothing.
-                if layer and not self.body(function).called_names & names:
+                body = self.body(function)
+                if layer and not body.called_names & names:
+                    continue
+                if not (layer or body.calls_getattr or body.called_names & sending):
                     continue
                 for position, param in enumerate(positional_params(function)):
                     if (id(function), param) in found:
@@ -209,10 +213,6 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         senders: set[str],
     ) -> tuple[str, bool] | None:
         body = self.body(function)
-        # Every way to send below is a call by one of these names, or a getattr: a
-        # function calling none of them is not read further (most of a project's).
-        if not (body.calls_getattr or body.called_names & (SEND_CALLS | helpers.keys() | senders)):
-            return None
         tainted = body.tainted({param})
         if body.patches(tainted):
             return None  # it wraps the named method in place: it sends nothing
