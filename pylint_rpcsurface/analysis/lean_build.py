@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any
 
 from astroid import bases, nodes
@@ -186,9 +186,14 @@ def _self_class(target: nodes.NodeNG, project_names: Container[str]) -> nodes.Cl
         return None
     if method.name in _CLASS_FIRST:
         return None
-    if method.decorators is not None and not _decorated_as_a_method(method, project_names):
+    bindings = klass.locals.get(method.name)
+    if bindings != [method] and not _a_property_accessor(method, bindings, project_names):
         return None
-    if klass.locals.get(method.name) != [method]:
+    if (
+        method.decorators is not None
+        and bindings == [method]
+        and not _decorated_as_a_method(method, project_names)
+    ):
         return None
     positional = [*method.args.posonlyargs, *(method.args.args or ())]
     if not positional or positional[0].name != target.name:
@@ -198,6 +203,41 @@ def _self_class(target: nodes.NodeNG, project_names: Container[str]) -> nodes.Cl
     if klass.keywords or any(not _plain_base(base) for base in klass.bases):
         return None
     return klass
+
+
+def _a_property_accessor(
+    method: nodes.FunctionDef, bindings: Sequence[object] | None, project_names: Container[str]
+) -> bool:
+    """Whether *method* is one of the functions of a property its class defines by
+    ``@property`` and then ``@<name>.setter`` or ``@<name>.deleter`` (*bindings*, its
+    name's in the class): each a method to astroid, whose decorator, inferred, is no
+    classmethod or staticmethod (a property's accessor makes a property). A setter's
+    ``self.x = ...`` then waits as a plain method's does: astroid's own build asks the
+    class's ``__slots__`` for it, which infers every base (vLLM 0.7.3's ``MedusaConfig``,
+    a ``transformers.PretrainedConfig``, built the whole of ``transformers``)."""
+    if not bindings or not any(binding is method for binding in bindings):
+        return False
+    getter, *accessors = bindings
+    if not (
+        isinstance(getter, nodes.FunctionDef)
+        and getter.decorators is not None
+        and len(getter.decorators.nodes) == 1
+        and _decorator_names(getter, project_names) == {"builtins.property"}
+    ):
+        return False
+    for accessor in accessors:
+        if not isinstance(accessor, nodes.FunctionDef) or accessor.decorators is None:
+            return False
+        decorators = accessor.decorators.nodes
+        if not (
+            len(decorators) == 1
+            and isinstance(decorators[0], nodes.Attribute)
+            and decorators[0].attrname in ("setter", "deleter")
+            and isinstance(decorators[0].expr, nodes.Name)
+            and decorators[0].expr.name == method.name
+        ):
+            return False
+    return True
 
 
 def infers_to_no_class(expression: nodes.NodeNG) -> bool:
