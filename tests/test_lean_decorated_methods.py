@@ -197,15 +197,13 @@ def test_each_decorator_known_to_keep_a_method_does_for_astroid(name: str) -> No
 
 
 # A property's setter assigns ``self.helper``: the helper it sets is what ``step`` reaches.
-SETTER_CORE = textwrap.dedent(
-    """\
-    class Helper:
-        @staticmethod
-        def send_all(mgr):
-            mgr.call_func("helper_load", wait_out=True)
-
-
-    class Core:
+SESSION = (
+    "    @contextmanager\n    def session(self):\n"
+    "        self.helper = Helper()\n        yield self.helper\n"
+)
+PROPERTY = textwrap.indent(
+    textwrap.dedent(
+        """\
         @property
         def slot(self):
             return None
@@ -217,17 +215,20 @@ SETTER_CORE = textwrap.dedent(
         @slot.deleter
         def slot(self):
             self.helper = None
-
-        def step(self):
-            self.helper.send_all(self.mgr)
-            self.mgr.call_func("prefill", wait_out=True)
-    """
+        """
+    ),
+    "    ",
+)
+SETTER_CORE = CORE.replace("from contextlib import contextmanager\n\n\n", "").replace(
+    SESSION, PROPERTY
 )
 
 
 def test_an_attribute_set_in_a_property_setter_is_read_as_astroid_reads_it(
     tmp_path: Path,
 ) -> None:
+    assert "contextmanager" not in SETTER_CORE
+    assert "@slot.setter" in SETTER_CORE
     root = project(tmp_path / "proj", {**FAST_PACKAGE, "pkg/core.py": SETTER_CORE})
     lean = run_check(root, "--format", "json", "--no-cache")
     full = run_check(root, "--format", "json", "--no-cache", env=FULL)
