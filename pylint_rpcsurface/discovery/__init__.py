@@ -39,6 +39,7 @@ from typing import Protocol
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.collection import no_cyclic_collection
+from pylint_rpcsurface.analysis.installed_packages import installed_packages_unread
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.discovery.core import Discovery
 from pylint_rpcsurface.discovery.reading import (
@@ -74,7 +75,9 @@ def discover(project: Path, roots: tuple[Path, ...], told: Told | None = None) -
     store = ModuleStore(SourceTree(roots))
     # Every module of the project is built and kept: the collector, walking astroid's
     # growing trees again at each burst of allocations, would take about 40% of the run.
-    with no_cyclic_collection(), store.resolving_imports():
+    # The installed packages are not read: what init proposes is the same wherever it
+    # runs, and astroid does not build a dependency for every class that derives from it.
+    with no_cyclic_collection(), store.resolving_imports(), installed_packages_unread(store.tree):
         modules = []
         paths = store.python_files()
         if told is not None:
