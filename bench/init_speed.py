@@ -3,6 +3,7 @@
     python bench/init_speed.py [--engines vllm,lmdeploy,vllm-0.11] [--repeat 3] \\
         [--cache ~/.cache/rpcsurface-init-engines]
     python bench/init_speed.py --tree FOLDER  # any unpacked tree instead
+    python bench/init_speed.py --engines vllm --packages transformers,pydantic,fastapi
 
 Each engine is fetched and unpacked as bench/init_engines.py does (its wheel from the
 package index into ``--cache``, only its ``.py`` files unpacked; nothing installed or
@@ -18,6 +19,11 @@ process, one after the other:
 4. ``ast.parse`` of every ``.py`` file (bench/floors.py's ``parse``): reading each file
    once, the least any tool that reads them all does.
 
+With ``--packages``, the packages named are installed without their dependencies
+(``pip install --no-deps --target``, once, under ``--cache``) and every command runs with
+that folder on ``PYTHONPATH``: the engine's own environment, where its dependencies are
+installed and astroid finds what the code imports from them, as a user runs ``init``.
+
 Time is the processor time of the process (user + system, from ``wait4``'s resource
 usage), not the wall clock: the machine is shared. The table gives the median of
 ``--repeat`` rounds of each and init's ratio to each baseline. Every round's written
@@ -29,6 +35,7 @@ it should, or the run stops (exit 1); a ``check`` whose configuration can't be u
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import statistics
@@ -61,17 +68,36 @@ class Times:
     parse: list[float]
 
 
-def _environment() -> dict[str, str]:
+def _environment(packages: Path | None = None) -> dict[str, str]:
     """The user's environment without what would change a run: no cache folder, no
-    settings of the tool, nothing put before the installed packages."""
+    settings of the tool, nothing put before the installed packages but *packages*'
+    folder (:func:`installed`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RPCSURFACE_")}
     env.pop("PYTHONPATH", None)
+    if packages is not None:
+        env["PYTHONPATH"] = str(packages)
     return env
 
 
-def cpu_seconds(argv: list[str], cwd: Path, allowed: tuple[int, ...]) -> tuple[float, int]:
-    """The processor time of *argv* run in *cwd*, and its exit status; :class:`Failed`
-    when the status is not in *allowed*."""
+def installed(specs: list[str], cache: Path) -> Path:
+    """A folder holding the packages *specs* name (``transformers==5.25.0``), installed
+    without their dependencies, made once under *cache* and reused."""
+    key = hashlib.sha256("\n".join(sorted(specs)).encode()).hexdigest()[:16]
+    folder = cache / "packages" / key
+    done = folder / ".installed"
+    if not done.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps"]
+        subprocess.run([*command, "--target", str(folder), *specs], check=True)
+        done.write_text("\n".join(sorted(specs)) + "\n", encoding="utf-8")
+    return folder
+
+
+def cpu_seconds(
+    argv: list[str], cwd: Path, allowed: tuple[int, ...], packages: Path | None = None
+) -> tuple[float, int]:
+    """The processor time of *argv* run in *cwd* (with *packages* installed), and its exit
+    status; :class:`Failed` when the status is not in *allowed*."""
     with tempfile.TemporaryFile() as err:
         process = subprocess.Popen(
             argv,
@@ -79,7 +105,7 @@ def cpu_seconds(argv: list[str], cwd: Path, allowed: tuple[int, ...]) -> tuple[f
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
-            env=_environment(),
+            env=_environment(packages),
         )
         _, status, usage = os.wait4(process.pid, 0)
         err.seek(0)
@@ -95,8 +121,11 @@ def cpu_seconds(argv: list[str], cwd: Path, allowed: tuple[int, ...]) -> tuple[f
 UNUSABLE = 2
 
 
-def measure(tree: Path, hand: Path | None, repeat: int) -> tuple[Times, bytes]:
-    """*repeat* interleaved rounds on a copy of *tree*; the configuration init wrote.
+def measure(
+    tree: Path, hand: Path | None, repeat: int, packages: Path | None = None
+) -> tuple[Times, bytes]:
+    """*repeat* interleaved rounds on a copy of *tree* (with the folder *packages* holds
+    installed); the configuration init wrote.
 
     A check whose configuration can't be used (exit 2) gives no time: its column says so.
     """
@@ -110,18 +139,19 @@ def measure(tree: Path, hand: Path | None, repeat: int) -> tuple[Times, bytes]:
         pyproject = copy / "pyproject.toml"
         for _ in range(repeat):
             pyproject.unlink(missing_ok=True)
-            times.init.append(cpu_seconds([rpcsurface, "init"], copy, (0,))[0])
+            times.init.append(cpu_seconds([rpcsurface, "init"], copy, (0,), packages)[0])
             table = pyproject.read_bytes()
             if written is not None and table != written:
                 raise Failed(f"{tree}: init wrote another table in a later round")
             written = table
-            seconds, code = cpu_seconds(check, copy, (0, 1, UNUSABLE))
+            seconds, code = cpu_seconds(check, copy, (0, 1, UNUSABLE), packages)
             times.check.append(None if code == UNUSABLE else seconds)
             if hand is not None:
                 shutil.copyfile(hand, pyproject)
-                seconds, code = cpu_seconds(check, copy, (0, 1, UNUSABLE))
+                seconds, code = cpu_seconds(check, copy, (0, 1, UNUSABLE), packages)
                 times.hand.append(None if code == UNUSABLE else seconds)
-            times.parse.append(cpu_seconds([sys.executable, "-c", PARSE_ALL], copy, (0,))[0])
+            parse = [sys.executable, "-c", PARSE_ALL]
+            times.parse.append(cpu_seconds(parse, copy, (0,), packages)[0])
     assert written is not None
     return times, written
 
@@ -166,9 +196,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--tree", type=Path, help="measure this unpacked tree instead")
     parser.add_argument("--repeat", type=int, default=3, help="rounds (at least 3 for a median)")
+    parser.add_argument(
+        "--packages",
+        default="",
+        help="comma-separated packages to run with installed (pip requirement specifiers, "
+        "installed without their dependencies): the engine's own environment",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat: at least 1")
+    specs = [spec.strip() for spec in args.packages.split(",") if spec.strip()]
+    packages = installed(specs, args.cache.expanduser()) if specs else None
     trees: list[tuple[str, Path, Path | None]] = []
     if args.tree is not None:
         trees.append((args.tree.name, args.tree.resolve(), None))
@@ -182,12 +220,16 @@ def main(argv: list[str] | None = None) -> int:
     compiled = compile_bytecode()
     if compiled:
         print(f"compiled the bytecode of {', '.join(compiled)} first", file=sys.stderr)
-    print(f"medians of {args.repeat} interleaved rounds, processor time (user + system)\n")
+    with_packages = f", with {', '.join(specs)} installed" if specs else ""
+    print(
+        f"medians of {args.repeat} interleaved rounds, processor time (user + system)"
+        f"{with_packages}\n"
+    )
     print(HEADER, flush=True)
     for label, tree, hand in trees:
         files = sum(1 for _ in tree.rglob("*.py"))
         try:
-            times, _ = measure(tree, hand, args.repeat)
+            times, _ = measure(tree, hand, args.repeat, packages)
         except Failed as failed:
             print(f"init_speed: {failed}", file=sys.stderr)
             return 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import statistics
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import ROOT, load_bench_script, project
@@ -88,3 +89,60 @@ def test_an_init_that_writes_nothing_stops_the_run(tmp_path: Path) -> None:
     tree = project(tmp_path / "plain", {"app/__init__.py": "", "app/m.py": "X = 1\n"})
     with pytest.raises(init_speed.Failed, match=r"rpcsurface init in .* exited 2"):
         init_speed.measure(tree, None, 1)
+
+
+def test_every_command_runs_with_the_packages_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--packages``: the folder they are installed in is on every run's PYTHONPATH, as
+    in the engine's own environment; without it, nothing is put before site-packages."""
+    tree, hand = _tree(tmp_path)
+    packages = tmp_path / "packages"
+    (packages / "heavylib").mkdir(parents=True)
+    (packages / "heavylib" / "__init__.py").write_text("class Base: ...\n", encoding="utf-8")
+    seen: list[tuple[str, str | None]] = []
+    popen = init_speed.subprocess.Popen
+
+    def recorded(argv: list[str], **kwargs: Any) -> Any:
+        seen.append((Path(argv[0]).name + " " + argv[1], kwargs["env"].get("PYTHONPATH")))
+        return popen(argv, **kwargs)
+
+    monkeypatch.setattr(init_speed.subprocess, "Popen", recorded)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "elsewhere"))
+    init_speed.measure(tree, hand, 1, packages)
+    assert [command for command, _ in seen] == [
+        "rpcsurface init",
+        "rpcsurface check",
+        "rpcsurface check",
+        f"{Path(init_speed.sys.executable).name} -c",
+    ]
+    assert {path for _, path in seen} == {str(packages)}
+    seen.clear()
+    init_speed.measure(tree, hand, 1)
+    assert {path for _, path in seen} == {None}
+
+
+def test_the_packages_are_installed_once_without_their_dependencies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installs: list[list[str]] = []
+
+    def pip(command: list[str], check: bool) -> None:
+        assert check
+        installs.append(command)
+        target = Path(command[command.index("--target") + 1])
+        (target / "transformers").mkdir(parents=True)
+
+    monkeypatch.setattr(init_speed.subprocess, "run", pip)
+    specs = ["transformers==5.25.0", "pydantic"]
+    folder = init_speed.installed(specs, tmp_path)
+    assert (folder / "transformers").is_dir()
+    (command,) = installs
+    assert command[1:5] == ["-m", "pip", "install", "--quiet"]
+    assert "--no-deps" in command
+    assert command[-2:] == specs
+    # The same packages again, in another order: the folder is reused, nothing installed.
+    assert init_speed.installed(list(reversed(specs)), tmp_path) == folder
+    assert len(installs) == 1
+    assert init_speed.installed(["pydantic"], tmp_path) != folder
+    assert len(installs) == 2
