@@ -35,6 +35,7 @@ from pylint_rpcsurface.discovery.reading import (
     MIN_NAMES,
     MOSTLY,
     SEND_CALLS,
+    AnsweringIndex,
     Choice,
     DispatchProposal,
     FunctionBodies,
@@ -51,6 +52,7 @@ from pylint_rpcsurface.discovery.reading import (
     is_interface,
     is_method,
     is_stub,
+    most_general,
     name_passed,
     names_in,
     positional_params,
@@ -111,6 +113,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 ):
                     self.functions.append(node)
         self._answers: dict[int, frozenset[str]] = {}
+        self._answering: AnsweringIndex | None = None
         self.body = FunctionBodies()
         self.receivers = Receivers(
             self.classes,
@@ -454,19 +457,17 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self, names: set[str], excluded: set[int]
     ) -> tuple[list[nodes.ClassDef], float] | None:
         """The classes answering most of *names*, reduced to the most general ones."""
-        scored: list[tuple[float, nodes.ClassDef]] = []
-        for cls in self.classes:
-            if id(cls) in excluded:
-                continue
-            share = len(self.answers(cls) & names) / len(names) if names else 0.0
-            if share > MOSTLY:  # more than half, as docs/init.md says: 1 of 2 is not
-                scored.append((share, cls))
+        if self._answering is None:
+            self._answering = AnsweringIndex(self.classes, self.answers)
+        # More than half, as docs/init.md says: 1 of 2 is not.
+        shares = [(n / len(names), c) for n, c in self._answering.answered(names)]
+        scored = [(share, c) for share, c in shares if share > MOSTLY and id(c) not in excluded]
         if not scored:
             return None
         top = max(share for share, _ in scored)
         tied = [cls for share, cls in scored if share == top]
         # A subclass answering no more of the names than its base adds nothing here.
-        general = [c for c in tied if not any(self.is_ancestor(o, c) for o in tied if o is not c)]
+        general = most_general(tied, self.index.linearize)
         real = [c for c in general if not self.only_stubs(c, names & self.answers(c))]
         return (real or general), top
 
@@ -709,12 +710,12 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         root_of: dict[int, int] = {}
         for owner in owners.values():
             if isinstance(owner, nodes.ClassDef):
-                ancestors = [c for c in classes if c is not owner and self.is_ancestor(c, owner)]
+                above = {id(klass) for klass in self.index.linearize(owner)[0][1:]}
+                ancestors = [c for c in classes if c is not owner and id(c) in above]
                 if ancestors:
-                    top = next(
-                        c for c in ancestors if not any(self.is_ancestor(a, c) for a in ancestors)
+                    root_of[id(owner)] = id(
+                        next(iter(most_general(ancestors, self.index.linearize)))
                     )
-                    root_of[id(owner)] = id(top)
                     continue
             callers.roots[id(owner)] = owner
             root_of[id(owner)] = id(owner)
@@ -920,10 +921,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             # Proven to receive them, answering none: each name is the checker's to report
             # (a misspelt name, say). The most general of the classes reached.
             reached = [cls for cls, _ in proven.values()]
-            return sorted(
-                (c for c in reached if not any(self.is_ancestor(o, c) for o in reached)),
-                key=lambda c: (self.qualname(c), id(c)),
-            )
+            general = most_general(reached, self.index.linearize)
+            return sorted(general, key=lambda c: (self.qualname(c), id(c)))
         real = [c for c in answering if not self.only_stubs(c, names & self.answers(c))]
         kept = real or answering
 

@@ -4,7 +4,7 @@ and the facts it works from (senders, call sites, worker sites, proposals)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -218,6 +218,49 @@ def own_nodes(function: nodes.FunctionDef, kind: type[_Node]) -> Iterator[_Node]
     """The nodes of *kind* in *function*, lambdas and comprehensions included."""
     for statement in function.body:
         yield from statement.nodes_of_class(kind)
+
+
+def most_general(
+    classes: list[nodes.ClassDef],
+    linearize: Callable[[nodes.ClassDef], tuple[list[nodes.ClassDef], bool]],
+) -> list[nodes.ClassDef]:
+    """Those of *classes* none of whose ancestors (by *linearize*, a class's method
+    resolution order) is another of them, in their order. Each class's order is read
+    once: asking each pair took sglang 0.5.23's thousands of classes answering
+    ``forward`` tens of millions of questions."""
+    given = {id(cls) for cls in classes}
+    return [
+        cls
+        for cls in classes
+        if not any(id(klass) in given and klass is not cls for klass in linearize(cls)[0][1:])
+    ]
+
+
+class AnsweringIndex:
+    """The classes answering each name (*answers* of each of *classes*, read once): the
+    best handlers of every group of names sent are the classes answering most of them,
+    and sglang 0.5.23 has 895 such groups and 8,019 classes."""
+
+    def __init__(
+        self,
+        classes: list[nodes.ClassDef],
+        answers: Callable[[nodes.ClassDef], frozenset[str]],
+    ) -> None:
+        self._position: dict[int, int] = {}
+        self._by_name: dict[str, list[nodes.ClassDef]] = {}
+        for position, cls in enumerate(classes):
+            self._position[id(cls)] = position
+            for name in answers(cls):
+                self._by_name.setdefault(name, []).append(cls)
+
+    def answered(self, names: set[str]) -> list[tuple[int, nodes.ClassDef]]:
+        """(how many of *names* it answers, the class) for each class answering any of
+        them, in the order of the classes given."""
+        counts: dict[int, tuple[int, nodes.ClassDef]] = {}
+        for name in names:
+            for cls in self._by_name.get(name, ()):
+                counts[id(cls)] = (counts.get(id(cls), (0, cls))[0] + 1, cls)
+        return sorted(counts.values(), key=lambda entry: self._position[id(entry[1])])
 
 
 def positional_params(function: nodes.FunctionDef) -> list[str]:
