@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import asked_of, discovered, project
+from support import asked_of, discovered, init_engine, project
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
+from pylint_rpcsurface.discovery import discover
 from pylint_rpcsurface.discovery.core import Discovery
 
 SIBLINGS = 80
@@ -64,3 +65,47 @@ def test_what_each_class_answers_is_read_once_for_every_group(
     classes = SIBLINGS + 2
     # Each class once, then the handler of each group (whether it is only stubs).
     assert len(asked) <= classes + 2 * 11, len(asked)
+
+
+LOGGER = """\
+import queue
+
+EVENTS = queue.Queue()
+
+
+def publish(topic, payload):
+    EVENTS.put((topic, payload))
+
+
+def started():
+    publish("engine_event", {"started": True})
+
+
+def stopped():
+    publish("engine_event", {"stopped": True})
+    publish("engine_event", {"again": True})
+"""
+
+
+def test_a_group_of_one_name_is_a_note_without_reading_its_receive_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A receive side reaching a class that answers its names confirms a group of two
+    names or more only: with one, the group is a note whatever the side reaches, and the
+    side is not read (most of sglang 0.5.23's 889 unconfirmed groups)."""
+    folder = init_engine(tmp_path / "p", {"seedengine/events.py": LOGGER})
+    read = asked_of(monkeypatch, Discovery, "receive_side", lambda _d, group, *_: group.method)
+    proposal = discover(folder, (folder,))
+    notes = [note for note in proposal.notes if "publish()" in note]
+    assert len(notes) == 1
+    assert "not a dispatch" in notes[0]
+    assert "publish" not in read
+    # A second name sent: the receive side is read (and reaches no class answering it).
+    (folder / "seedengine" / "events.py").write_text(
+        LOGGER.replace('publish("engine_event", {"again"', 'publish("engine_paused", {"again"'),
+        encoding="utf-8",
+    )
+    read.clear()
+    proposal = discover(folder, (folder,))
+    assert [note for note in proposal.notes if "publish()" in note]
+    assert "publish" in read

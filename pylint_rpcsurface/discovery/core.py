@@ -408,13 +408,14 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             if handlers and names <= self._answered_by(handlers, names):
                 confirmed.append(group)
                 continue
-            # A receive side proven to reach a class that answers some of the names makes
-            # it a dispatch too, however few it answers: the rest is what check reports.
-            own, linked = self.receive_side(group, workers, helpers)
-            reached = [c for found in (own, *(f for _, f in linked)) for c, _ in found.values()]
-            if len(names) >= MIN_NAMES and any(self.answers(c) & names for c in reached):
-                confirmed.append(group)
-                continue
+            # A receive side proven to reach a class that answers some of its names makes a
+            # group of MIN_NAMES names or more a dispatch too, however few: the rest is check's.
+            if len(names) >= MIN_NAMES:
+                own, linked = self.receive_side(group, workers, helpers)
+                reached = [c for f in (own, *(f for _, f in linked)) for c, _ in f.values()]
+                if any(self.answers(c) & names for c in reached):
+                    confirmed.append(group)
+                    continue
             at = self.where(group.senders[0].function)
             self.notes.append(
                 f"{at}: {group.method}() sends its parameter {group.param!r}, but the "
