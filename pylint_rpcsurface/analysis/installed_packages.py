@@ -7,9 +7,10 @@ astroid's enum transform asks each class it meets whether it derives from ``enum
 inferring its bases, so vLLM 0.7.3's model configurations (``PretrainedConfig``) built
 2,342 modules of ``transformers``, 26 of the 34 seconds ``init`` took there. What ``init``
 proposes would also depend on what the environment holds. Within
-:func:`installed_packages_unread` an import of an installed package fails as if it were
-not installed: what comes from one is unknown (never a guess), as on a machine without
-it, where ``init`` is measured (``bench/init_speed.py``) and tested.
+:func:`installed_packages_unread`, which ``ModuleStore.resolving_imports(
+installed_packages=False)`` enters for ``init``, an import of an installed package fails
+as if it were not installed: what comes from one is unknown (never a guess), as on a
+machine without it, where ``init`` is measured (``bench/init_speed.py``) and tested.
 """
 
 from __future__ import annotations

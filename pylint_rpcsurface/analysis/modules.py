@@ -35,6 +35,7 @@ from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
 
 from pylint_rpcsurface.analysis.assigned_members import AssignedElsewhere
+from pylint_rpcsurface.analysis.installed_packages import installed_packages_unread
 from pylint_rpcsurface.analysis.lean_build import LeanBuilds, built_lean, function_type
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
 from pylint_rpcsurface.analysis.reads import INTERFACE, ReadRecorder
@@ -164,8 +165,7 @@ class ModuleStore:
     known: Mapping[str, KnownFile] = field(default_factory=dict)
     # Set when a file read after its hash was taken from `known` holds other bytes.
     _moved: bool = False
-    # When this analysis began resolving imports (see _built_by_astroid).
-    _began_ns: int = 0
+    _began_ns: int = 0  # when this analysis began resolving imports (_built_by_astroid)
     # Told of every module the analysis asks for (see .reads).
     reads: ReadRecorder | None = None
     # Told of each module this store builds or reuses (recording_reads splits its classes).
@@ -176,8 +176,7 @@ class ModuleStore:
     # keeps them for its next analysis (built_from_files), which a lean build's deferred
     # work, done only while an analysis runs, can't outlive.
     lean: bool = True
-    # When the last analysis began resolving imports (built_from_files).
-    _last_began_ns: int = 0
+    _last_began_ns: int = 0  # when the last analysis began resolving imports
 
     def __post_init__(self) -> None:
         # Keyed as the tree knows each file: a link under the roots is the project's file.
@@ -495,26 +494,25 @@ class ModuleStore:
         return module
 
     @contextlib.contextmanager
-    def resolving_imports(self) -> Iterator[None]:
-        """Within this block, imports of our module names find the files under the roots.
+    def resolving_imports(self, *, installed_packages: bool = True) -> Iterator[None]:
+        """Within this block, imports of our module names find the files under the roots;
+        without *installed_packages* (``init``), those of an installed package fail.
 
         Module names are the roots' (see ``sources.py``), so ``from pkg.base import Base``
         must reach the roots' ``pkg/base.py`` even when another copy of ``pkg`` sits on
         sys.path (the project installed in its virtualenv, or a tree copied out of
         site-packages): astroid is told where each module file under the roots is, in
-        the table where it remembers its look-ups. That is what Python would find with the
-        roots first on sys.path, as pylint puts the root of each file it lints.
-
-        pylint does not put the roots of implicit namespace packages on sys.path, and
-        astroid remembers failed look-ups, so ``from atom.config import X`` would not
-        infer either: imports astroid can't resolve are looked up under the roots through
+        the table where it remembers its look-ups, as Python would find it with the roots
+        first on sys.path (pylint puts the root of each file it lints there). pylint does
+        not put the roots of implicit namespace packages on sys.path, and astroid
+        remembers failed look-ups, so ``from atom.config import X`` would not infer
+        either: imports astroid can't resolve are looked up under the roots through
         astroid's public fallback hook.
 
         The project is never imported, whatever astroid's brains do: a finder first on
         ``sys.meta_path`` refuses every import of its modules (:class:`_NoProjectImports`).
-
-        All three are undone on exit, an exception included, so nothing outlives the
-        analysis (pylint's process, an IDE's language server).
+        All of it is undone on exit, an exception included: nothing outlives the analysis
+        (pylint's process, an IDE's language server).
         """
 
         def resolve(modname: str) -> nodes.Module:
@@ -540,6 +538,8 @@ class ModuleStore:
         try:
             names = self.tree.top_level_names()
             forget = partial(_forget_inferences, look_ups=True)
+            if not installed_packages:
+                lean.enter_context(installed_packages_unread(self.tree))
             if self.lean:
                 builds = LeanBuilds(self.manager, names, self.lean_built, forget)
                 lean.enter_context(builds.active())

@@ -39,7 +39,6 @@ from typing import Protocol
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.collection import no_cyclic_collection
-from pylint_rpcsurface.analysis.installed_packages import installed_packages_unread
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.discovery.core import Discovery
 from pylint_rpcsurface.discovery.reading import (
@@ -77,7 +76,7 @@ def discover(project: Path, roots: tuple[Path, ...], told: Told | None = None) -
     # growing trees again at each burst of allocations, would take about 40% of the run.
     # The installed packages are not read: what init proposes is the same wherever it
     # runs, and astroid does not build a dependency for every class that derives from it.
-    with no_cyclic_collection(), store.resolving_imports(), installed_packages_unread(store.tree):
+    with no_cyclic_collection(), store.resolving_imports(installed_packages=False):
         modules = []
         paths = store.python_files()
         if told is not None:
