@@ -80,3 +80,42 @@ def test_every_node_astroid_walks_is_pending() -> None:
     walked = {id(node) for node in module.nodes_of_class(nodes.NodeNG)}
     assert walked <= set(found)
     assert id(module) in found
+
+
+DECORATED = """
+import functools
+
+
+class Holder:
+    @property
+    def plain(self):
+        return 1
+
+    def undecorated(self):
+        @functools.wraps(print)
+        async def nested_coroutine():
+            pass
+
+        return nested_coroutine
+
+    @staticmethod
+    async def coroutine():
+        pass
+
+
+@functools.cache
+def top():
+    pass
+"""
+
+
+def test_every_decorated_function_a_coroutine_too() -> None:
+    module = astroid.parse(DECORATED)
+    expected = [
+        function.name
+        for function in module.nodes_of_class(nodes.FunctionDef)
+        if function.decorators is not None
+    ]
+    assert expected == ["plain", "nested_coroutine", "coroutine", "top"]  # counted by hand
+    _, _, decorated = _parsed_nodes(module)
+    assert [function.name for function in decorated] == expected

@@ -605,20 +605,38 @@ def _parsed_nodes(
     found: dict[int, nodes.NodeNG] = {}
     classes: list[nodes.ClassDef] = []
     decorated: list[nodes.FunctionDef] = []
+    # Each node class's fields, last first, and whether it is a class or a function,
+    # read once a class rather than once a node (every node of every module goes by).
+    kinds: dict[type[Any], tuple[tuple[str, ...], bool, bool]] = {}
     stack: list[Any] = [module]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        value = stack.pop()
-        if isinstance(value, (list, tuple)):
-            stack.extend(reversed(value))  # the first item popped first: text order
-        elif isinstance(value, nodes.NodeNG):
-            found[id(value)] = value
-            if isinstance(value, nodes.ClassDef):
-                classes.append(value)
-            elif isinstance(value, nodes.FunctionDef) and value.decorators is not None:
-                decorated.append(value)
+        value = pop()
+        kind = type(value)
+        if kind is list or kind is tuple:
+            extend(reversed(value))  # the first item popped first: text order
+            continue
+        known = kinds.get(kind)
+        if known is None:
+            if isinstance(value, (list, tuple)):
+                extend(reversed(value))
+                continue
+            if not isinstance(value, nodes.NodeNG):
+                continue  # None, or a field's plain value
             # Private to astroid (its transforms' walk reads it); see tests/test_private_hooks.py.
-            fields = value._astroid_fields  # pylint: disable=protected-access
-            stack.extend(getattr(value, field) for field in reversed(fields))
+            fields = tuple(reversed(kind._astroid_fields))  # pylint: disable=protected-access
+            known = kinds[kind] = (
+                fields,
+                issubclass(kind, nodes.ClassDef),
+                issubclass(kind, nodes.FunctionDef),
+            )
+        fields, is_class, is_function = known
+        found[id(value)] = value
+        if is_class:
+            classes.append(value)
+        elif is_function and value.decorators is not None:
+            decorated.append(value)
+        extend([getattr(value, field) for field in fields])
     return found, classes, decorated
 
 
