@@ -20,6 +20,7 @@ from astroid import nodes
 from support import ROOT
 
 from pylint_rpcsurface import discovery
+from pylint_rpcsurface.analysis import syntax
 from pylint_rpcsurface.discovery import reading
 
 
@@ -63,6 +64,18 @@ def test_each_module_is_walked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         return walk(node, *args, **kwargs)  # type: ignore[call-overload]
 
     monkeypatch.setattr(nodes.NodeNG, "nodes_of_class", counted)
+    # The package's readers walk with syntax.nodes_of, under whatever name they took.
+    walk_of = syntax.nodes_of
+
+    def counted_of(node: nodes.NodeNG, kinds: object) -> object:
+        if isinstance(node, nodes.Module):
+            walks[node.name] += 1
+        return walk_of(node, kinds)  # type: ignore[call-overload]
+
+    for found in pkgutil.iter_modules(discovery.__path__):
+        module = importlib.import_module(f"{discovery.__name__}.{found.name}")
+        if getattr(module, "nodes_of", None) is walk_of:
+            monkeypatch.setattr(module, "nodes_of", counted_of)
     proposal = discovery.discover(folder, (folder,))
     # The runner's class is named by strings: their assignments were read.
     assert any("resolved from the string" in e for s in proposal.surfaces for _, e in s.handlers)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TypeGuard
+from typing import Any, TypeGuard, TypeVar, overload
 
 from astroid import nodes
 
@@ -14,6 +14,7 @@ __all__ = [
     "builtin_call",
     "changed_in_place",
     "changes_in_place",
+    "nodes_of",
 ]
 
 # The fields that hold statements, in the order astroid's get_children gives them.
@@ -42,6 +43,81 @@ def all_statements(node: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
             if isinstance(value, list):
                 held.extend(value)
         stack.extend(reversed(held))
+
+
+# The node classes whose get_children gives their fields' nodes in the order of
+# ``_astroid_fields``, a list's items in turn, a None left out: for these the walk below
+# reads the fields itself, without the generator get_children makes for every node.
+# tests/test_syntax_walk.py holds each to astroid's own on every kind of statement.
+_FIELDS_IN_ORDER: tuple[type[nodes.NodeNG], ...] = (
+    nodes.AnnAssign, nodes.Assert, nodes.Assign, nodes.AssignAttr, nodes.AssignName,
+    nodes.AsyncFor, nodes.Attribute, nodes.AugAssign, nodes.Await, nodes.BinOp,
+    nodes.BoolOp, nodes.Break, nodes.Call, nodes.Comprehension, nodes.Const,
+    nodes.Continue, nodes.Decorators, nodes.DelAttr, nodes.DelName, nodes.Delete,
+    nodes.DictComp, nodes.ExceptHandler, nodes.Expr, nodes.For, nodes.FormattedValue,
+    nodes.GeneratorExp, nodes.Global, nodes.If, nodes.IfExp, nodes.Import,
+    nodes.ImportFrom, nodes.JoinedStr, nodes.Keyword, nodes.Lambda, nodes.List,
+    nodes.ListComp, nodes.Name, nodes.Nonlocal, nodes.Pass, nodes.Raise, nodes.Return,
+    nodes.Set, nodes.SetComp, nodes.Slice, nodes.Starred, nodes.Subscript, nodes.Try,
+    nodes.Tuple, nodes.UnaryOp, nodes.While, nodes.Yield, nodes.YieldFrom,
+)  # fmt: skip
+# Those whose get_children leaves a field out (a docstring) or gives them in another
+# order: the fields it gives, in its order.
+_FIELDS_GIVEN: dict[type[nodes.NodeNG], tuple[str, ...]] = {
+    nodes.FunctionDef: ("decorators", "args", "returns", "type_params", "body"),
+    nodes.AsyncFunctionDef: ("decorators", "args", "returns", "type_params", "body"),
+    nodes.ClassDef: ("decorators", "bases", "keywords", "type_params", "body"),
+    nodes.Module: ("body",),
+}
+# Each class's fields, last first (the walk pushes them on a stack); any class not here
+# (a match statement's nodes, a dict's items in pairs...) is read by its get_children.
+_PUSHED: dict[type[nodes.NodeNG], tuple[str, ...]] = {
+    # Private to astroid (its own get_children reads it); tests/test_syntax_walk.py.
+    **{kind: tuple(reversed(kind._astroid_fields)) for kind in _FIELDS_IN_ORDER},  # pylint: disable=protected-access
+    **{kind: tuple(reversed(fields)) for kind, fields in _FIELDS_GIVEN.items()},
+}
+
+_Node = TypeVar("_Node", bound=nodes.NodeNG)
+
+
+@overload
+def nodes_of(root: nodes.NodeNG, kinds: type[_Node]) -> Iterator[_Node]: ...
+
+
+@overload
+def nodes_of(root: nodes.NodeNG, kinds: tuple[type[nodes.NodeNG], ...]) -> Iterator[Any]: ...
+
+
+def nodes_of(
+    root: nodes.NodeNG, kinds: type[nodes.NodeNG] | tuple[type[nodes.NodeNG], ...]
+) -> Iterator[Any]:
+    """``root.nodes_of_class(kinds)``: *root* and every node under it of *kinds*, in the
+    same order, walked without nesting a generator per level (astroid's passes each node
+    up through one generator per ancestor: most of a walk of a whole module). A node's
+    children are read when the walk reaches it, as astroid's reads them."""
+    pushed = _PUSHED
+    stack: list[Any] = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if isinstance(node, kinds):
+            yield node
+        fields = pushed.get(type(node))
+        if fields is None:
+            children = list(node.get_children())
+            children.reverse()
+            stack.extend(children)
+            continue
+        for field in fields:
+            value = getattr(node, field)
+            if value is None:
+                continue
+            if type(value) in (list, tuple):  # pylint: disable=unidiomatic-typecheck
+                for item in reversed(value):
+                    if item is not None:
+                        push(item)
+            else:
+                push(value)
 
 
 def builtin_call(node: object, name: str, *arities: int) -> TypeGuard[nodes.Call]:

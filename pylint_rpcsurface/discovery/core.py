@@ -14,6 +14,7 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.inference import enum_member_key, inferred_values
 from pylint_rpcsurface.analysis.lean_build import infers_to_no_class
+from pylint_rpcsurface.analysis.syntax import nodes_of
 from pylint_rpcsurface.discovery import unproven
 from pylint_rpcsurface.discovery.callers import CallerSplit, ExactReceivers
 from pylint_rpcsurface.discovery.evidence import (
@@ -92,8 +93,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             index.store.tree,
         )
         for module in modules:
-            for node in module.nodes_of_class(
-                (*_GIVING, nodes.FunctionDef, nodes.Compare, nodes.For, nodes.ImportFrom)
+            for node in nodes_of(
+                module, (*_GIVING, nodes.FunctionDef, nodes.Compare, nodes.For, nodes.ImportFrom)
             ):
                 if isinstance(node, _GIVING):
                     giving.append(node)
@@ -183,9 +184,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     def senders(self, helpers: dict[str, object]) -> list[Sender]:
         found: dict[tuple[int, str], Sender] = {}
         names: set[str] = set()
-        # Every way :meth:`_reach` finds to send is a call by one of these names or a
-        # getattr, and after the first round one to a sender found (all a parameter may
-        # reach anew): a function making none of them is not read (most of a project's).
+        # :meth:`_reach` sends only by a call of one of these names or a getattr, or (after
+        # the first round) of a sender found: a function making none is not read (most).
         sending = SEND_CALLS | helpers.keys()
         for layer in range(_MAX_HELPER_LAYERS):
             before = len(found)

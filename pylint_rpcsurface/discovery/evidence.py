@@ -21,7 +21,7 @@ from astroid import bases, nodes
 
 from pylint_rpcsurface.analysis.conditions import conditions_of
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
-from pylint_rpcsurface.analysis.syntax import appended, before_options
+from pylint_rpcsurface.analysis.syntax import appended, before_options, nodes_of
 from pylint_rpcsurface.discovery.qualnames import NOT_COVERED, QualnameStrings
 from pylint_rpcsurface.discovery.reading import class_of, is_method, positional_params
 
@@ -494,7 +494,7 @@ class ImportAliases:
     def of(self, module: nodes.Module, original: str) -> set[str]:
         """The aliases *module* imports *original* under."""
         if id(module) not in self._by_module:  # a module the walk did not meet
-            for node in module.nodes_of_class(nodes.ImportFrom):
+            for node in nodes_of(module, nodes.ImportFrom):
                 self.note(node)
             self._by_module.setdefault(id(module), {})
         return self._by_module[id(module)].get(original, set())
@@ -530,7 +530,7 @@ class Namings:
     def _used_in(self, code: nodes.NodeNG) -> dict[str, list[nodes.Name]]:
         if id(code) not in self._used:
             used: dict[str, list[nodes.Name]] = {}
-            for node in code.nodes_of_class(nodes.Name):
+            for node in nodes_of(code, nodes.Name):
                 used.setdefault(node.name, []).append(node)
             self._used[id(code)] = used
         return self._used[id(code)]

@@ -12,7 +12,7 @@ from typing import TypeGuard, TypeVar, cast
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.syntax import builtin_call
+from pylint_rpcsurface.analysis.syntax import builtin_call, nodes_of
 
 # Calls that send their arguments to another process: queues, pipes, sockets, Ray.
 SEND_CALLS = frozenset(
@@ -155,7 +155,7 @@ def is_getattr(call: object) -> TypeGuard[nodes.Call]:
 
 
 def names_in(node: nodes.NodeNG) -> set[str]:
-    found = {n.name for n in node.nodes_of_class(nodes.Name)}
+    found = {n.name for n in nodes_of(node, nodes.Name)}
     if isinstance(node, nodes.Name):
         found.add(node.name)
     return found
@@ -217,7 +217,7 @@ _Node = TypeVar("_Node", bound=nodes.NodeNG)
 def own_nodes(function: nodes.FunctionDef, kind: type[_Node]) -> Iterator[_Node]:
     """The nodes of *kind* in *function*, lambdas and comprehensions included."""
     for statement in function.body:
-        yield from statement.nodes_of_class(kind)
+        yield from nodes_of(statement, kind)
 
 
 def most_general(

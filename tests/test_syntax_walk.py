@@ -1,0 +1,174 @@
+"""``syntax.nodes_of`` walks as astroid's ``nodes_of_class`` does: the same nodes, in
+the same order, on every kind of statement and expression, and on real modules of the
+standard library (whose trees astroid's brains have transformed)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import astroid
+import pytest
+from astroid import nodes
+
+from pylint_rpcsurface.analysis import syntax
+from pylint_rpcsurface.analysis.syntax import nodes_of
+
+EVERY_SHAPE = textwrap.dedent(
+    '''
+    """The module's docstring."""
+    from __future__ import annotations
+    import os, sys as system
+    from collections import OrderedDict as OD, deque
+    from . import sibling
+
+    X: int = 1
+    Y: "list[int]"
+    a, *rest = b, c = [1, 2, 3]
+    d = {"k": 1, **other, None: -1}
+    e = {1, 2} | {3}
+    f = (x for x in range(3) if x if not x)
+    g = [y async for y in z] if t else [y for y in z]
+    h = {k: v for k, v in d.items()}
+    i = {s for s in e}
+    j = lambda p, /, q=1, *r, s, t=2, **u: (p, q, r, s, t, u)
+    k = f"{X!r:>{width}} and {Y=}" f"{'nested'}"
+    m = seq[1:2:3], seq[::], seq[...], seq[a, b:c]
+    n = not a and b or c
+    o = -a + b * c @ d ** e // f % g << h >> i & j ^ k | l
+    p = a < b <= c != d is not e in f not in g
+    q = (yield_ := 3)
+    del d["k"], r.attr, s
+    assert X, "message"
+    global_name = None
+
+
+    @decorator
+    @other.decorator(arg, key=value)
+    class Klass(Base, metaclass=Meta, **options):
+        """The class's docstring."""
+        attr: int = 0
+        other = attr
+
+        def method(self, a: int, /, b: str = "x", *args: object, c, d=4, **kw: bytes) -> None:
+            """The method's docstring."""
+            global global_name
+            self.attr += 1
+            self.a.b = c
+            del self.a.b
+            for item in args:
+                if item:
+                    continue
+                elif not item:
+                    break
+                else:
+                    pass
+            else:
+                return
+            while a:
+                a -= 1
+            else:
+                a = 0
+            try:
+                raise ValueError("x") from None
+            except (ValueError, TypeError) as error:
+                raise
+            except Exception:
+                pass
+            else:
+                pass
+            finally:
+                pass
+            with open(a) as first, open(b):
+                pass
+
+            def inner():
+                nonlocal a
+                yield a
+                yield from args
+                return lambda: a
+
+            return inner
+
+        @property
+        async def coroutine(self, *, key):
+            async with lock as held, other:
+                await held
+            async for value in source():
+                yield value
+            result = [await v async for v in source()]
+
+        @staticmethod
+        def plain(*, only, **rest):
+            match only:
+                case {"a": 1, **others}:
+                    pass
+                case [1, 2, *more]:
+                    pass
+                case Point(x=0, y=yy) | Point(0, yy) if yy > 0:
+                    pass
+                case str() as text:
+                    pass
+                case None | True | 1.5 | -1 | 1 + 2j:
+                    pass
+                case _:
+                    pass
+
+
+    try:
+        pass
+    except* ValueError as group:
+        pass
+    if __name__ == "__main__":
+        Klass().method(1, c=2)
+    '''
+)
+
+STANDARD_LIBRARY = ("argparse", "asyncio.base_events", "typing", "dataclasses", "enum")
+KINDS = (
+    nodes.NodeNG,
+    nodes.Call,
+    nodes.Name,
+    (nodes.AssignAttr, nodes.ClassDef, nodes.Call, nodes.FunctionDef, nodes.Compare),
+    (nodes.Return, nodes.Yield),
+    nodes.Const,
+)
+
+
+def _trees() -> list[nodes.NodeNG]:
+    module = astroid.parse(EVERY_SHAPE, module_name="every_shape")
+    manager = astroid.MANAGER
+    library = [manager.ast_from_module_name(name) for name in STANDARD_LIBRARY]
+    return [module, *library]
+
+
+@pytest.mark.parametrize("kinds", KINDS, ids=repr)
+def test_nodes_of_gives_what_nodes_of_class_gives(kinds: object) -> None:
+    for tree in _trees():
+        starts = [tree, *tree.nodes_of_class((nodes.FunctionDef, nodes.If, nodes.Call))]
+        for start in starts[:400]:
+            expected = list(start.nodes_of_class(kinds))  # type: ignore[arg-type]
+            walked = list(nodes_of(start, kinds))  # type: ignore[call-overload]
+            assert len(walked) == len(expected), (tree.name, start.lineno)
+            assert all(w is e for w, e in zip(walked, expected, strict=True)), (
+                tree.name,
+                start.lineno,
+            )
+
+
+def test_every_node_class_read_by_its_fields_is_met() -> None:
+    """Each node class the walk reads by its fields is in the trees above, so the test
+    above holds its fields' order to astroid's get_children."""
+    met = {type(node) for tree in _trees() for node in tree.nodes_of_class(nodes.NodeNG)}
+    by_fields = set(syntax._PUSHED)  # pylint: disable=protected-access
+    assert by_fields - met == set()
+
+
+def test_a_node_class_not_listed_is_read_by_get_children() -> None:
+    """A match statement's nodes are not listed: what the walk gives there is what their
+    own get_children gives."""
+    module = astroid.parse(EVERY_SHAPE)
+    match = next(module.nodes_of_class(nodes.Match))
+    assert type(match) not in syntax._PUSHED  # pylint: disable=protected-access
+    names = [n.name for n in nodes_of(match, nodes.AssignName)]
+    assert names == [n.name for n in match.nodes_of_class(nodes.AssignName)]
+    assert {"others", "more", "yy", "text"} <= set(names)
