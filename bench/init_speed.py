@@ -17,7 +17,10 @@ process, one after the other:
    (bench/init_engines.py's), where it has one: on an engine whose surfaces init leaves
    commented out, the written configuration checks next to nothing;
 4. ``ast.parse`` of every ``.py`` file (bench/floors.py's ``parse``): reading each file
-   once, the least any tool that reads them all does.
+   once, the least any tool that reads them all does;
+5. astroid's tree of every ``.py`` file (bench/floors.py's ``TREES_ALL``: the parse and
+   astroid's rebuild of it, no transform, no inference): the least an ``init`` that builds
+   every module with astroid costs, before it reads anything.
 
 With ``--packages``, the packages named are installed without their dependencies
 (``pip install --no-deps --target``, once, under ``--cache``) and every command runs with
@@ -47,7 +50,7 @@ from pathlib import Path
 
 # Run as `python bench/init_speed.py`: its folder is first on sys.path.
 import init_engines
-from floors import PARSE_ALL
+from floors import PARSE_ALL, TREES_ALL
 from runs import compile_bytecode
 
 BIN = Path(sys.executable).parent
@@ -66,6 +69,7 @@ class Times:
     check: list[float | None]  # None: the configuration can't be used (check exits 2)
     hand: list[float | None]
     parse: list[float]
+    trees: list[float]
 
 
 def _environment(packages: Path | None = None) -> dict[str, str]:
@@ -131,7 +135,7 @@ def measure(
     """
     rpcsurface = str(BIN / "rpcsurface")
     check = [rpcsurface, "check", "--no-cache"]
-    times = Times([], [], [], [])
+    times = Times([], [], [], [], [])
     written: bytes | None = None
     with tempfile.TemporaryDirectory(prefix="init-speed-") as scratch:
         copy = Path(scratch) / tree.name
@@ -152,6 +156,8 @@ def measure(
                 times.hand.append(None if code == UNUSABLE else seconds)
             parse = [sys.executable, "-c", PARSE_ALL]
             times.parse.append(cpu_seconds(parse, copy, (0,), packages)[0])
+            trees = [sys.executable, "-c", TREES_ALL]
+            times.trees.append(cpu_seconds(trees, copy, (0,), packages)[0])
     assert written is not None
     return times, written
 
@@ -169,14 +175,14 @@ def row(label: str, files: int, times: Times) -> str:
 
     return (
         f"| {label} | {files} | {init:.2f} s | {cell(times.check)} | {cell(times.hand)} "
-        f"| {cell(list(times.parse))} |"
+        f"| {cell(list(times.parse))} | {cell(list(times.trees))} |"
     )
 
 
 HEADER = (
     "| Tree | .py files | init | check, init's table | init ÷ | check, hand table | init ÷ "
-    "| ast.parse of every file | init ÷ |\n"
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    "| ast.parse of every file | init ÷ | astroid's tree of every file | init ÷ |\n"
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 )
 
 
