@@ -94,7 +94,9 @@ def nodes_of(
     """``root.nodes_of_class(kinds)``: *root* and every node under it of *kinds*, in the
     same order, walked without nesting a generator per level (astroid's passes each node
     up through one generator per ancestor: most of a walk of a whole module). A node's
-    children are read when the walk reaches it, as astroid's reads them."""
+    children are all read as the walk leaves it for them, where astroid's reads each as
+    it comes to it: a node a transform puts in its parent's place meanwhile is not
+    walked, so its callers infer nothing while they walk (inferring runs transforms)."""
     pushed = _PUSHED
     stack: list[Any] = [root]
     pop, push = stack.pop, stack.append
