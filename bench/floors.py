@@ -39,6 +39,29 @@ PARSE_ALL = (
     'for p in sorted(pathlib.Path(".").rglob("*.py")):\n'
     "    ast.parse(p.read_bytes(), str(p))"
 )
+# Python's own tree of every file and one walk of it, keeping each call by the name it
+# calls and each function and class by its name: the least a first pass that finds
+# senders and call sites by name costs, read without astroid (the collector off).
+INDEX_ALL = (
+    "import ast, gc, pathlib\n"
+    "gc.disable()\n"
+    "calls, defined = {}, {}\n"
+    "Call, Attribute, Name = ast.Call, ast.Attribute, ast.Name\n"
+    "DEFINED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)\n"
+    'for p in sorted(pathlib.Path(".").rglob("*.py")):\n'
+    "    try:\n"
+    "        tree = ast.parse(p.read_bytes(), str(p))\n"
+    "    except SyntaxError:\n"
+    "        continue\n"
+    "    for node in ast.walk(tree):\n"
+    "        kind = type(node)\n"
+    "        if kind is Call:\n"
+    "            func = node.func\n"
+    "            name = func.attr if type(func) is Attribute else getattr(func, 'id', None)\n"
+    "            calls.setdefault(name, []).append(node)\n"
+    "        elif kind in DEFINED:\n"
+    "            defined.setdefault(node.name, []).append(node)\n"
+)
 # astroid's tree of every file: the parse and astroid's rebuild of it into its nodes, and
 # nothing after (no transform, no inference; the private step its builder takes first),
 # the cyclic collector off as in init.

@@ -18,7 +18,11 @@ process, one after the other:
    commented out, the written configuration checks next to nothing;
 4. ``ast.parse`` of every ``.py`` file (bench/floors.py's ``parse``): reading each file
    once, the least any tool that reads them all does;
-5. astroid's tree of every ``.py`` file (bench/floors.py's ``TREES_ALL``: the parse and
+5. Python's tree of every ``.py`` file and one walk of it, keeping the calls by the name
+   they call and the functions and classes by theirs (bench/floors.py's ``INDEX_ALL``):
+   the least a first pass that finds senders and call sites by name costs, without
+   astroid;
+6. astroid's tree of every ``.py`` file (bench/floors.py's ``TREES_ALL``: the parse and
    astroid's rebuild of it, no transform, no inference): the least an ``init`` that builds
    every module with astroid costs, before it reads anything.
 
@@ -50,7 +54,7 @@ from pathlib import Path
 
 # Run as `python bench/init_speed.py`: its folder is first on sys.path.
 import init_engines
-from floors import PARSE_ALL, TREES_ALL
+from floors import INDEX_ALL, PARSE_ALL, TREES_ALL
 from runs import compile_bytecode
 
 BIN = Path(sys.executable).parent
@@ -69,6 +73,7 @@ class Times:
     check: list[float | None]  # None: the configuration can't be used (check exits 2)
     hand: list[float | None]
     parse: list[float]
+    index: list[float]
     trees: list[float]
 
 
@@ -135,7 +140,7 @@ def measure(
     """
     rpcsurface = str(BIN / "rpcsurface")
     check = [rpcsurface, "check", "--no-cache"]
-    times = Times([], [], [], [], [])
+    times = Times([], [], [], [], [], [])
     written: bytes | None = None
     with tempfile.TemporaryDirectory(prefix="init-speed-") as scratch:
         copy = Path(scratch) / tree.name
@@ -156,6 +161,8 @@ def measure(
                 times.hand.append(None if code == UNUSABLE else seconds)
             parse = [sys.executable, "-c", PARSE_ALL]
             times.parse.append(cpu_seconds(parse, copy, (0,), packages)[0])
+            index = [sys.executable, "-c", INDEX_ALL]
+            times.index.append(cpu_seconds(index, copy, (0,), packages)[0])
             trees = [sys.executable, "-c", TREES_ALL]
             times.trees.append(cpu_seconds(trees, copy, (0,), packages)[0])
     assert written is not None
@@ -175,14 +182,16 @@ def row(label: str, files: int, times: Times) -> str:
 
     return (
         f"| {label} | {files} | {init:.2f} s | {cell(times.check)} | {cell(times.hand)} "
-        f"| {cell(list(times.parse))} | {cell(list(times.trees))} |"
+        f"| {cell(list(times.parse))} | {cell(list(times.index))} "
+        f"| {cell(list(times.trees))} |"
     )
 
 
 HEADER = (
     "| Tree | .py files | init | check, init's table | init ÷ | check, hand table | init ÷ "
-    "| ast.parse of every file | init ÷ | astroid's tree of every file | init ÷ |\n"
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    "| ast.parse of every file | init ÷ | ast index of every file | init ÷ "
+    "| astroid's tree of every file | init ÷ |\n"
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 )
 
 

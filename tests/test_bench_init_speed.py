@@ -57,15 +57,15 @@ def test_each_round_runs_on_a_copy_and_gives_every_column(tmp_path: Path) -> Non
     assert _files(tree) == before  # nothing written in the tree measured
     assert b"[[tool.rpcsurface.surface]]" in written
     assert b'"vlike.worker.gpu_worker.Worker",' in written  # the fixture's handler
-    for column in (times.init, times.check, times.hand, times.parse, times.trees):
+    for column in (times.init, times.check, times.hand, times.parse, times.index, times.trees):
         assert len(column) == 2
         assert all(seconds is not None and seconds > 0 for seconds in column)
     cells = init_speed.row("vlike", 9, times).strip("| ").split(" | ")
     assert cells[:2] == ["vlike", "9"]
     init = statistics.median(times.init)
     assert cells[2] == f"{init:.2f} s"
-    columns = (times.check, times.hand, times.parse, times.trees)
-    pairs = (cells[3:5], cells[5:7], cells[7:9], cells[9:11])
+    columns = (times.check, times.hand, times.parse, times.index, times.trees)
+    pairs = (cells[3:5], cells[5:7], cells[7:9], cells[9:11], cells[11:13])
     for column, (seconds, ratio) in zip(columns, pairs, strict=True):
         baseline = statistics.median(column)
         assert seconds == f"{baseline:.2f} s"
@@ -115,6 +115,7 @@ def test_every_command_runs_with_the_packages_installed(
         "rpcsurface init",
         "rpcsurface check",
         "rpcsurface check",
+        f"{Path(init_speed.sys.executable).name} -c",
         f"{Path(init_speed.sys.executable).name} -c",
         f"{Path(init_speed.sys.executable).name} -c",
     ]
