@@ -592,7 +592,31 @@ def _through_local(node: nodes.AssignAttr, project_names: Container[str]) -> boo
     positional = [*scope.args.posonlyargs, *(scope.args.args or ())]
     first = positional[0].name if positional else None
     in_class = isinstance(scope.parent, nodes.ClassDef)
+    if in_class and isinstance(scope, nodes.FunctionDef) and _static_by_spelling(scope):
+        return True  # its first argument is a parameter like any other to astroid
     return not (in_class and first == target.name and _self_class(target, project_names) is None)
+
+
+def _static_by_spelling(method: nodes.FunctionDef) -> bool:
+    """Whether astroid's ``FunctionDef.type`` of *method* is ``staticmethod`` by the
+    spelling alone, as astroid tells it before it infers anything: no ``m =
+    descriptor(m)`` in its class, not a name astroid makes a classmethod, and its first
+    decorator spelled ``staticmethod`` (or ``builtins.staticmethod``). astroid then
+    infers its first argument as any parameter, never as the class or its instance: an
+    assignment to its attribute waits as a plain function's does (LMDeploy 0.18.0's
+    ``ConfigBuilder.update_engine_config(engine_config)`` built the engine's
+    configuration dataclass, ``copy`` and ``typing`` at once)."""
+    if method.decorators is None or method.extra_decorators or method.name in _CLASS_FIRST:
+        return False
+    first = method.decorators.nodes[0]
+    if isinstance(first, nodes.Name):
+        return first.name == "staticmethod"
+    return (
+        isinstance(first, nodes.Attribute)
+        and isinstance(first.expr, nodes.Name)
+        and first.expr.name == "builtins"
+        and first.attrname == "staticmethod"
+    )
 
 
 def _parsed_nodes(
