@@ -580,6 +580,30 @@ def stats_records(tree: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+# astroid's full build of every module, the reference the lean build is held to.
+FULL_BUILD = {"RPCSURFACE_BUILD": "full"}
+
+
+def lean_as_full(root: Path) -> CheckRun:
+    """A cold ``check --format json`` of *root* with the lean build, held to astroid's
+    full build's answer (the same stdout)."""
+    lean = run_check(root, "--format", "json", "--no-cache")
+    full = run_check(root, "--format", "json", "--no-cache", env=FULL_BUILD)
+    assert lean.stdout == full.stdout, (lean.stderr, full.stderr)
+    return lean
+
+
+def found_and_built(root: Path, files: dict[str, str | bytes]) -> tuple[set[Any], int]:
+    """The findings (symbol, path, line) of a cold ``check`` of the project *files* make
+    in *root*, held to astroid's full build's, and how many modules other than the
+    project's that run built."""
+    project(root, files)
+    lean = run_check(root, "--format", "json", env=stats_env(root))
+    assert lean.stdout == run_check(root, "--format", "json", "--no-cache", env=FULL_BUILD).stdout
+    found = {(m.symbol, m.path, m.line) for m in lean.messages}
+    return found, int(stats_records(root)[-1]["other_modules_built"])
+
+
 @contextlib.contextmanager
 def discovered(root: Path) -> Iterator[Discovery]:
     """``init``'s discovery (``discovery.core.Discovery``) of every module under *root*,

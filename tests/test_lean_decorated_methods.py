@@ -16,7 +16,15 @@ from pathlib import Path
 import astroid
 import pytest
 from astroid import nodes
-from support import FAST_PACKAGE, line_of, project, run_check, stats_env, stats_records
+from support import (
+    FAST_PACKAGE,
+    lean_as_full,
+    line_of,
+    project,
+    run_check,
+    stats_env,
+    stats_records,
+)
 
 from pylint_rpcsurface.analysis.lean_build import _KEEP_A_METHOD, decorator_name
 
@@ -230,10 +238,7 @@ def test_an_attribute_set_in_a_property_setter_is_read_as_astroid_reads_it(
     assert "contextmanager" not in SETTER_CORE
     assert "@slot.setter" in SETTER_CORE
     root = project(tmp_path / "proj", {**FAST_PACKAGE, "pkg/core.py": SETTER_CORE})
-    lean = run_check(root, "--format", "json", "--no-cache")
-    full = run_check(root, "--format", "json", "--no-cache", env=FULL)
-    assert lean.stdout == full.stdout, (lean.stderr, full.stderr)
-    found = {(m.symbol, m.line) for m in lean.messages}
+    found = {(m.symbol, m.line) for m in lean_as_full(root).messages}
     assert found == {("rpc-unanswered", line_of(SETTER_CORE, '"helper_load"'))}
     # Set by a setter of another property than the one named: nothing is known of it.
     crossed = SETTER_CORE.replace("@slot.setter", "@other.setter").replace(

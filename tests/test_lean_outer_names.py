@@ -12,11 +12,9 @@ from pathlib import Path
 
 import astroid
 from astroid import nodes
-from support import FAST_PACKAGE, line_of, project, run_check, stats_env, stats_records
+from support import FAST_PACKAGE, found_and_built, line_of
 
 from pylint_rpcsurface.analysis.lean_build import _reads_no_class_around
-
-FULL = {"RPCSURFACE_BUILD": "full"}
 
 PARAMS = textwrap.dedent(
     """\
@@ -53,11 +51,7 @@ FILES: dict[str, str | bytes] = {**FAST_PACKAGE, "pkg/core.py": CORE}
 
 
 def _checked(root: Path, params: str) -> tuple[set[tuple[str, str, int]], int]:
-    project(root, {**FILES, "pkg/params.py": params})
-    lean = run_check(root, "--format", "json", env=stats_env(root))
-    assert lean.stdout == run_check(root, "--format", "json", "--no-cache", env=FULL).stdout
-    found = {(m.symbol, m.path, m.line) for m in lean.messages}
-    return found, int(stats_records(root)[-1]["other_modules_built"])
+    return found_and_built(root, {**FILES, "pkg/params.py": params})
 
 
 def test_a_module_name_in_a_dataclass_method_runs_no_transform(tmp_path: Path) -> None:

@@ -12,11 +12,9 @@ import textwrap
 from pathlib import Path
 
 import astroid
-from support import FAST_PACKAGE, line_of, project, run_check, stats_env, stats_records
+from support import FAST_PACKAGE, found_and_built, lean_as_full, line_of, project
 
 from pylint_rpcsurface.analysis.lean_build import _static_by_spelling
-
-FULL = {"RPCSURFACE_BUILD": "full"}
 
 CORE = """\
 from pkg.params import Params
@@ -51,11 +49,7 @@ PARAMS = textwrap.dedent(
 
 
 def _checked(root: Path, params: str) -> tuple[set[tuple[str, str, int]], int]:
-    project(root, {**FAST_PACKAGE, "pkg/core.py": CORE, "pkg/params.py": params})
-    lean = run_check(root, "--format", "json", env=stats_env(root))
-    assert lean.stdout == run_check(root, "--format", "json", "--no-cache", env=FULL).stdout
-    found = {(m.symbol, m.path, m.line) for m in lean.messages}
-    return found, int(stats_records(root)[-1]["other_modules_built"])
+    return found_and_built(root, {**FAST_PACKAGE, "pkg/core.py": CORE, "pkg/params.py": params})
 
 
 def test_a_static_method_s_assignment_builds_nothing_at_once(tmp_path: Path) -> None:
@@ -114,10 +108,7 @@ def test_what_a_static_method_assigns_is_read_as_astroid_reads_it(tmp_path: Path
     """The helper reached through ``self.link.helper``, set by a static method on the
     object it made, sends: the assignment is there when the link's members are read."""
     root = project(tmp_path / "proj", {**FAST_PACKAGE, "pkg/core.py": WIRED})
-    lean = run_check(root, "--format", "json", "--no-cache")
-    full = run_check(root, "--format", "json", "--no-cache", env=FULL)
-    assert lean.stdout == full.stdout, (lean.stderr, full.stderr)
-    found = {(m.symbol, m.line) for m in lean.messages}
+    found = {(m.symbol, m.line) for m in lean_as_full(root).messages}
     assert found == {("rpc-unanswered", line_of(WIRED, '"helper_load"'))}
 
 
