@@ -62,6 +62,38 @@ INDEX_ALL = (
     "        elif kind in DEFINED:\n"
     "            defined.setdefault(node.name, []).append(node)\n"
 )
+# Every file's text read once and each word in it (an identifier, a keyword, a name in a
+# string) indexed to the files holding it: the least a first pass that finds where a
+# name can occur costs, from the text alone, without parsing anything.
+WORDS_ALL = (
+    "import gc, pathlib, re\n"
+    "gc.disable()\n"
+    'word = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")\n'
+    "holding = {}\n"
+    'for p in sorted(pathlib.Path(".").rglob("*.py")):\n'
+    "    for found in set(word.findall(p.read_bytes())):\n"
+    "        holding.setdefault(found, []).append(p)\n"
+)
+# ``rpcsurface init`` that builds up front, as the project's modules, only the files the
+# environment's CITED lists (one path a line, relative to the tree): those init's own
+# table and notes cite (file:line). Any other module is built only when an inference
+# reaches it, as astroid imports it. The least an init that builds with astroid only the
+# files its proposal cites costs with today's readers. The first listing of the files is
+# discover()'s, the only one narrowed.
+CITED_ONLY = (
+    "import os, sys\n"
+    "sys.path[:] = [p for p in sys.path if p]  # as the console script: not the tree\n"
+    "from pylint_rpcsurface.analysis.modules import ModuleStore\n"
+    "cited = set(os.environ['CITED'].splitlines())\n"
+    "every = ModuleStore.python_files\n"
+    "def cited_only(store):\n"
+    "    ModuleStore.python_files = every\n"
+    "    return tuple(p for p in every(store) if os.path.relpath(p) in cited)\n"
+    "ModuleStore.python_files = cited_only\n"
+    "from pylint_rpcsurface.commands.main import console_main\n"
+    "sys.argv[1:] = ['init']\n"
+    "console_main()  # as the console script: no teardown of astroid's trees\n"
+)
 # astroid's tree of every file: the parse and astroid's rebuild of it into its nodes, and
 # nothing after (no transform, no inference; the private step its builder takes first),
 # the cyclic collector off as in init.

@@ -24,7 +24,16 @@ process, one after the other:
    astroid;
 6. astroid's tree of every ``.py`` file (bench/floors.py's ``TREES_ALL``: the parse and
    astroid's rebuild of it, no transform, no inference): the least an ``init`` that builds
-   every module with astroid costs, before it reads anything.
+   every module with astroid costs, before it reads anything;
+7. every ``.py`` file's text read and each word in it indexed to the files holding it
+   (bench/floors.py's ``WORDS_ALL``): the least a first pass that finds where a name may
+   occur costs, from the text, without parsing;
+8. ``rpcsurface init`` building up front only the files the table init wrote and its
+   notes cite (``path.py:line``), any other module built only when an inference reaches
+   it (bench/floors.py's ``CITED_ONLY``, with init's file taken away): the least an
+   ``init`` that builds with astroid only what its proposal cites costs with today's
+   readers. Its column says whether it wrote the same table ("same") or not ("another":
+   it is then a floor only, the files cited not being all the table depends on).
 
 With ``--packages``, the packages named are installed without their dependencies
 (``pip install --no-deps --target``, once, under ``--cache``) and every command runs with
@@ -44,17 +53,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # Run as `python bench/init_speed.py`: its folder is first on sys.path.
 import init_engines
-from floors import INDEX_ALL, PARSE_ALL, TREES_ALL
+from floors import CITED_ONLY, INDEX_ALL, PARSE_ALL, TREES_ALL, WORDS_ALL
 from runs import compile_bytecode
 
 BIN = Path(sys.executable).parent
@@ -75,6 +85,10 @@ class Times:
     parse: list[float]
     index: list[float]
     trees: list[float]
+    words: list[float] = field(default_factory=list)
+    cited: list[float] = field(default_factory=list)
+    # Whether each round's cited-files-only init proposed the table init wrote.
+    cited_same: list[bool] = field(default_factory=list)
 
 
 def _environment(packages: Path | None = None) -> dict[str, str]:
@@ -103,10 +117,26 @@ def installed(specs: list[str], cache: Path) -> Path:
 
 
 def cpu_seconds(
-    argv: list[str], cwd: Path, allowed: tuple[int, ...], packages: Path | None = None
+    argv: list[str],
+    cwd: Path,
+    allowed: tuple[int, ...],
+    packages: Path | None = None,
+    told: dict[str, str] | None = None,
 ) -> tuple[float, int]:
-    """The processor time of *argv* run in *cwd* (with *packages* installed), and its exit
-    status; :class:`Failed` when the status is not in *allowed*."""
+    """The processor time of *argv* run in *cwd* (with *packages* installed, and the
+    variables *told* set), and its exit status; :class:`Failed` when the status is not in
+    *allowed*."""
+    return _run(argv, cwd, allowed, packages, told)[:2]
+
+
+def _run(
+    argv: list[str],
+    cwd: Path,
+    allowed: tuple[int, ...],
+    packages: Path | None = None,
+    told: dict[str, str] | None = None,
+) -> tuple[float, int, str]:
+    """:func:`cpu_seconds`, and what the command wrote on stderr."""
     with tempfile.TemporaryFile() as err:
         process = subprocess.Popen(
             argv,
@@ -114,7 +144,7 @@ def cpu_seconds(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
-            env=_environment(packages),
+            env={**_environment(packages), **(told or {})},
         )
         _, status, usage = os.wait4(process.pid, 0)
         err.seek(0)
@@ -123,7 +153,17 @@ def cpu_seconds(
     if code not in allowed or "Traceback (most recent call last)" in stderr:
         tail = stderr.strip().splitlines()[-1:] or ["(no stderr)"]
         raise Failed(f"{' '.join(argv[-3:])} in {cwd} exited {code}: {tail[0]}")
-    return usage.ru_utime + usage.ru_stime, code
+    return usage.ru_utime + usage.ru_stime, code, stderr
+
+
+# A place init cites in its table's comments and in its notes: ``path.py:line``.
+CITED = re.compile(r"([\w./-]+\.py):\d+")
+
+
+def cited_files(table: bytes, notes: str) -> list[str]:
+    """The files *table* (as init wrote it) and *notes* (init's stderr) cite."""
+    text = table.decode("utf-8", "replace") + "\n" + notes
+    return sorted(set(CITED.findall(text)))
 
 
 # check's exit status when the configuration can't be used: its time is no baseline.
@@ -148,7 +188,8 @@ def measure(
         pyproject = copy / "pyproject.toml"
         for _ in range(repeat):
             pyproject.unlink(missing_ok=True)
-            times.init.append(cpu_seconds([rpcsurface, "init"], copy, (0,), packages)[0])
+            seconds, _, notes = _run([rpcsurface, "init"], copy, (0,), packages)
+            times.init.append(seconds)
             table = pyproject.read_bytes()
             if written is not None and table != written:
                 raise Failed(f"{tree}: init wrote another table in a later round")
@@ -165,6 +206,14 @@ def measure(
             times.index.append(cpu_seconds(index, copy, (0,), packages)[0])
             trees = [sys.executable, "-c", TREES_ALL]
             times.trees.append(cpu_seconds(trees, copy, (0,), packages)[0])
+            words = [sys.executable, "-c", WORDS_ALL]
+            times.words.append(cpu_seconds(words, copy, (0,), packages)[0])
+            pyproject.unlink(missing_ok=True)
+            cited = [sys.executable, "-c", CITED_ONLY]
+            told = {"CITED": "\n".join(cited_files(table, notes))}
+            # Exit 2: it found nothing to write, another table than init's too.
+            times.cited.append(cpu_seconds(cited, copy, (0, 2), packages, told)[0])
+            times.cited_same.append(pyproject.is_file() and pyproject.read_bytes() == table)
     assert written is not None
     return times, written
 
@@ -180,18 +229,23 @@ def row(label: str, files: int, times: Times) -> str:
         median = statistics.median(v for v in values if v is not None)
         return f"{median:.2f} s | {init / median:.1f}"
 
+    same = "n/a" if not times.cited_same else "same" if all(times.cited_same) else "another"
+
     return (
         f"| {label} | {files} | {init:.2f} s | {cell(times.check)} | {cell(times.hand)} "
         f"| {cell(list(times.parse))} | {cell(list(times.index))} "
-        f"| {cell(list(times.trees))} |"
+        f"| {cell(list(times.trees))} | {cell(list(times.words))} "
+        f"| {cell(list(times.cited))} | {same} |"
     )
 
 
 HEADER = (
     "| Tree | .py files | init | check, init's table | init ÷ | check, hand table | init ÷ "
     "| ast.parse of every file | init ÷ | ast index of every file | init ÷ "
-    "| astroid's tree of every file | init ÷ |\n"
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    "| astroid's tree of every file | init ÷ | words of every file | init ÷ "
+    "| init building only the files it cites | init ÷ | its table |\n"
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+    "| ---: | ---: | ---: | ---: | --- |"
 )
 
 

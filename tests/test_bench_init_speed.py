@@ -57,19 +57,81 @@ def test_each_round_runs_on_a_copy_and_gives_every_column(tmp_path: Path) -> Non
     assert _files(tree) == before  # nothing written in the tree measured
     assert b"[[tool.rpcsurface.surface]]" in written
     assert b'"vlike.worker.gpu_worker.Worker",' in written  # the fixture's handler
-    for column in (times.init, times.check, times.hand, times.parse, times.index, times.trees):
+    columns = (times.check, times.hand, times.parse, times.index, times.trees)
+    columns += (times.words, times.cited)
+    for column in (times.init, *columns):
         assert len(column) == 2
         assert all(seconds is not None and seconds > 0 for seconds in column)
+    assert len(times.cited_same) == 2
     cells = init_speed.row("vlike", 9, times).strip("| ").split(" | ")
     assert cells[:2] == ["vlike", "9"]
     init = statistics.median(times.init)
     assert cells[2] == f"{init:.2f} s"
-    columns = (times.check, times.hand, times.parse, times.index, times.trees)
-    pairs = (cells[3:5], cells[5:7], cells[7:9], cells[9:11], cells[11:13])
+    pairs = [cells[start : start + 2] for start in range(3, 17, 2)]
     for column, (seconds, ratio) in zip(columns, pairs, strict=True):
         baseline = statistics.median(column)
         assert seconds == f"{baseline:.2f} s"
         assert float(ratio) == pytest.approx(init / baseline, abs=0.051)  # one decimal
+    assert cells[17] == ("same" if all(times.cited_same) else "another")
+    assert len(cells) == 18 == init_speed.HEADER.splitlines()[0].count("|") - 1
+
+
+def _citing(monkeypatch: pytest.MonkeyPatch, chosen: Any) -> list[str]:
+    """Make the cited-files run build what *chosen* picks of the tree's files (given the
+    table and the notes init wrote); what the runs were told, each a list."""
+    told: list[str] = []
+    popen = init_speed.subprocess.Popen
+
+    def recorded(argv: list[str], **kwargs: Any) -> Any:
+        if "CITED" in kwargs["env"]:
+            told.append(kwargs["env"]["CITED"])
+        return popen(argv, **kwargs)
+
+    monkeypatch.setattr(init_speed.subprocess, "Popen", recorded)
+    monkeypatch.setattr(init_speed, "cited_files", chosen)
+    return told
+
+
+def test_init_building_every_file_up_front_writes_the_same_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file cited: the narrowed init is init itself, so its table is the same."""
+    tree, hand = _tree(tmp_path)
+    every = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.py"))
+    told = _citing(monkeypatch, lambda table, notes: every)
+    times, _ = init_speed.measure(tree, hand, 1)
+    assert told == ["\n".join(every)]
+    assert times.cited_same == [True]
+    assert init_speed.row("vlike", 9, times).endswith(" | same |")
+
+
+def test_init_building_no_file_up_front_writes_another_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing cited: no module is the project's, init finds nothing to write (exit 2),
+    which is another table than the one init wrote; the run goes on."""
+    tree, hand = _tree(tmp_path)
+    told = _citing(monkeypatch, lambda table, notes: [])
+    times, written = init_speed.measure(tree, hand, 1)
+    assert told == [""]
+    assert b"[[tool.rpcsurface.surface]]" in written
+    assert times.cited_same == [False]
+    assert init_speed.row("vlike", 9, times).endswith(" | another |")
+
+
+def test_the_files_cited_are_read_from_the_table_and_the_notes() -> None:
+    table = (
+        b"[[tool.rpcsurface.dispatch]]\n"
+        b'method = "run"  # pkg/engine.py:12: run(method, *args) sends method\n'
+        b"# pkg/engine.py:40: and again; pkg/sub/worker.py:7: getattr\n"
+    )
+    notes = "rpcsurface init: done (2 s)\nrpcsurface init: pkg/loop.py:3: no receive found\n"
+    notes += "setup.py is no place cited (no line)\n"
+    assert init_speed.cited_files(table, notes) == [
+        "pkg/engine.py",
+        "pkg/loop.py",
+        "pkg/sub/worker.py",
+    ]
 
 
 def test_a_configuration_that_cant_be_used_gives_no_baseline(tmp_path: Path) -> None:
@@ -115,6 +177,8 @@ def test_every_command_runs_with_the_packages_installed(
         "rpcsurface init",
         "rpcsurface check",
         "rpcsurface check",
+        f"{Path(init_speed.sys.executable).name} -c",
+        f"{Path(init_speed.sys.executable).name} -c",
         f"{Path(init_speed.sys.executable).name} -c",
         f"{Path(init_speed.sys.executable).name} -c",
         f"{Path(init_speed.sys.executable).name} -c",
