@@ -34,12 +34,14 @@ the one way their imports run, is in docs/how-it-works.md ("The layers").
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.collection import no_cyclic_collection
-from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.analysis.modules import BuildFailure, ModuleStore
 from pylint_rpcsurface.discovery.core import Discovery
 from pylint_rpcsurface.discovery.reading import (
     Choice,
@@ -70,7 +72,11 @@ class Told(Protocol):
 
 def discover(project: Path, roots: tuple[Path, ...], told: Told | None = None) -> Proposal:
     """The proposal for the project in *project* whose modules live under *roots*;
-    *told* is told its two phases (reading the files, counted, then finding)."""
+    *told* is told its two phases (reading the files, counted, then finding).
+
+    A file that can't be read or parsed is named in a note, first, with why: what it
+    holds is in none of the proposal's proofs (every one of which reads the whole
+    project), as pylint names a module it can't lint."""
     store = ModuleStore(SourceTree(roots))
     # Every module of the project is built and kept: the collector, walking astroid's
     # growing trees again at each burst of allocations, would take about 40% of the run.
@@ -78,6 +84,7 @@ def discover(project: Path, roots: tuple[Path, ...], told: Told | None = None) -
     # runs, and astroid does not build a dependency for every class that derives from it.
     with no_cyclic_collection(), store.resolving_imports(installed_packages=False):
         modules = []
+        unread: list[str] = []
         paths = store.python_files()
         if told is not None:
             told.phase(f"reading {len(paths)} Python file{'s' * (len(paths) != 1)}")
@@ -90,16 +97,33 @@ def discover(project: Path, roots: tuple[Path, ...], told: Told | None = None) -
                 module = store.module(path)
                 if module is not None:
                     modules.append(module)
+                else:
+                    unread.append(_unread_note(path, store.failure(path), project))
             if told is not None:
                 told.count(done, len(paths))
         if told is not None:
             told.phase("finding the dispatch surface")
-        return Discovery(project, modules, ClassIndex(store)).run()
+        proposal = Discovery(project, modules, ClassIndex(store)).run()
+    return replace(proposal, notes=(*unread, *proposal.notes)) if unread else proposal
 
 
 # --------------------------------------------------------------------------
 # Small readers
 # --------------------------------------------------------------------------
+
+
+def _unread_note(path: str, failure: BuildFailure | None, project: Path) -> str:
+    """What init says of the file *path* it could not build as a module."""
+    try:
+        shown = Path(os.path.relpath(path, project)).as_posix()
+    except ValueError:  # another drive: the path as it is
+        shown = path
+    line = failure.line if failure is not None and failure.line else 1
+    reason = failure.reason if failure is not None else "not built"
+    return (
+        f"{shown}:{line}: {reason}; no proof of this proposal sees what it holds (its "
+        "classes, its calls, the values it assigns)"
+    )
 
 
 def _is_test(path: Path) -> bool:
