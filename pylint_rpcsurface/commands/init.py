@@ -52,6 +52,7 @@ from pylint_rpcsurface.commands.projects import (
     UsageError,
     write_options,
 )
+from pylint_rpcsurface.commands.src_layout import SRC, SrcLayout, src_layout
 from pylint_rpcsurface.config import PYPROJECT, ConfigError, existing_table, parse_table
 from pylint_rpcsurface.sources import UnreadableSource, read_source
 
@@ -103,6 +104,7 @@ class Outcome:
     roots: tuple[Path, ...]  # the source roots the proposal was found under
     proposal: Proposal
     tables: tuple[int, int] = (0, 0)  # how many are active, and commented out to confirm
+    layout: SrcLayout | None = None  # the proof of a src layout, when there is one
 
     @property
     def changed(self) -> bool:
@@ -190,13 +192,20 @@ def replan(outcome: Outcome, data: bytes) -> Outcome:
         existing, roots = _existing(data, outcome.path)
     except UsageError as error:
         raise Refused(1, f"another program changed the file meanwhile: {error}") from None
+    roots = _with_src(existing, roots, outcome.layout, outcome.path.parent)
+    if roots != outcome.roots and existing is not None and outcome.layout is not None:
+        raise Refused(
+            1,
+            f"another program wrote a [tool.rpcsurface] table while init read the project "
+            f"with {SRC} as a source root too; nothing written: re-run `rpcsurface init`",
+        )
     if roots != outcome.roots:
         raise Refused(
             1,
             "another program changed tool.rpcsurface.source-roots while init read the "
             "project; nothing written: re-run `rpcsurface init`",
         )
-    return _outcome(outcome.path, data, existing, outcome.proposal, roots)
+    return _outcome(outcome.path, data, existing, outcome.proposal, roots, layout=outcome.layout)
 
 
 def diff(outcome: Outcome) -> str:
@@ -217,6 +226,8 @@ def plan(folder: Path, progress: Progress | None = None) -> Outcome:
     path = Path(os.path.abspath(folder / PYPROJECT))
     old = _read(path)
     existing, roots = _existing(old or b"", path)
+    layout = None if "source-roots" in (existing or {}) else src_layout(path.parent)
+    roots = _with_src(existing, roots, layout, path.parent)
     # astroid is imported by the analysis only: --help stays cheap.
     from pylint_rpcsurface.discovery import (  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
         discover,
@@ -227,8 +238,21 @@ def plan(folder: Path, progress: Progress | None = None) -> Outcome:
     proposal = discover(path.parent, roots, progress)
     if progress is not None:
         progress.phase("checking the proposed table")
-    outcome = _outcome(path, old or b"", existing, proposal, roots)
+    outcome = _outcome(path, old or b"", existing, proposal, roots, layout=layout)
     return outcome if old is not None else replace(outcome, exists=False)
+
+
+def _with_src(
+    existing: dict[str, object] | None,
+    roots: tuple[Path, ...],
+    layout: SrcLayout | None,
+    folder: Path,
+) -> tuple[Path, ...]:
+    """*roots*, and ``src`` after them where init writes the table and proved a src
+    layout (the table it writes says so); a table already there keeps its roots."""
+    if existing is None and layout is not None:
+        return (*roots, Path(os.path.realpath(folder / SRC)))
+    return roots
 
 
 def _read(path: Path) -> bytes | None:
@@ -266,8 +290,10 @@ def _outcome(
     existing: dict[str, object] | None,
     proposal: Proposal,
     roots: tuple[Path, ...],
+    *,
+    layout: SrcLayout | None = None,
 ) -> Outcome:
-    rendered = render(proposal, existing, old.decode("utf-8", errors="replace"))
+    rendered = render(proposal, existing, old.decode("utf-8", errors="replace"), layout)
     new = old
     refusals = rendered.refusals
     if rendered.text:
@@ -285,6 +311,7 @@ def _outcome(
         roots,
         proposal,
         (rendered.active, rendered.waiting),
+        layout,
     )
 
 
@@ -300,10 +327,22 @@ class Rendered:
     waiting: int
 
 
-def render(proposal: Proposal, existing: dict[str, object] | None, old_text: str = "") -> Rendered:
-    """What init appends to the file holding *old_text* whose table is *existing*."""
+def render(
+    proposal: Proposal,
+    existing: dict[str, object] | None,
+    old_text: str = "",
+    layout: SrcLayout | None = None,
+) -> Rendered:
+    """What init appends to the file holding *old_text* whose table is *existing*;
+    *layout*, the proof of a src layout, gives a new table its ``source-roots``."""
     refusals: list[str] = []
     notes = list(proposal.notes)
+    if existing is not None and layout is not None:
+        notes.append(
+            f"{layout.comment()}: the table has no source-roots, so the modules under "
+            f"{SRC}/ are named {SRC}.{layout.package}...: add "
+            f'source-roots = [".", "{SRC}"] to [tool.rpcsurface]'
+        )
     configured_methods = {str(table.get("method")) for table in _tables(existing, "dispatch")}
     configured_classes: set[str] = set()
     names: set[str] = set()
@@ -356,6 +395,9 @@ def render(proposal: Proposal, existing: dict[str, object] | None, old_text: str
     if not blocks and not waiting:
         return Rendered("", tuple(refusals), tuple(notes), 0, 0)
     head = "" if existing is not None else f"[tool.rpcsurface]\n{_HEADER}\n\n"
+    if existing is None and layout is not None:
+        roots_line = f'source-roots = [".", "{SRC}"]  # {_comment(layout.comment())}'
+        head = f"[tool.rpcsurface]\n{_HEADER}\n{roots_line}\n\n"
     return Rendered(
         head + "\n\n".join([*blocks, *waiting]) + "\n",
         tuple(refusals),
