@@ -27,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pylint_rpcsurface import discovery
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.discovery.core import Discovery
@@ -631,6 +632,19 @@ def asked_of(
 
     monkeypatch.setattr(owner, name, recorded)
     return asked
+
+
+def racing_discover(monkeypatch: Any, write: Callable[[], None]) -> None:
+    """``init``'s analysis (``discovery.discover``), with *write* run by another program
+    once it has read the project, before init writes."""
+    real = discovery.discover
+
+    def racing(*args: Any, **kwargs: Any) -> discovery.Proposal:
+        proposal = real(*args, **kwargs)
+        write()
+        return proposal
+
+    monkeypatch.setattr(discovery, "discover", racing)
 
 
 def init_engine(dest: Path, files: dict[str, str] | None = None) -> Path:

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import ROOT, run_cli
+from support import ROOT, racing_discover, run_cli
 
-from pylint_rpcsurface import discovery
 from pylint_rpcsurface.commands.main import main
 from pylint_rpcsurface.config import load_config
 from pylint_rpcsurface.sources import MAX_SOURCE_BYTES
@@ -40,16 +39,19 @@ BLACK = b"\n[tool.black]\nline-length = 100\n"
 
 @dataclass(frozen=True)
 class Subject:
-    """A project init writes to: its source, and the first dispatch method it writes."""
+    """A project init writes to: its source, and the first dispatch method it writes;
+    *under_src*, its package moved into ``src/`` (a src layout: init writes the roots)."""
 
     source: Path
     method: str
+    under_src: str | None = None
 
 
 VLLM_LIKE = Subject(ROOT / "tests" / "fixtures" / "init_vllm", "collective_rpc")
 SUBJECTS = {
     "vllm-like": VLLM_LIKE,
     "example": Subject(ROOT / "examples" / "engine", "call_func"),
+    "example-src-layout": Subject(ROOT / "examples" / "engine", "call_func", "minimind"),
 }
 
 
@@ -61,6 +63,9 @@ def subject(request: pytest.FixtureRequest) -> Subject:
 def _folder(tmp_path: Path, pyproject: bytes | None = BEFORE, of: Subject = VLLM_LIKE) -> Path:
     folder = Path(shutil.copytree(of.source, tmp_path / "proj"))
     (folder / "pyproject.toml").unlink()
+    if of.under_src is not None:
+        (folder / "src").mkdir()
+        (folder / of.under_src).rename(folder / "src" / of.under_src)
     if pyproject is not None:
         (folder / "pyproject.toml").write_bytes(pyproject)
     return folder
@@ -77,18 +82,6 @@ def _table(path: Path) -> dict[str, object]:
     return table
 
 
-def _racing_discover(monkeypatch: pytest.MonkeyPatch, write: Callable[[], None]) -> None:
-    """init's analysis, with *write* run by another program meanwhile."""
-    real = discovery.discover
-
-    def racing(*args: object, **kwargs: object) -> discovery.Proposal:
-        proposal = real(*args, **kwargs)  # type: ignore[arg-type]
-        write()
-        return proposal
-
-    monkeypatch.setattr(discovery, "discover", racing)
-
-
 def test_a_table_appended_while_init_analyses_is_kept(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -102,7 +95,7 @@ def test_a_table_appended_while_init_analyses_is_kept(
         with pyproject.open("ab") as stream:
             stream.write(BLACK)
 
-    _racing_discover(monkeypatch, append)
+    racing_discover(monkeypatch, append)
     assert main(["init", str(folder)]) == 0, capsys.readouterr().err
     after = pyproject.read_bytes()
     assert after.startswith(BEFORE + BLACK)
@@ -128,7 +121,7 @@ def test_a_dispatch_written_while_init_analyses_is_not_proposed_again(
         other.write_bytes(theirs)
         os.replace(other, pyproject)
 
-    _racing_discover(monkeypatch, rewrite)
+    racing_discover(monkeypatch, rewrite)
     assert main(["init", str(folder)]) == 0, capsys.readouterr().err
     after = pyproject.read_bytes()
     assert after.startswith(theirs)
@@ -305,6 +298,6 @@ def test_a_pyproject_created_while_init_analyses_is_appended_to(
 ) -> None:
     folder = _folder(tmp_path, None, subject)
     pyproject = folder / "pyproject.toml"
-    _racing_discover(monkeypatch, lambda: pyproject.write_bytes(BEFORE))
+    racing_discover(monkeypatch, lambda: pyproject.write_bytes(BEFORE))
     assert main(["init", str(folder)]) == 0, capsys.readouterr().err
     assert pyproject.read_bytes().startswith(BEFORE + b"\n[tool.rpcsurface]\n")

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support import ROOT, run_cli
+from support import ROOT, racing_discover, run_cli
 
-from pylint_rpcsurface import discovery
 from pylint_rpcsurface.commands.main import main
-from pylint_rpcsurface.config import load_config
 
 EXAMPLE = ROOT / "examples" / "engine"
 ROOTS = 'source-roots = [".", "src"]'
@@ -96,39 +93,6 @@ def test_a_table_without_source_roots_is_told_what_to_add(tmp_path: Path) -> Non
 BEFORE = b'[project]\nname = "minimind"\n'
 
 
-def _racing(monkeypatch: pytest.MonkeyPatch, write: Callable[[], None]) -> None:
-    """init's analysis, with *write* run by another program meanwhile."""
-    real = discovery.discover
-
-    def racing(*args: object, **kwargs: object) -> discovery.Proposal:
-        proposal = real(*args, **kwargs)  # type: ignore[arg-type]
-        write()
-        return proposal
-
-    monkeypatch.setattr(discovery, "discover", racing)
-
-
-def test_an_edit_made_while_init_reads_a_src_layout_is_kept(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    folder = _copy(tmp_path / "p", src=True)
-    pyproject = folder / "pyproject.toml"
-    pyproject.write_bytes(BEFORE)
-    black = b"\n[tool.black]\nline-length = 100\n"
-
-    def append() -> None:
-        with pyproject.open("ab") as stream:
-            stream.write(black)
-
-    _racing(monkeypatch, append)
-    assert main(["init", str(folder)]) == 0, capsys.readouterr().err
-    after = pyproject.read_bytes()
-    assert after.startswith(BEFORE + black)
-    config = load_config(pyproject)
-    assert [root.name for root in config.source_roots] == [folder.name, "src"]
-    assert "minimind.engine_core.EngineCore" in config.surfaces[0].callers
-
-
 def test_a_table_written_while_init_reads_a_src_layout_is_not_overwritten(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -138,7 +102,7 @@ def test_a_table_written_while_init_reads_a_src_layout_is_not_overwritten(
     pyproject = folder / "pyproject.toml"
     pyproject.write_bytes(BEFORE)
     theirs = BEFORE + b"\n[tool.rpcsurface]\nhelper-depth = 3\n"
-    _racing(monkeypatch, lambda: pyproject.write_bytes(theirs))
+    racing_discover(monkeypatch, lambda: pyproject.write_bytes(theirs))
     assert main(["init", str(folder)]) == 2
     said = capsys.readouterr().err
     assert "another program wrote a [tool.rpcsurface] table while init read" in said
