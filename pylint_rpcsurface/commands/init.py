@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from pylint_rpcsurface.commands.fix.edit import Refused
 from pylint_rpcsurface.commands.fix.write import SourceFile, create, update
+from pylint_rpcsurface.commands.package_folders import PackageFolder, package_folders
 from pylint_rpcsurface.commands.progress import Progress
 from pylint_rpcsurface.commands.projects import (
     EXIT_CLEAN,
@@ -52,7 +53,6 @@ from pylint_rpcsurface.commands.projects import (
     UsageError,
     write_options,
 )
-from pylint_rpcsurface.commands.src_layout import SRC, SrcLayout, src_layout
 from pylint_rpcsurface.config import PYPROJECT, ConfigError, existing_table, parse_table
 from pylint_rpcsurface.sources import UnreadableSource, read_source
 
@@ -104,7 +104,8 @@ class Outcome:
     roots: tuple[Path, ...]  # the source roots the proposal was found under
     proposal: Proposal
     tables: tuple[int, int] = (0, 0)  # how many are active, and commented out to confirm
-    layout: SrcLayout | None = None  # the proof of a src layout, when there is one
+    # The folders proven to hold packages (src/), source roots of a table init writes.
+    folders: tuple[PackageFolder, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -192,12 +193,13 @@ def replan(outcome: Outcome, data: bytes) -> Outcome:
         existing, roots = _existing(data, outcome.path)
     except UsageError as error:
         raise Refused(1, f"another program changed the file meanwhile: {error}") from None
-    roots = _with_src(existing, roots, outcome.layout, outcome.path.parent)
-    if roots != outcome.roots and existing is not None and outcome.layout is not None:
+    roots = _with_folders(existing, roots, outcome.folders, outcome.path.parent)
+    if roots != outcome.roots and existing is not None and outcome.folders:
         raise Refused(
             1,
-            f"another program wrote a [tool.rpcsurface] table while init read the project "
-            f"with {SRC} as a source root too; nothing written: re-run `rpcsurface init`",
+            "another program wrote a [tool.rpcsurface] table while init read the project "
+            f"with {_listed_folders(outcome.folders)} as source roots too; nothing written: "
+            "re-run `rpcsurface init`",
         )
     if roots != outcome.roots:
         raise Refused(
@@ -205,7 +207,7 @@ def replan(outcome: Outcome, data: bytes) -> Outcome:
             "another program changed tool.rpcsurface.source-roots while init read the "
             "project; nothing written: re-run `rpcsurface init`",
         )
-    return _outcome(outcome.path, data, existing, outcome.proposal, roots, layout=outcome.layout)
+    return _outcome(outcome.path, data, existing, outcome.proposal, roots, folders=outcome.folders)
 
 
 def diff(outcome: Outcome) -> str:
@@ -226,8 +228,8 @@ def plan(folder: Path, progress: Progress | None = None) -> Outcome:
     path = Path(os.path.abspath(folder / PYPROJECT))
     old = _read(path)
     existing, roots = _existing(old or b"", path)
-    layout = None if "source-roots" in (existing or {}) else src_layout(path.parent)
-    roots = _with_src(existing, roots, layout, path.parent)
+    folders = () if "source-roots" in (existing or {}) else package_folders(path.parent)
+    roots = _with_folders(existing, roots, folders, path.parent)
     # astroid is imported by the analysis only: --help stays cheap.
     from pylint_rpcsurface.discovery import (  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
         discover,
@@ -238,21 +240,25 @@ def plan(folder: Path, progress: Progress | None = None) -> Outcome:
     proposal = discover(path.parent, roots, progress)
     if progress is not None:
         progress.phase("checking the proposed table")
-    outcome = _outcome(path, old or b"", existing, proposal, roots, layout=layout)
+    outcome = _outcome(path, old or b"", existing, proposal, roots, folders=folders)
     return outcome if old is not None else replace(outcome, exists=False)
 
 
-def _with_src(
+def _with_folders(
     existing: dict[str, object] | None,
     roots: tuple[Path, ...],
-    layout: SrcLayout | None,
-    folder: Path,
+    folders: tuple[PackageFolder, ...],
+    project: Path,
 ) -> tuple[Path, ...]:
-    """*roots*, and ``src`` after them where init writes the table and proved a src
-    layout (the table it writes says so); a table already there keeps its roots."""
-    if existing is None and layout is not None:
-        return (*roots, Path(os.path.realpath(folder / SRC)))
+    """*roots*, and the *folders* proven to hold packages after them, where init writes
+    the table (which says so); a table already there keeps its roots."""
+    if existing is None:
+        return (*roots, *(Path(os.path.realpath(project / f.folder)) for f in folders))
     return roots
+
+
+def _listed_folders(folders: tuple[PackageFolder, ...]) -> str:
+    return ", ".join(f"{f.folder}/" for f in folders)
 
 
 def _read(path: Path) -> bytes | None:
@@ -291,9 +297,9 @@ def _outcome(
     proposal: Proposal,
     roots: tuple[Path, ...],
     *,
-    layout: SrcLayout | None = None,
+    folders: tuple[PackageFolder, ...] = (),
 ) -> Outcome:
-    rendered = render(proposal, existing, old.decode("utf-8", errors="replace"), layout)
+    rendered = render(proposal, existing, old.decode("utf-8", errors="replace"), folders)
     new = old
     refusals = rendered.refusals
     if rendered.text:
@@ -311,7 +317,7 @@ def _outcome(
         roots,
         proposal,
         (rendered.active, rendered.waiting),
-        layout,
+        folders,
     )
 
 
@@ -331,17 +337,19 @@ def render(
     proposal: Proposal,
     existing: dict[str, object] | None,
     old_text: str = "",
-    layout: SrcLayout | None = None,
+    folders: tuple[PackageFolder, ...] = (),
 ) -> Rendered:
     """What init appends to the file holding *old_text* whose table is *existing*;
-    *layout*, the proof of a src layout, gives a new table its ``source-roots``."""
+    *folders*, those proven to hold packages, are a new table's ``source-roots``."""
     refusals: list[str] = []
     notes = list(proposal.notes)
-    if existing is not None and layout is not None:
-        notes.append(
-            f"{layout.comment()}: the table has no source-roots, so the modules under "
-            f"{SRC}/ are named {SRC}.{layout.package}...: add "
-            f'source-roots = [".", "{SRC}"] to [tool.rpcsurface]'
+    roots = f"[{', '.join(_toml(root) for root in ['.', *(f.folder for f in folders)])}]"
+    if existing is not None:
+        notes.extend(
+            f"{found.comment()}: the table has no source-roots, so the modules under "
+            f"{found.folder}/ are named {found.folder}.{found.package}...: add "
+            f"source-roots = {roots} to [tool.rpcsurface]"
+            for found in folders
         )
     configured_methods = {str(table.get("method")) for table in _tables(existing, "dispatch")}
     configured_classes: set[str] = set()
@@ -395,9 +403,9 @@ def render(
     if not blocks and not waiting:
         return Rendered("", tuple(refusals), tuple(notes), 0, 0)
     head = "" if existing is not None else f"[tool.rpcsurface]\n{_HEADER}\n\n"
-    if existing is None and layout is not None:
-        roots_line = f'source-roots = [".", "{SRC}"]  # {_comment(layout.comment())}'
-        head = f"[tool.rpcsurface]\n{_HEADER}\n{roots_line}\n\n"
+    if existing is None and folders:
+        proofs = "; ".join(found.comment() for found in folders)
+        head = f"[tool.rpcsurface]\n{_HEADER}\nsource-roots = {roots}  # {_comment(proofs)}\n\n"
     return Rendered(
         head + "\n\n".join([*blocks, *waiting]) + "\n",
         tuple(refusals),
