@@ -357,6 +357,19 @@ class SourceTree:
         return path
 
 
+def may_hold_project_code(folder: str) -> bool:
+    """Whether the walk of a source root enters *folder* (a folder, not a link to one):
+    hidden folders (.git, .venv, .tox), caches and virtualenvs hold no project code, and
+    folders whose names are not identifiers can't be packages."""
+    name = os.path.basename(folder)
+    return (
+        not name.startswith(".")
+        and name not in _SKIPPED_DIRS
+        and name.isidentifier()
+        and not os.path.exists(os.path.join(folder, "pyvenv.cfg"))
+    )
+
+
 def _walk_python_files(root: str) -> Iterator[tuple[str, str, bool]]:
     """Each importable ``.py`` file under *root* as (its folder, its name, whether it is
     a symbolic link), as ``os.walk`` lists them (links to folders are not entered, any
@@ -378,15 +391,7 @@ def _walk_python_files(root: str) -> Iterator[tuple[str, str, bool]]:
                 is_dir = False
             name = entry.name
             if is_dir:
-                # Hidden folders (.git, .venv, .tox), caches and virtualenvs hold no project
-                # code, and folders whose names are not identifiers can't be packages.
-                if (
-                    not entry.is_symlink()
-                    and not name.startswith(".")
-                    and name not in _SKIPPED_DIRS
-                    and name.isidentifier()
-                    and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
-                ):
+                if not entry.is_symlink() and may_hold_project_code(entry.path):
                     folders.append(entry.path)
             elif name.endswith(".py") and name[:-3].isidentifier():
                 yield folder, name, entry.is_symlink()

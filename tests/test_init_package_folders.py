@@ -83,6 +83,27 @@ def test_a_folder_is_no_root_without_its_proof(tmp_path: Path) -> None:
     assert "from minimind." in (tests / "tests" / "minimind" / "launch.py").read_text("utf-8")
     assert package_folders(tests) == ()
     assert package_folders(_copy(tmp_path / "tests-renamed", "checks")) != ()
+    # Folders the walk of the tree never enters hold no package of the project either: a
+    # virtualenv, a hidden folder, a link to a folder elsewhere.
+    for holder in ("venv", ".hidden", "linked"):
+        outside = _copy(tmp_path / f"outside-{holder.strip('.')}")
+        elsewhere = tmp_path / f"elsewhere-{holder.strip('.')}"
+        (elsewhere / "helpers").mkdir(parents=True)
+        (elsewhere / "helpers" / "h.py").write_text("H = 1\n", encoding="utf-8")
+        if holder == "linked":
+            (outside / holder).symlink_to(elsewhere, target_is_directory=True)
+        else:
+            shutil.copytree(elsewhere, outside / holder)
+        if holder == "venv":
+            (outside / holder / "pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
+        launch = outside / "minimind" / "launch.py"
+        launch.write_text(launch.read_text("utf-8") + "\nimport helpers.h\n", "utf-8")
+        assert package_folders(outside) == (), holder
+    control = _copy(tmp_path / "outside-control")
+    shutil.copytree(tmp_path / "elsewhere-venv", control / "tools")
+    launch = control / "minimind" / "launch.py"
+    launch.write_text(launch.read_text("utf-8") + "\nimport helpers.h\n", "utf-8")
+    assert [found.folder for found in package_folders(control)] == ["tools"]
     shadowed = _copy(tmp_path / "shadowed", "python")
     (shadowed / "minimind").mkdir()  # `import minimind` finds this one first, not python's
     (shadowed / "minimind" / "stub.py").write_text("X = 1\n", encoding="utf-8")

@@ -18,7 +18,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pylint_rpcsurface.sources import SourceTree, UnreadableSource, decode_source, read_source
+from pylint_rpcsurface.sources import (
+    SourceTree,
+    UnreadableSource,
+    decode_source,
+    may_hold_project_code,
+    read_source,
+)
 
 # Folders whose packages are tests' helpers, which init does not read (discovery._is_test).
 _TESTS = frozenset({"tests", "test"})
@@ -61,25 +67,32 @@ def _candidates(project: Path) -> dict[str, str]:
     """package name -> the folder of *project* holding it, for each folder that is no
     package and each package in it no folder or module of *project* itself shadows."""
     found: dict[str, str] = {}
-    for folder in sorted(project.iterdir()):
-        if (
-            folder.name.startswith(".")
-            or folder.name in _TESTS
-            or not folder.is_dir()
-            or (folder / "__init__.py").exists()
-        ):
+    for folder in _folders(project):
+        if folder.name in _TESTS or (folder / "__init__.py").exists():
             continue
-        for package in sorted(folder.iterdir()):
+        for package in _folders(folder):
             name = package.name
             if (
-                name.isidentifier()
-                and package.is_dir()
-                and any(package.rglob("*.py"))
+                any(package.rglob("*.py"))
                 and not (project / name).exists()
                 and not (project / f"{name}.py").exists()
             ):
                 found.setdefault(name, folder.name)
     return found
+
+
+def _folders(parent: Path) -> list[Path]:
+    """The folders in *parent* the walk of a source root enters (no link, no hidden
+    folder, cache or virtualenv), in the order of their names."""
+    try:
+        children = sorted(parent.iterdir())
+    except OSError:
+        return []
+    return [
+        child
+        for child in children
+        if child.is_dir() and not child.is_symlink() and may_hold_project_code(str(child))
+    ]
 
 
 def _absolute_imports(path: str, names: set[str]) -> list[tuple[str, int]]:
