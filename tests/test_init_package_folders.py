@@ -190,3 +190,16 @@ def test_only_files_with_an_import_line_naming_a_package_are_parsed(
     assert (found.folder, found.package) == ("examples", "llm")
     assert found.evidence == "minimind/uses_llm.py:3"
     assert parsed == [(str(importer.resolve()),)]
+
+
+def test_the_page_shows_what_init_writes_on_the_src_layout_fixture(tmp_path: Path) -> None:
+    """docs/init.md shows init's table on tests/fixtures/init_src_layout, where it is
+    also that tree's own table (which tests/test_docs_configs.py loads there)."""
+    fixture = ROOT / "tests" / "fixtures" / "init_src_layout"
+    page = (ROOT / "docs" / "init.md").read_text("utf-8")
+    shown = page.split("<!-- toml: tests/fixtures/init_src_layout -->\n```toml\n", 1)[1]
+    shown = shown.split("```", 1)[0]
+    folder = Path(shutil.copytree(fixture, tmp_path / "tree"))
+    (folder / "pyproject.toml").unlink()
+    written = _init(folder)
+    assert shown == written == (fixture / "pyproject.toml").read_text("utf-8")
