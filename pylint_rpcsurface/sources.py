@@ -357,6 +357,20 @@ class SourceTree:
         return path
 
 
+# The folders whose modules are tests (and their helpers), never the project's surface:
+# init reads no caller or handler there.
+TEST_FOLDERS = frozenset({"tests", "test"})
+
+
+def shown_path(path: str, project: Path) -> str:
+    """*path* as init's evidence shows it: relative to *project*, with forward slashes
+    (as it is when it lies on another drive)."""
+    try:
+        return Path(os.path.relpath(path, project)).as_posix()
+    except ValueError:
+        return path
+
+
 def may_hold_project_code(folder: str) -> bool:
     """Whether the walk of a source root enters *folder* (a folder, not a link to one):
     hidden folders (.git, .venv, .tox), caches and virtualenvs hold no project code, and

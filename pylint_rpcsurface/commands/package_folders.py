@@ -20,15 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pylint_rpcsurface.sources import (
+    TEST_FOLDERS,
     SourceTree,
     UnreadableSource,
     decode_source,
     may_hold_project_code,
     read_source,
+    shown_path,
 )
-
-# Folders whose packages are tests' helpers, which init does not read (discovery._is_test).
-_TESTS = frozenset({"tests", "test"})
 
 
 @dataclass(frozen=True)
@@ -54,8 +53,8 @@ def package_folders(project: Path) -> tuple[PackageFolder, ...]:
     proven: dict[str, PackageFolder] = {}
     for path in SourceTree((real,)).python_files():
         for package, line in _absolute_imports(path, candidates.keys() - proven.keys()):
-            shown = Path(os.path.relpath(path, real)).as_posix()
-            proven[package] = PackageFolder(candidates[package], package, f"{shown}:{line}")
+            evidence = f"{shown_path(path, real)}:{line}"
+            proven[package] = PackageFolder(candidates[package], package, evidence)
         if proven.keys() == candidates.keys():
             break
     by_folder: dict[str, PackageFolder] = {}
@@ -69,7 +68,7 @@ def _candidates(project: Path) -> dict[str, str]:
     package and each package in it no folder or module of *project* itself shadows."""
     found: dict[str, str] = {}
     for folder in _folders(project):
-        if folder.name in _TESTS or (folder / "__init__.py").exists():
+        if folder.name in TEST_FOLDERS or (folder / "__init__.py").exists():
             continue
         for package in _folders(folder):
             name = package.name

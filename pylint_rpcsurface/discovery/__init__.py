@@ -34,7 +34,6 @@ the one way their imports run, is in docs/how-it-works.md ("The layers").
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -50,7 +49,7 @@ from pylint_rpcsurface.discovery.reading import (
     ProxyProposal,
     SurfaceProposal,
 )
-from pylint_rpcsurface.sources import SourceTree
+from pylint_rpcsurface.sources import TEST_FOLDERS, SourceTree, shown_path
 
 __all__ = [
     "Choice",
@@ -114,15 +113,11 @@ def discover(project: Path, roots: tuple[Path, ...], told: Told | None = None) -
 
 def _unread_note(path: str, failure: BuildFailure | None, project: Path) -> str:
     """What init says of the file *path* it could not build as a module."""
-    try:
-        shown = Path(os.path.relpath(path, project)).as_posix()
-    except ValueError:  # another drive: the path as it is
-        shown = path
     line = failure.line if failure is not None and failure.line else 1
     reason = failure.reason if failure is not None else "not built"
     return (
-        f"{shown}:{line}: {reason}; no proof of this proposal sees what it holds (its "
-        "classes, its calls, the values it assigns)"
+        f"{shown_path(path, project)}:{line}: {reason}; no proof of this proposal sees what "
+        "it holds (its classes, its calls, the values it assigns)"
     )
 
 
@@ -130,7 +125,7 @@ def _is_test(path: Path) -> bool:
     """A test module: its callers and doubles are not the project's surface."""
     name = path.name
     return (
-        any(part in ("tests", "test") for part in path.parts[:-1])
+        any(part in TEST_FOLDERS for part in path.parts[:-1])
         or name.startswith("test_")
         or name.endswith("_test.py")
         or name == "conftest.py"

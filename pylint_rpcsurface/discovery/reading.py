@@ -3,7 +3,6 @@ and the facts it works from (senders, call sites, worker sites, proposals)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -13,6 +12,7 @@ from typing import TypeGuard, TypeVar, cast
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.syntax import builtin_call, nodes_of
+from pylint_rpcsurface.sources import shown_path
 
 # Calls that send their arguments to another process: queues, pipes, sockets, Ray.
 SEND_CALLS = frozenset(
@@ -133,12 +133,7 @@ class Proposal:
 
 
 def where(node: nodes.NodeNG, project: Path) -> str:
-    path = node.root().file or "?"
-    try:
-        shown = Path(os.path.relpath(path, project)).as_posix()
-    except ValueError:
-        shown = path
-    return f"{shown}:{node.lineno or 1}"
+    return f"{shown_path(node.root().file or '?', project)}:{node.lineno or 1}"
 
 
 def call_name(call: nodes.Call) -> str | None:
