@@ -5,9 +5,10 @@ Nothing is imported: every fact comes from astroid's reading of the source under
 * **Senders.** A function or method whose parameter *p* reaches a send: an argument of a
   queue, pipe or socket call (``put``, ``send``, ``enqueue`` ...), of ``getattr(x, p)
   .remote(...)`` (a Ray actor), of a call to a run_method-shaped helper (a function whose
-  parameter is looked up with ``getattr`` and called), or of another sender. Confirmed by
-  its call sites: the string literals passed where *p* goes are mostly the method names of
-  one class, or some are answered by a class its receive side reaches.
+  parameter is looked up with ``getattr`` and called), or of another sender, where *p*
+  lands on that sender's parameter and the call is proven to call it (:mod:`.forwards`).
+  Confirmed by its call sites: the string literals passed where *p* goes are mostly the
+  method names of one class, or some are answered by a class its receive side reaches.
 * **Handlers** only on structural evidence (:mod:`.evidence`): the object the received name
   is looked up on is bound to the class in the code (inferred, constructed, assigned,
   annotated, passed in, an actor made from it). A class that only defines names sent is a

@@ -26,6 +26,7 @@ from pylint_rpcsurface.discovery.evidence import (
     looked_up_on,
 )
 from pylint_rpcsurface.discovery.flags import FlagSplits
+from pylint_rpcsurface.discovery.forwards import Forwards, by_name
 from pylint_rpcsurface.discovery.keys import DispatchKeys
 from pylint_rpcsurface.discovery.payload import PayloadKeys
 from pylint_rpcsurface.discovery.plans import Plans
@@ -116,6 +117,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self._answers: dict[int, frozenset[str]] = {}
         self._answering: AnsweringIndex | None = None
         self.body = FunctionBodies()
+        self.forwards = Forwards(lambda c: index.linearize(c)[0])
         self.receivers = Receivers(
             self.classes,
             self.calls,
@@ -183,7 +185,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
 
     def senders(self, helpers: dict[str, object]) -> list[Sender]:
         found: dict[tuple[int, str], Sender] = {}
-        names: set[str] = set()
+        names: dict[str, list[Sender]] = {}
         # :meth:`_reach` sends only by a call of one of these names or a getattr, or (after
         # the first round) of a sender found: a function making none is not read (most).
         sending = SEND_CALLS | helpers.keys()
@@ -191,7 +193,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             before = len(found)
             for function in self.functions:
                 body = self.body(function)
-                if layer and not body.called_names & names:
+                if layer and not body.called_names & names.keys():
                     continue
                 if not (layer or body.calls_getattr or body.called_names & sending):
                     continue
@@ -200,10 +202,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                         continue
                     reach = self._reach(function, param, helpers, names)
                     if reach is not None:
-                        found[(id(function), param)] = Sender(
-                            function, param, position, reach[0], reach[1]
-                        )
-            names = {sender.function.name for sender in found.values()}
+                        found[(id(function), param)] = Sender(function, param, position, *reach)
+            names = by_name(found.values())
             if len(found) == before:
                 break
         return list(found.values())
@@ -213,7 +213,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         function: nodes.FunctionDef,
         param: str,
         helpers: dict[str, object],
-        senders: set[str],
+        senders: dict[str, list[Sender]],
     ) -> tuple[str, bool] | None:
         body = self.body(function)
         tainted = body.tainted({param})
@@ -238,7 +238,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                 return f"{self.where(call)}: {param} reaches {call.func.as_string()}()", False
             if name in helpers and name != function.name:
                 return f"{self.where(call)}: {param} reaches {name}(), a run_method helper", False
-            if name in senders and forward is None:
+            if forward is None and self.forwards.to(call, tainted, senders.get(name or "", [])):
                 forward = f"{self.where(call)}: {param} is forwarded to {name}()"
         if forward is not None:
             return forward, True

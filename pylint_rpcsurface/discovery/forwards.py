@@ -1,0 +1,101 @@
+"""Whether a call forwards a sender's name to another sender: the name lands where that
+sender takes it, and the call is proven to call that sender.
+
+A sender found by the name of the function it calls alone is a guess: ``encode(chunk)``
+of a JSON encoder is no call of the project's ``encode(prompt)``, and ``list(x)`` of the
+builtin no call of a method named ``list``. The data a function packs and passes on
+reaches such calls everywhere, so each would make every parameter of it a sender.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+
+from astroid import nodes
+
+from pylint_rpcsurface.analysis.inference import inferred_values
+from pylint_rpcsurface.discovery.evidence import function_of
+from pylint_rpcsurface.discovery.reading import Group, Sender, is_method, name_passed, names_in
+
+Order = Callable[[nodes.ClassDef], Sequence[nodes.ClassDef]]
+
+
+class Forwards:
+    """Reads forwards; *order* gives a class and its ancestors (the class index's)."""
+
+    def __init__(self, order: Order) -> None:
+        self._order = order
+
+    def to(self, call: nodes.Call, tainted: set[str], senders: Sequence[Sender]) -> bool:
+        """Whether *call* passes a name of *tainted* where one of *senders* takes its
+        name, and calls that sender."""
+        return any(
+            _passes_name(call, tainted, sender) and self._calls(call, sender.function)
+            for sender in senders
+        )
+
+    def _calls(self, call: nodes.Call, function: nodes.FunctionDef) -> bool:
+        func = call.func
+        if (
+            isinstance(func, nodes.Attribute)
+            and isinstance(func.expr, nodes.Name)
+            and func.expr.name in {"self", "cls"}
+        ):
+            # ``self.send(...)`` calls the definition of the object's class, which may be
+            # a subclass's: the caller's class and the sender's are one hierarchy.
+            return self._related(_class_of(call), function.parent)
+        for value in inferred_values(func):
+            found = function_of(value)
+            if found is function:
+                return True
+            if (
+                found is not None
+                and found.name == function.name
+                and self._related(found.parent, function.parent)
+            ):
+                return True  # an override of the sender, or the sender overriding it
+        return False
+
+    def _related(self, one: object, other: object) -> bool:
+        """Whether *one* and *other* are classes of one hierarchy, one of them derived
+        from the other (or the same class)."""
+        if not isinstance(one, nodes.ClassDef) or not isinstance(other, nodes.ClassDef):
+            return False
+        return any(k is other for k in self._order(one)) or any(
+            k is one for k in self._order(other)
+        )
+
+
+def by_name(senders: Iterable[Sender]) -> dict[str, list[Sender]]:
+    """The *senders* by the name of their function, as a call names what it calls."""
+    found: dict[str, list[Sender]] = defaultdict(list)
+    for sender in senders:
+        found[sender.function.name].append(sender)
+    return dict(found)
+
+
+def _passes_name(call: nodes.Call, tainted: set[str], sender: Sender) -> bool:
+    called_as = "method" if is_method(sender.function) else "function"
+    shape = Group(sender.function.name, called_as, sender.index, sender.param, [])
+    passed = name_passed(call, shape)
+    if passed is not None:
+        return bool(names_in(passed[1]) & tainted)
+    # ``send(*args)`` or ``send(**kwargs)``: where each value lands is not told by the call,
+    # so a name in them may land on the sender's.
+    return any(
+        isinstance(arg, nodes.Starred) and names_in(arg) & tainted for arg in call.args
+    ) or any(given.arg is None and names_in(given.value) & tainted for given in call.keywords or ())
+
+
+def _class_of(node: nodes.NodeNG) -> nodes.ClassDef | None:
+    """The class whose method holds *node*."""
+    scope = node.scope()
+    while isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        parent = scope.parent
+        if isinstance(parent, nodes.ClassDef):
+            return parent
+        if parent is None:
+            return None
+        scope = parent.scope()
+    return None

@@ -1,0 +1,197 @@
+"""A sender found by forwarding is one whose name lands where another sender takes its
+name, in a call proven to call that sender (``discovery.forwards``), not merely a call of
+a function with the sender's name.
+
+The bug this pins, from sglang 0.5.23: ``build_sse_content(..., role=None, ...)`` packs
+its arguments into a struct and passes it to ``_stream_encoder.encode(chunk)``, msgspec's
+JSON encoder. The project has a sender named ``encode`` (a tokenizer that puts prompts
+on a queue), so every parameter of ``build_sse_content`` was a sender; one call site
+passes ``role="assistant"``, a method of the interpreter's handlers, and init wrote an
+active ``[[dispatch]] method = "build_sse_content"``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from support import discovered, project, run_cli
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+ENGINE = {
+    "eng/__init__.py": "",
+    "eng/tokenizer.py": """\
+import asyncio
+
+
+class BatchTokenizer:
+    def __init__(self):
+        self._queue = asyncio.Queue()
+
+    def encode(self, prompt):
+        self._queue.put_nowait(prompt)
+""",
+    "eng/sse.py": """\
+import msgspec
+
+_encoder = msgspec.json.Encoder()
+
+
+class Delta:
+    def __init__(self, role, content):
+        self.role = role
+        self.content = content
+
+
+def build_chunk(index, role=None, content=None):
+    delta = Delta(role, content)
+    return _encoder.encode(delta)
+""",
+    "eng/serving.py": """\
+from eng.sse import build_chunk
+
+
+def stream(text):
+    yield build_chunk(0, role="assistant")
+    yield build_chunk(0, content=text)
+""",
+    "eng/lang.py": """\
+class Interpreter:
+    def call(self, method, *args):
+        return getattr(self, method)(*args)
+
+    def assistant(self):
+        return "a"
+
+    def user(self):
+        return "u"
+
+    def system(self):
+        return "s"
+
+
+class Program:
+    def __init__(self):
+        self.interpreter = Interpreter()
+
+    def run(self):
+        self.interpreter.call("system")
+        self.interpreter.call("user")
+        self.interpreter.call("assistant")
+""",
+}
+
+
+def test_data_passed_to_a_namesake_of_a_sender_is_no_dispatch(tmp_path: Path) -> None:
+    folder = project(tmp_path, {**ENGINE, "pyproject.toml": '[project]\nname = "x"\n'})
+    written = run_cli(folder, "init")
+    assert written.returncode == 0, written.stderr
+    table = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))["tool"]["rpcsurface"]
+    # The interpreter's own dispatch is still proposed; the SSE builder is not one.
+    assert [d["method"] for d in table["dispatch"]] == ["call"]
+    assert "build_chunk" not in written.stderr
+
+
+SENDERS = {
+    "svc/__init__.py": "",
+    "svc/queue_io.py": """\
+def send(queue, message):
+    queue.put(message)
+""",
+    "svc/worker.py": """\
+import json
+
+from svc.queue_io import send
+
+
+class Submitter:
+    def __init__(self, queue):
+        self.queue = queue
+
+    def submit(self, method, payload):
+        print(payload)
+        self.queue.put(method)
+
+
+class Wire:
+    def __init__(self, queue):
+        self.queue = queue
+
+    def encode(self, message):
+        self.queue.put(message)
+
+
+class Client:
+    def __init__(self, queue):
+        self.submitter = Submitter(queue)
+        self.queue = queue
+        self.json = json.JSONEncoder()
+
+    def swapped(self, name, data):
+        return self.submitter.submit(data, name)
+
+    def by_keyword(self, name, data):
+        return self.submitter.submit(payload=data, method=name)
+
+    def packed(self, name, *rest):
+        arguments = (name, *rest)
+        return self.submitter.submit(*arguments)
+
+    def imported(self, name):
+        return send(self.queue, name)
+
+    def encoded(self, name):
+        return self.json.encode(name)
+
+    def through_self(self, name):
+        return self.forward(name)
+
+    def forward(self, name):
+        raise NotImplementedError
+
+
+class QueueClient(Client):
+    def forward(self, name):
+        return self.submitter.submit(name, None)
+""",
+}
+
+
+def _senders(tmp_path: Path) -> dict[str, set[str]]:
+    root = project(tmp_path / "proj", SENDERS)
+    with discovered(root) as found:
+        senders = found.senders(dict(found.run_method_helpers()))
+        by_function: dict[str, set[str]] = {}
+        for sender in senders:
+            by_function.setdefault(sender.function.name, set()).add(sender.param)
+    return by_function
+
+
+def test_a_forward_counts_only_where_the_sender_takes_its_name(tmp_path: Path) -> None:
+    senders = _senders(tmp_path)
+    assert senders["submit"] == {"method"}
+    # submit(data, name): the data lands on submit's name, the name on its payload.
+    assert senders["swapped"] == {"data"}
+    assert senders["by_keyword"] == {"name"}
+
+
+def test_a_forward_whose_position_the_call_does_not_tell_counts(tmp_path: Path) -> None:
+    assert _senders(tmp_path)["packed"] == {"name"}
+
+
+def test_a_forward_counts_where_the_call_is_proven_to_call_the_sender(tmp_path: Path) -> None:
+    senders = _senders(tmp_path)
+    assert senders["imported"] == {"name"}  # send, imported from svc.queue_io
+    # self.forward(name) reaches the subclass's definition, which sends.
+    assert senders["through_self"] == {"name"}
+
+
+def test_a_call_of_a_namesake_outside_the_project_is_no_forward(tmp_path: Path) -> None:
+    senders = _senders(tmp_path)
+    assert senders["encode"] == {"message"}  # Wire.encode, the project's
+    # self.json is the standard library's JSONEncoder: its encode is not Wire's.
+    assert "encoded" not in senders
