@@ -150,6 +150,9 @@ class Client:
     def through_self(self, name):
         return self.forward(name)
 
+    def through_self_in_a_comprehension(self, name):
+        return [self.forward(name) for _ in range(2)]
+
     def forward(self, name):
         raise NotImplementedError
 
@@ -188,6 +191,8 @@ def test_a_forward_counts_where_the_call_is_proven_to_call_the_sender(tmp_path: 
     assert senders["imported"] == {"name"}  # send, imported from svc.queue_io
     # self.forward(name) reaches the subclass's definition, which sends.
     assert senders["through_self"] == {"name"}
+    # A comprehension is a scope of its own, but its self is still the method's.
+    assert senders["through_self_in_a_comprehension"] == {"name"}
 
 
 def test_a_call_of_a_namesake_outside_the_project_is_no_forward(tmp_path: Path) -> None:

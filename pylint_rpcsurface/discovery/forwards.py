@@ -26,6 +26,9 @@ class Forwards:
 
     def __init__(self, order: Order) -> None:
         self._order = order
+        # What each call's callee infers to: asked again for each sender of its name, of
+        # each parameter carrying a value to it, round after round.
+        self._callees: dict[int, list[nodes.FunctionDef]] = {}
 
     def to(self, call: nodes.Call, tainted: set[str], senders: Sequence[Sender]) -> bool:
         """Whether *call* passes a name of *tainted* where one of *senders* takes its
@@ -45,17 +48,22 @@ class Forwards:
             # ``self.send(...)`` calls the definition of the object's class, which may be
             # a subclass's: the caller's class and the sender's are one hierarchy.
             return self._related(_class_of(call), function.parent)
-        for value in inferred_values(func):
-            found = function_of(value)
-            if found is function:
-                return True
-            if (
-                found is not None
-                and found.name == function.name
-                and self._related(found.parent, function.parent)
-            ):
-                return True  # an override of the sender, or the sender overriding it
-        return False
+        return any(
+            found is function
+            # an override of the sender, or the sender overriding it
+            or (found.name == function.name and self._related(found.parent, function.parent))
+            for found in self._callees_of(func)
+        )
+
+    def _callees_of(self, func: nodes.NodeNG) -> list[nodes.FunctionDef]:
+        key = id(func)
+        if key not in self._callees:
+            self._callees[key] = [
+                found
+                for value in inferred_values(func)
+                if (found := function_of(value)) is not None
+            ]
+        return self._callees[key]
 
     def _related(self, one: object, other: object) -> bool:
         """Whether *one* and *other* are classes of one hierarchy, one of them derived
@@ -76,8 +84,12 @@ def by_name(senders: Iterable[Sender]) -> dict[str, list[Sender]]:
 
 
 def _passes_name(call: nodes.Call, tainted: set[str], sender: Sender) -> bool:
-    called_as = "method" if is_method(sender.function) else "function"
-    shape = Group(sender.function.name, called_as, sender.index, sender.param, [])
+    method = is_method(sender.function)
+    if not isinstance(call.func, nodes.Attribute if method else nodes.Name):
+        return False  # a function's name called as a method, or the other way round
+    shape = Group(
+        sender.function.name, "method" if method else "function", sender.index, sender.param, []
+    )
     passed = name_passed(call, shape)
     if passed is not None:
         return bool(names_in(passed[1]) & tainted)
@@ -89,13 +101,11 @@ def _passes_name(call: nodes.Call, tainted: set[str], sender: Sender) -> bool:
 
 
 def _class_of(node: nodes.NodeNG) -> nodes.ClassDef | None:
-    """The class whose method holds *node*."""
+    """The class whose method holds *node*, through the functions, lambdas and
+    comprehensions nested in that method (their ``self`` is the method's)."""
     scope = node.scope()
-    while isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
-        parent = scope.parent
-        if isinstance(parent, nodes.ClassDef):
-            return parent
-        if parent is None:
-            return None
-        scope = parent.scope()
+    while not isinstance(scope, (nodes.Module, nodes.ClassDef)) and scope.parent is not None:
+        if isinstance(scope, nodes.FunctionDef) and isinstance(scope.parent, nodes.ClassDef):
+            return scope.parent
+        scope = scope.parent.scope()
     return None
