@@ -160,6 +160,9 @@ class Client:
 class QueueClient(Client):
     def forward(self, name):
         return self.submitter.submit(name, None)
+
+    def through_the_base(self, name, data):
+        return Client.swapped(self, data, name)
 """,
 }
 
@@ -180,6 +183,8 @@ def test_a_forward_counts_only_where_the_sender_takes_its_name(tmp_path: Path) -
     # submit(data, name): the data lands on submit's name, the name on its payload.
     assert senders["swapped"] == {"data"}
     assert senders["by_keyword"] == {"name"}
+    # Client.swapped(self, data, name): the instance comes first, then swapped's own.
+    assert senders["through_the_base"] == {"name"}
 
 
 def test_a_forward_whose_position_the_call_does_not_tell_counts(tmp_path: Path) -> None:

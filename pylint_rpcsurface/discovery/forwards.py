@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.inference import inferred_values
+from pylint_rpcsurface.analysis.inference import inferred_values, named_class
 from pylint_rpcsurface.discovery.evidence import function_of
 from pylint_rpcsurface.discovery.reading import Group, Sender, is_method, name_passed, names_in
 
@@ -87,9 +87,10 @@ def _passes_name(call: nodes.Call, tainted: set[str], sender: Sender) -> bool:
     method = is_method(sender.function)
     if not isinstance(call.func, nodes.Attribute if method else nodes.Name):
         return False  # a function's name called as a method, or the other way round
-    shape = Group(
-        sender.function.name, "method" if method else "function", sender.index, sender.param, []
-    )
+    index = sender.index
+    if method and _through_its_class(call.func, sender.function):
+        index += 1  # Base.send(self, name): the instance is passed first
+    shape = Group(sender.function.name, "method" if method else "function", index, sender.param, [])
     passed = name_passed(call, shape)
     if passed is not None:
         return bool(names_in(passed[1]) & tainted)
@@ -98,6 +99,21 @@ def _passes_name(call: nodes.Call, tainted: set[str], sender: Sender) -> bool:
     return any(
         isinstance(arg, nodes.Starred) and names_in(arg) & tainted for arg in call.args
     ) or any(given.arg is None and names_in(given.value) & tainted for given in call.keywords or ())
+
+
+def _through_its_class(func: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
+    """Whether *func* is a plain method called through a class statement's name, the
+    instance passed as an argument, as ``Base.send(self, name)`` in an override."""
+    decorators = function.decorators.nodes if function.decorators else []
+    return (
+        isinstance(func, nodes.Attribute)
+        and isinstance(func.expr, nodes.Name)
+        and not any(
+            isinstance(d, nodes.Name) and d.name in {"staticmethod", "classmethod"}
+            for d in decorators
+        )
+        and named_class(func.expr) is not None
+    )
 
 
 def _class_of(node: nodes.NodeNG) -> nodes.ClassDef | None:
