@@ -205,3 +205,38 @@ def test_a_call_of_a_namesake_outside_the_project_is_no_forward(tmp_path: Path) 
     assert senders["encode"] == {"message"}  # Wire.encode, the project's
     # self.json is the standard library's JSONEncoder: its encode is not Wire's.
     assert "encoded" not in senders
+
+
+CHAIN = {
+    "svc/__init__.py": "",
+    "svc/chain.py": """\
+def bottom(queue, name):
+    queue.put(name)
+
+
+def third(queue, name):
+    return bottom(queue, name)
+
+
+def second(queue, name):
+    return third(queue, name)
+
+
+def first(queue, name):
+    return second(queue, name)
+
+
+def unrelated(queue, name):
+    return print(queue, name)
+""",
+}
+
+
+def test_each_round_finds_the_layer_above_the_senders_found_last(tmp_path: Path) -> None:
+    # A round reads again only the functions calling a name that got senders in the
+    # round before: each layer of this chain is found one round after the one below.
+    root = project(tmp_path / "proj", CHAIN)
+    with discovered(root) as found:
+        senders = found.senders(dict(found.run_method_helpers()))
+        names = {(s.function.name, s.param) for s in senders}
+    assert names == {(f, "name") for f in ("bottom", "third", "second", "first")}

@@ -186,14 +186,14 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     def senders(self, helpers: dict[str, object]) -> list[Sender]:
         found: dict[tuple[int, str], Sender] = {}
         names: dict[str, list[Sender]] = {}
-        # :meth:`_reach` sends only by a call of one of these names or a getattr, or (after
-        # the first round) of a sender found: a function making none is not read (most).
-        sending = SEND_CALLS | helpers.keys()
+        # :meth:`_reach` sends only by a call of one of these names or a getattr, then only
+        # by a call of a sender found, its answer changed only where that name got more.
+        sending, grown = SEND_CALLS | helpers.keys(), set[str]()
         for layer in range(_MAX_HELPER_LAYERS):
             before = len(found)
             for function in self.functions:
                 body = self.body(function)
-                if layer and not body.called_names & names.keys():
+                if layer and not body.called_names & grown:
                     continue
                 if not (layer or body.calls_getattr or body.called_names & sending):
                     continue
@@ -203,7 +203,7 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                     reach = self._reach(function, param, helpers, names)
                     if reach is not None:
                         found[(id(function), param)] = Sender(function, param, position, *reach)
-            names = by_name(found.values())
+            names, grown = by_name(found.values(), names)
             if len(found) == before:
                 break
         return list(found.values())

@@ -75,12 +75,17 @@ class Forwards:
         )
 
 
-def by_name(senders: Iterable[Sender]) -> dict[str, list[Sender]]:
-    """The *senders* by the name of their function, as a call names what it calls."""
+def by_name(
+    senders: Iterable[Sender], before: dict[str, list[Sender]]
+) -> tuple[dict[str, list[Sender]], set[str]]:
+    """The *senders* by the name of their function, as a call names what it calls, and
+    the names with more senders than in *before*."""
     found: dict[str, list[Sender]] = defaultdict(list)
     for sender in senders:
         found[sender.function.name].append(sender)
-    return dict(found)
+    return dict(found), {
+        name for name, now in found.items() if len(now) != len(before.get(name, ()))
+    }
 
 
 def _passes_name(call: nodes.Call, tainted: set[str], sender: Sender) -> bool:
