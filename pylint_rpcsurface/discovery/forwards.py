@@ -16,7 +16,15 @@ from astroid import nodes
 
 from pylint_rpcsurface.analysis.inference import inferred_values, named_class
 from pylint_rpcsurface.discovery.evidence import function_of
-from pylint_rpcsurface.discovery.reading import Group, Sender, is_method, name_passed, names_in
+from pylint_rpcsurface.discovery.reading import (
+    Group,
+    Sender,
+    class_of,
+    is_method,
+    name_passed,
+    names_in,
+    takes_no_instance,
+)
 
 Order = Callable[[nodes.ClassDef], Sequence[nodes.ClassDef]]
 
@@ -47,7 +55,7 @@ class Forwards:
         ):
             # ``self.send(...)`` calls the definition of the object's class, which may be
             # a subclass's: the caller's class and the sender's are one hierarchy.
-            return self._related(_class_of(call), function.parent)
+            return self._related(class_of(call), function.parent)
         return any(
             found is function
             # an override of the sender, or the sender overriding it
@@ -109,24 +117,9 @@ def _passes_name(call: nodes.Call, tainted: set[str], sender: Sender) -> bool:
 def _through_its_class(func: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
     """Whether *func* is a plain method called through a class statement's name, the
     instance passed as an argument, as ``Base.send(self, name)`` in an override."""
-    decorators = function.decorators.nodes if function.decorators else []
     return (
         isinstance(func, nodes.Attribute)
         and isinstance(func.expr, nodes.Name)
-        and not any(
-            isinstance(d, nodes.Name) and d.name in {"staticmethod", "classmethod"}
-            for d in decorators
-        )
+        and not takes_no_instance(function)
         and named_class(func.expr) is not None
     )
-
-
-def _class_of(node: nodes.NodeNG) -> nodes.ClassDef | None:
-    """The class whose method holds *node*, through the functions, lambdas and
-    comprehensions nested in that method (their ``self`` is the method's)."""
-    scope = node.scope()
-    while not isinstance(scope, (nodes.Module, nodes.ClassDef)) and scope.parent is not None:
-        if isinstance(scope, nodes.FunctionDef) and isinstance(scope.parent, nodes.ClassDef):
-            return scope.parent
-        scope = scope.parent.scope()
-    return None

@@ -437,8 +437,17 @@ def is_method(function: nodes.FunctionDef) -> bool:
 
 
 def is_static(function: nodes.FunctionDef) -> bool:
+    return _decorated_as(function, {"staticmethod"})
+
+
+def takes_no_instance(function: nodes.FunctionDef) -> bool:
+    """A static or class method: called through its class, no instance comes first."""
+    return _decorated_as(function, {"staticmethod", "classmethod"})
+
+
+def _decorated_as(function: nodes.FunctionDef, names: set[str]) -> bool:
     decorators = function.decorators.nodes if function.decorators else []
-    return any(isinstance(d, nodes.Name) and d.name == "staticmethod" for d in decorators)
+    return any(isinstance(d, nodes.Name) and d.name in names for d in decorators)
 
 
 def is_interface(klass: nodes.ClassDef) -> bool:
