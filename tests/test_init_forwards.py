@@ -8,6 +8,10 @@ JSON encoder. The project has a sender named ``encode`` (a tokenizer that puts p
 on a queue), so every parameter of ``build_sse_content`` was a sender; one call site
 passes ``role="assistant"``, a method of the interpreter's handlers, and init wrote an
 active ``[[dispatch]] method = "build_sse_content"``.
+
+A call site of a sender is likewise no call that astroid proves calls no function of the
+project: sglang 0.5.23's tokenizer ``encode()`` had "172 call sites" in init's note, among
+them every ``text.encode("utf-8")``.
 """
 
 from __future__ import annotations
@@ -240,3 +244,69 @@ def test_each_round_finds_the_layer_above_the_senders_found_last(tmp_path: Path)
         senders = found.senders(dict(found.run_method_helpers()))
         names = {(s.function.name, s.param) for s in senders}
     assert names == {(f, "name") for f in ("bottom", "third", "second", "first")}
+
+
+SITES = {
+    "svc/__init__.py": "",
+    "svc/tokens.py": """\
+import queue
+
+
+class Tokenizer:
+    def __init__(self):
+        self.requests = queue.Queue()
+
+    def encode(self, prompt):
+        self.requests.put(prompt)
+
+
+class Other:
+    def encode(self, text):
+        return text
+
+
+class Channel:
+    def __init__(self, name):
+        self.requests = queue.Queue()
+        self.requests.put(name)
+
+
+class Named(Channel):
+    def __init__(self):
+        super().__init__("kept_by_a_subclass")
+
+
+class Elsewhere(Exception):
+    def __init__(self):
+        super().__init__("an exception's message")
+
+
+class Client:
+    def __init__(self, outside):
+        self.tokenizer = Tokenizer()
+        self.outside = outside
+
+    def run(self):
+        text = "a prompt"
+        self.tokenizer.encode("kept_proven")
+        self.outside.encode("kept_unknown")
+        text.encode("utf-8")
+        "literal".encode("ascii")
+        Other().encode("kept_a_namesake")
+""",
+}
+
+
+def test_a_call_proven_to_call_no_function_of_the_project_is_no_call_site(
+    tmp_path: Path,
+) -> None:
+    # text.encode("utf-8") and "literal".encode("ascii") call str.encode, and the
+    # exception's super().__init__ Exception's: none is a site of the project's senders.
+    # A namesake of the project (Other.encode) may pass the name on by a path no forward
+    # proves, and an object astroid can't infer may hold a sender: those are kept.
+    root = project(tmp_path / "proj", SITES)
+    with discovered(root) as found:
+        groups = found.groups(found.senders(dict(found.run_method_helpers())))
+        sites = {g.method: sorted(s.name for s in g.sites) for g in groups}
+    assert sites["encode"] == ["kept_a_namesake", "kept_proven", "kept_unknown"]
+    assert sites["__init__"] == ["kept_by_a_subclass"]

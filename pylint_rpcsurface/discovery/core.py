@@ -57,6 +57,7 @@ from pylint_rpcsurface.discovery.reading import (
     most_general,
     name_passed,
     names_in,
+    owner_of,
     positional_params,
     where,
 )
@@ -117,13 +118,16 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
         self._answers: dict[int, frozenset[str]] = {}
         self._answering: AnsweringIndex | None = None
         self.body = FunctionBodies()
-        self.forwards = Forwards(lambda c: index.linearize(c)[0])
+        in_project = {id(m) for m in modules}
+        self.forwards = Forwards(
+            lambda c: index.linearize(c)[0], lambda n: id(n.root()) in in_project
+        )
         self.receivers = Receivers(
             self.classes,
             self.calls,
             lambda c: index.linearize(c)[0][1:],
             self.where,
-            {id(m) for m in modules},
+            in_project,
             qualnames=QualnameStrings(giving, self.classes, self.qualname, self.where),
         )
         self.namings = Namings(aliases)
@@ -262,12 +266,15 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     def literal_sites(self, group: Group) -> list[Site]:
         """The group's call sites that pass a str literal where the name goes; where none
         does, those that pass an enum member (``send(RequestType.ADD, ...)``), named by
-        its key (``<enum>.<member>``): a dispatch keyed by an enum, as handler tables are."""
+        its key (``<enum>.<member>``): a dispatch keyed by an enum, as handler tables are.
+        None is a call proven to call no function of the project (``"x".encode("ascii")``)."""
         passed = [p for call in self.calls.get(group.method, []) if (p := name_passed(call, group))]
         sites = [
-            Site(call, node.value, keyword, self.owner(call))
+            Site(call, node.value, keyword, owner_of(call))
             for call, node, keyword in passed
-            if isinstance(node, nodes.Const) and isinstance(node.value, str)
+            if isinstance(node, nodes.Const)
+            and isinstance(node.value, str)
+            and self.forwards.may_call_the_project(call)
         ]
         if sites:
             # The literals name the group's RPCs: no attribute passed is inferred for an
@@ -279,19 +286,9 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             # infers to no enum class, so to no member (:func:`infers_to_no_class`).
             if isinstance(node, nodes.Attribute) and not infers_to_no_class(node.expr):
                 member = enum_member_key(node, self.qualname)
-                if member is not None:
-                    members.append(Site(call, member, keyword, self.owner(call)))
+                if member is not None and self.forwards.may_call_the_project(call):
+                    members.append(Site(call, member, keyword, owner_of(call)))
         return members
-
-    def owner(self, node: nodes.NodeNG) -> nodes.ClassDef | nodes.FunctionDef | None:
-        """The top-level class whose method holds *node*, or the module-level function."""
-        found: nodes.ClassDef | nodes.FunctionDef | None = None
-        scope = node.scope()
-        while not isinstance(scope, nodes.Module) and scope.parent is not None:
-            if isinstance(scope, (nodes.ClassDef, nodes.FunctionDef)) and at_module_level(scope):
-                found = scope
-            scope = scope.parent.scope()
-        return found
 
     # -- classes ------------------------------------------------------------
 

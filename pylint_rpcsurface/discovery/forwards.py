@@ -1,10 +1,17 @@
 """Whether a call forwards a sender's name to another sender: the name lands where that
-sender takes it, and the call is proven to call that sender.
+sender takes it, and the call is proven to call that sender; and whether a call site of a
+sender's name may call it at all.
 
 A sender found by the name of the function it calls alone is a guess: ``encode(chunk)``
 of a JSON encoder is no call of the project's ``encode(prompt)``, and ``list(x)`` of the
 builtin no call of a method named ``list``. The data a function packs and passes on
 reaches such calls everywhere, so each would make every parameter of it a sender.
+
+A call site is the evidence of the names a sender sends, so one whose callee is not known
+counts (``self.executor.collective_rpc("x")``, the executor a class chosen at run time);
+but one proven to call no function of the project is no site of it: ``text.encode(
+"utf-8")`` calls the builtin ``str.encode``, ``super().__init__("x")`` in an exception
+class ``Exception.__init__``.
 """
 
 from __future__ import annotations
@@ -30,13 +37,16 @@ Order = Callable[[nodes.ClassDef], Sequence[nodes.ClassDef]]
 
 
 class Forwards:
-    """Reads forwards; *order* gives a class and its ancestors (the class index's)."""
+    """Reads forwards; *order* gives a class and its ancestors (the class index's),
+    *in_project* whether a node is in a module of the project."""
 
-    def __init__(self, order: Order) -> None:
+    def __init__(self, order: Order, in_project: Callable[[nodes.NodeNG], bool]) -> None:
         self._order = order
-        # What each call's callee infers to: asked again for each sender of its name, of
-        # each parameter carrying a value to it, round after round.
-        self._callees: dict[int, list[nodes.FunctionDef]] = {}
+        self._in_project = in_project
+        # What each call's callee infers to (the functions, and whether the values are
+        # functions alone): asked again for each sender of its name, of each parameter
+        # carrying a value to it, round after round, then by the call sites.
+        self._callees: dict[int, tuple[list[nodes.FunctionDef], bool]] = {}
 
     def to(self, call: nodes.Call, tainted: set[str], senders: Sequence[Sender]) -> bool:
         """Whether *call* passes a name of *tainted* where one of *senders* takes its
@@ -45,6 +55,15 @@ class Forwards:
             _passes_name(call, tainted, sender) and self._calls(call, sender.function)
             for sender in senders
         )
+
+    def may_call_the_project(self, call: nodes.Call) -> bool:
+        """Whether *call* may call a function of the project: not when astroid infers its
+        callee to functions alone, none of them the project's (a builtin's, the standard
+        library's). A call site of a sender's name may call it unless so: a namesake of
+        the project may pass the name on by a path no forward proves (vLLM 0.11.2's
+        ``LLMEngine.collective_rpc`` to its engine core's, thence to its executor's)."""
+        functions, known = self._callees_of(call.func)
+        return not known or any(self._in_project(found) for found in functions)
 
     def _calls(self, call: nodes.Call, function: nodes.FunctionDef) -> bool:
         func = call.func
@@ -57,20 +76,23 @@ class Forwards:
             # a subclass's: the caller's class and the sender's are one hierarchy.
             return self._related(class_of(call), function.parent)
         return any(
-            found is function
-            # an override of the sender, or the sender overriding it
-            or (found.name == function.name and self._related(found.parent, function.parent))
-            for found in self._callees_of(func)
+            self._is_or_overrides(found, function) for found in self._callees_of(call.func)[0]
         )
 
-    def _callees_of(self, func: nodes.NodeNG) -> list[nodes.FunctionDef]:
+    def _is_or_overrides(self, found: nodes.FunctionDef, function: nodes.FunctionDef) -> bool:
+        """*found* is *function*, an override of it, or a method it overrides."""
+        return found is function or (
+            found.name == function.name and self._related(found.parent, function.parent)
+        )
+
+    def _callees_of(self, func: nodes.NodeNG) -> tuple[list[nodes.FunctionDef], bool]:
+        """The functions *func* infers to, and whether it infers to some value and to
+        functions alone (nothing astroid can't infer, no other object)."""
         key = id(func)
         if key not in self._callees:
-            self._callees[key] = [
-                found
-                for value in inferred_values(func)
-                if (found := function_of(value)) is not None
-            ]
+            values = inferred_values(func)
+            functions = [found for value in values if (found := function_of(value)) is not None]
+            self._callees[key] = functions, bool(values) and len(functions) == len(values)
         return self._callees[key]
 
     def _related(self, one: object, other: object) -> bool:

@@ -500,6 +500,17 @@ class Site:
     owner: nodes.ClassDef | nodes.FunctionDef | None
 
 
+def owner_of(node: nodes.NodeNG) -> nodes.ClassDef | nodes.FunctionDef | None:
+    """The top-level class whose method holds *node*, or the module-level function."""
+    found: nodes.ClassDef | nodes.FunctionDef | None = None
+    scope = node.scope()
+    while not isinstance(scope, nodes.Module) and scope.parent is not None:
+        if isinstance(scope, (nodes.ClassDef, nodes.FunctionDef)) and at_module_level(scope):
+            found = scope
+        scope = scope.parent.scope()
+    return found
+
+
 @dataclass
 class Worker:
     """A place a received name is looked up and called."""
