@@ -249,6 +249,7 @@ def test_each_round_finds_the_layer_above_the_senders_found_last(tmp_path: Path)
 SITES = {
     "svc/__init__.py": "",
     "svc/tokens.py": """\
+import json
 import queue
 
 
@@ -293,6 +294,7 @@ class Client:
         text.encode("utf-8")
         "literal".encode("ascii")
         Other().encode("kept_a_namesake")
+        json.JSONEncoder().encode("a_library_method")
 """,
 }
 
@@ -301,7 +303,7 @@ def test_a_call_proven_to_call_no_function_of_the_project_is_no_call_site(
     tmp_path: Path,
 ) -> None:
     # text.encode("utf-8") and "literal".encode("ascii") call str.encode, and the
-    # exception's super().__init__ Exception's: none is a site of the project's senders.
+    # JSONEncoder's encode is the standard library's: none is a site of Tokenizer.encode.
     # A namesake of the project (Other.encode) may pass the name on by a path no forward
     # proves, and an object astroid can't infer may hold a sender: those are kept.
     root = project(tmp_path / "proj", SITES)
@@ -309,4 +311,16 @@ def test_a_call_proven_to_call_no_function_of_the_project_is_no_call_site(
         groups = found.groups(found.senders(dict(found.run_method_helpers())))
         sites = {g.method: sorted(s.name for s in g.sites) for g in groups}
     assert sites["encode"] == ["kept_a_namesake", "kept_proven", "kept_unknown"]
-    assert sites["__init__"] == ["kept_by_a_subclass"]
+
+
+def test_a_dunder_sender_is_no_dispatch_method(tmp_path: Path) -> None:
+    # Channel.__init__ sends its name, and a subclass passes a literal to it; but a class
+    # is built by its own name (Channel("x")), so the few calls naming __init__ are no
+    # sample of the names sent: no group, and no note saying it is not a dispatch.
+    root = project(tmp_path / "proj", SITES)
+    with discovered(root) as found:
+        senders = found.senders(dict(found.run_method_helpers()))
+        groups = {g.method for g in found.groups(senders)}
+    assert "__init__" in {s.function.name for s in senders}
+    assert "__init__" not in groups
+    assert "encode" in groups

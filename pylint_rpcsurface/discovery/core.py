@@ -50,6 +50,7 @@ from pylint_rpcsurface.discovery.reading import (
     at_module_level,
     call_name,
     count,
+    is_dunder,
     is_getattr,
     is_interface,
     is_method,
@@ -254,6 +255,8 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
     def groups(self, senders: list[Sender]) -> list[Group]:
         by_key: dict[tuple[str, str, int, str], list[Sender]] = defaultdict(list)
         for sender in senders:
+            if is_dunder(sender.function.name):
+                continue  # no dispatch: Python calls it (Foo(...)), at sites not naming it
             called_as = "method" if is_method(sender.function) else "function"
             by_key[(sender.function.name, called_as, sender.index, sender.param)].append(sender)
         groups = []

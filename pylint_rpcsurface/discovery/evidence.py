@@ -23,7 +23,12 @@ from pylint_rpcsurface.analysis.conditions import conditions_of
 from pylint_rpcsurface.analysis.inference import INFERENCE_ERRORS, inferred_values
 from pylint_rpcsurface.analysis.syntax import appended, before_options, nodes_of
 from pylint_rpcsurface.discovery.qualnames import NOT_COVERED, QualnameStrings
-from pylint_rpcsurface.discovery.reading import class_of, is_method, positional_params
+from pylint_rpcsurface.discovery.reading import (
+    class_of,
+    is_dunder,
+    is_method,
+    positional_params,
+)
 
 # How many steps a chain may take (a name to its binding, a parameter to its call site, a
 # list to its element are one each): deep enough for an actor made in a list comprehension
@@ -113,7 +118,7 @@ class Receivers:
                 for attribute, bindings in klass.locals.items()
                 if bindings and isinstance(bindings[-1], nodes.FunctionDef)
             )
-        return name in self._methods or (name.startswith("__") and name.endswith("__"))
+        return name in self._methods or is_dunder(name)
 
     # -- entry points ---------------------------------------------------------
 

@@ -432,6 +432,14 @@ def class_of(node: nodes.NodeNG) -> nodes.ClassDef | None:
     return None
 
 
+def is_dunder(name: str) -> bool:
+    """``__init__``, ``__call__``: a name Python's protocols call, at call sites that
+    don't name it (``Request(...)``, ``obj(...)``). The calls that do name it, such as
+    ``super().__init__(...)``, are no sample of the names a dunder sender is sent: it is
+    no dispatch method."""
+    return name.startswith("__") and name.endswith("__")
+
+
 def is_method(function: nodes.FunctionDef) -> bool:
     return isinstance(function.parent, nodes.ClassDef)
 
