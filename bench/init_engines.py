@@ -90,6 +90,37 @@ ENGINES = (
 )
 
 
+# Where the wheels are kept and unpacked, outside the repository.
+CACHE = Path.home() / ".cache" / "rpcsurface-init-engines"
+
+
+def add_engine_options(parser: argparse.ArgumentParser, default: tuple[str, ...]) -> None:
+    """``--engines`` (keys of :data:`ENGINES`, *default* when not given) and ``--cache``,
+    as the scripts that measure these engines take them."""
+    parser.add_argument(
+        "--engines",
+        default=",".join(default),
+        help=f"comma-separated keys of init_engines.py's engines (default: {','.join(default)})",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=CACHE,
+        help="where the wheels are kept and unpacked, as init_engines.py's --cache",
+    )
+
+
+def chosen_trees(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> list[tuple[Engine, Path]]:
+    """The engines ``--engines`` names, each with its unpacked tree (fetched into
+    ``--cache`` when not there yet); a usage error when it names none."""
+    chosen = [e for e in ENGINES if e.key in args.engines.split(",")]
+    if not chosen:
+        parser.error(f"--engines: none of {args.engines!r} is an engine of init_engines.py")
+    return [(engine, fetch(engine, args.cache.expanduser())) for engine in chosen]
+
+
 @dataclass(frozen=True)
 class Result:
     engine: Engine
@@ -356,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache",
         type=Path,
-        default=Path.home() / ".cache" / "rpcsurface-init-engines",
+        default=CACHE,
         help="where the wheels are kept and unpacked (outside the repository)",
     )
     parser.add_argument(

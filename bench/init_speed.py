@@ -251,18 +251,7 @@ HEADER = (
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument(
-        "--engines",
-        default=",".join(DEFAULT_ENGINES),
-        help="comma-separated names or labels of bench/init_engines.py's engines "
-        f"(default: {','.join(DEFAULT_ENGINES)})",
-    )
-    parser.add_argument(
-        "--cache",
-        type=Path,
-        default=Path.home() / ".cache" / "rpcsurface-init-engines",
-        help="where the wheels are kept and unpacked, as bench/init_engines.py's --cache",
-    )
+    init_engines.add_engine_options(parser, DEFAULT_ENGINES)
     parser.add_argument("--tree", type=Path, help="measure this unpacked tree instead")
     parser.add_argument("--repeat", type=int, default=3, help="rounds (at least 3 for a median)")
     parser.add_argument(
@@ -280,11 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.tree is not None:
         trees.append((args.tree.name, args.tree.resolve(), None))
     else:
-        chosen = [e for e in init_engines.ENGINES if e.key in args.engines.split(",")]
-        if not chosen:
-            parser.error(f"--engines: none of {args.engines!r} is an engine of init_engines.py")
-        for engine in chosen:
-            tree = init_engines.fetch(engine, args.cache.expanduser())
+        for engine, tree in init_engines.chosen_trees(parser, args):
             trees.append((f"{engine.name} {engine.version}", tree, engine.hand))
     compiled = compile_bytecode()
     if compiled:
