@@ -27,16 +27,21 @@ of the tree's bytes (of its ``.py`` files, tests left out) held by the files:
    worker loop or registry.
 
 Nothing is timed: the shares say whether building only those files can fit the target
-(bench/init_speed.py gives the time of astroid's tree of every file).
+(bench/init_speed.py gives the time of astroid's tree of every file). ``--files`` prints
+the files of columns 1 and 3 instead, one a line, relative to the tree: given to
+bench/floors.py's ``CITED_ONLY`` (in ``CITED``, run in the tree), they time an ``init``
+that builds up front only those files, any other module only when an inference reaches it.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import os
 import re
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 # Run as `python bench/init_reach.py`: its folder is first on sys.path.
@@ -104,8 +109,21 @@ def leading(senders: list[Sender], with_sites: set[str]) -> set[str]:
     return names
 
 
-def reach(label: str, tree: Path) -> str:
-    """The row of *tree*, named *label*."""
+@dataclass
+class Columns:
+    """What a tree's row is made of: each file's size, the senders and the files of each
+    column (absolute paths)."""
+
+    sizes: dict[str, int]
+    senders: int
+    leading: int
+    first: set[str]
+    any_name: set[str]
+    calling: set[str]
+
+
+def columns(tree: Path) -> Columns:
+    """``init``'s discovery on *tree*, and the files of each column."""
     project = tree.resolve()
     store = ModuleStore(SourceTree((project,)))
     with no_cyclic_collection(), store.resolving_imports(installed_packages=False):
@@ -116,20 +134,30 @@ def reach(label: str, tree: Path) -> str:
         senders = discovery.senders(helpers)
         with_sites = {g.method for g in discovery.groups(senders) if g.sites}
     texts = {p: Path(p).read_bytes().decode("utf-8", "replace") for p in paths}
-    total = sum(len(t) for t in texts.values())
     names = {s.function.name for s in senders}
     wanted = leading(senders, with_sites)
-    first = {p for p, t in texts.items() if sends_or_looks_up(t, set(helpers))}
-    any_name = {p for p, t in texts.items() if names & set(WORD.findall(t))}
-    calling = {p for p, t in texts.items() if wanted & set(CALLED.findall(t))}
+    return Columns(
+        {p: len(t) for p, t in texts.items()},
+        len(senders),
+        sum(s.function.name in wanted for s in senders),
+        {p for p, t in texts.items() if sends_or_looks_up(t, set(helpers))},
+        {p for p, t in texts.items() if names & set(WORD.findall(t))},
+        {p for p, t in texts.items() if wanted & set(CALLED.findall(t))},
+    )
+
+
+def reach(label: str, tree: Path) -> str:
+    """The row of *tree*, named *label*."""
+    found = columns(tree)
+    total = sum(found.sizes.values())
 
     def share(files: set[str]) -> str:
-        return f"{100 * sum(len(texts[p]) for p in files) / total:.0f}%"
+        return f"{100 * sum(found.sizes[p] for p in files) / total:.0f}%"
 
     return (
-        f"| {label} | {len(paths)} | {len(senders)} "
-        f"| {sum(s.function.name in wanted for s in senders)} | {share(first)} "
-        f"| {share(any_name)} | {share(calling)} | {share(first | calling)} |"
+        f"| {label} | {len(found.sizes)} | {found.senders} | {found.leading} "
+        f"| {share(found.first)} | {share(found.any_name)} | {share(found.calling)} "
+        f"| {share(found.first | found.calling)} |"
     )
 
 
@@ -138,6 +166,12 @@ def main(argv: list[str] | None = None) -> int:
     init_engines.add_engine_options(parser, DEFAULT_ENGINES)
     parser.add_argument(
         "--tree", type=Path, action="append", help="measure this unpacked tree instead"
+    )
+    parser.add_argument(
+        "--files",
+        action="store_true",
+        help="print, instead of the table, the files of columns 1 and 3, relative to the "
+        "tree, one a line: what bench/floors.py's CITED_ONLY builds up front (CITED)",
     )
     args = parser.parse_args(argv)
     if args.tree:
@@ -148,6 +182,12 @@ def main(argv: list[str] | None = None) -> int:
         ]
     else:
         trees = [(f"{e.name} {e.version}", t) for e, t in init_engines.chosen_trees(parser, args)]
+    if args.files:
+        for _, tree in trees:
+            found = columns(tree)
+            for path in sorted(found.first | found.calling):
+                print(os.path.relpath(path, tree.resolve()))
+        return 0
     print(HEADER, flush=True)
     for label, tree in trees:
         print(reach(label, tree), flush=True)

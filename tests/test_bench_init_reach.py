@@ -4,6 +4,7 @@ project whose every file's part is known from its text."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import astroid
 from astroid import nodes
@@ -70,6 +71,12 @@ def test_each_share_is_of_the_files_its_column_names(tmp_path: Path) -> None:
     assert cells[5] == _percent(root, any_name)  # any sender's name
     assert cells[6] == _percent(root, [client])  # calling a sender with call sites
     assert cells[7] == _percent(root, [client])
+
+
+def test_files_lists_those_of_columns_1_and_3(tmp_path: Path, capsys: Any) -> None:
+    root = project(tmp_path / "proj", FILES)
+    assert init_reach.main(["--tree", str(root), "--files"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["eng/client.py"]
 
 
 def test_a_constant_name_looked_up_is_no_lookup() -> None:
