@@ -10,8 +10,8 @@ reaches such calls everywhere, so each would make every parameter of it a sender
 A call site is the evidence of the names a sender sends, so one whose callee is not known
 counts (``self.executor.collective_rpc("x")``, the executor a class chosen at run time);
 but one proven to call no function of the project is no site of it: ``text.encode(
-"utf-8")`` calls the builtin ``str.encode``, ``super().__init__("x")`` in an exception
-class ``Exception.__init__``.
+"utf-8")`` calls the builtin ``str.encode``, ``json.JSONEncoder().encode("x")`` the
+standard library's.
 """
 
 from __future__ import annotations
