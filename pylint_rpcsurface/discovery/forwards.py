@@ -75,9 +75,7 @@ class Forwards:
             # ``self.send(...)`` calls the definition of the object's class, which may be
             # a subclass's: the caller's class and the sender's are one hierarchy.
             return self._related(class_of(call), function.parent)
-        return any(
-            self._is_or_overrides(found, function) for found in self._callees_of(call.func)[0]
-        )
+        return any(self._is_or_overrides(found, function) for found in self._callees_of(func)[0])
 
     def _is_or_overrides(self, found: nodes.FunctionDef, function: nodes.FunctionDef) -> bool:
         """*found* is *function*, an override of it, or a method it overrides."""
