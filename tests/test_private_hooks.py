@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -522,7 +523,7 @@ def test_a_classmethod_called_on_its_class_proxies_its_function_as_proxied() -> 
 
 
 INFERENCE_CACHE = "astroid.context._invalidate_cache"
-FORGET = "analysis/modules.py, _forget_inferences"
+FORGET = "analysis/inference_cache.py, forget_inferences"
 
 
 def test_invalidate_cache_empties_the_cache_inference_answers_from() -> None:
@@ -553,6 +554,44 @@ def test_invalidate_cache_empties_the_cache_inference_answers_from() -> None:
         INFERENCE_CACHE,
         "_invalidate_cache() emptying that cache",
         FORGET,
+    )
+
+
+UNTRUNCATED = "analysis/inference_cache.py, untruncated_inferences"
+
+
+def test_inference_writes_the_module_s_cache_with_its_context_in_hand() -> None:
+    """``InferenceContext.inferred`` is the module global ``_INFERENCE_CACHE``, read when
+    asked (so a replacement is what inference writes), and ``NodeNG.infer`` writes it from
+    a frame whose local ``context`` holds the budget spent."""
+    import astroid.context  # noqa: PLC0415  # pylint: disable=import-outside-toplevel
+
+    seen: list[object] = []
+
+    class Watching(dict):  # type: ignore[type-arg]
+        def __setitem__(self, key: object, value: object) -> None:
+            seen.append(sys._getframe(1).f_locals.get("context"))  # pylint: disable=protected-access
+            super().__setitem__(key, value)
+
+    held = astroid.context._INFERENCE_CACHE  # pylint: disable=protected-access
+    astroid.context._INFERENCE_CACHE = Watching()  # pylint: disable=protected-access
+    try:
+        module = AstroidBuilder(astroid.MANAGER).string_build("X = 1\nY = X\n", _probe_name())
+        list(module.body[1].value.infer())  # the generator run out: it writes then
+    finally:
+        astroid.context._INFERENCE_CACHE = held  # pylint: disable=protected-access
+    shape(
+        bool(seen)
+        and all(
+            isinstance(context, astroid.context.InferenceContext)
+            and isinstance(context.nodes_inferred, int)
+            and isinstance(context.max_inferred, int)
+            for context in seen
+        ),
+        "astroid.context._INFERENCE_CACHE",
+        "NodeNG.infer writing the module global cache, its InferenceContext the local "
+        "'context' with nodes_inferred and max_inferred",
+        UNTRUNCATED,
     )
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any
 
@@ -375,7 +376,9 @@ def decorator_name(decorator: nodes.NodeNG, project_names: Container[str]) -> st
 
 class LeanBuilds:
     """Within :meth:`active`, the modules named under *project_names* astroid builds are
-    lean (see the module's docstring)."""
+    lean (see the module's docstring); with *standard_library*, the standard library's
+    too, but for a module a transform of astroid's applies to as a whole (a brain's
+    module extender adds names its look-ups must find before anything is inferred)."""
 
     def __init__(
         self,
@@ -383,18 +386,40 @@ class LeanBuilds:
         project_names: Container[str],
         taken_out: list[nodes.Module],
         forget_inferences: Callable[[], None],
+        *,
+        standard_library: bool = False,
     ) -> None:
         self._manager = manager
         # Empties astroid's inference and look-up caches (the module store's own).
         self._forget_inferences = forget_inferences
         self._project_names = project_names
+        self._standard_library = standard_library
         self._lean: list[nodes.Module] = []
         # Told of the lean modules taken out of astroid's cache on exit: what the block
         # built and left there (a module built on its own and dropped at once is not).
         self._taken_out = taken_out
 
-    def _is_project(self, module: nodes.Module) -> bool:
-        return module.file is not None and module.name.partition(".")[0] in self._project_names
+    def _is_lean(self, module: nodes.Module) -> bool:
+        if module.file is None:
+            return False
+        top = module.name.partition(".")[0]
+        if top in self._project_names:
+            return True
+        return (
+            self._standard_library
+            and top in sys.stdlib_module_names
+            and not self._module_transformed(module)
+        )
+
+    def _module_transformed(self, module: nodes.Module) -> bool:
+        """Whether a transform of astroid's applies to *module* itself (its brains'
+        module extenders: ``hashlib``, ``collections`` ...)."""
+        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
+        visitor = self._manager._transform  # pylint: disable=protected-access
+        return any(
+            predicate is None or predicate(module)
+            for _, predicate in visitor.transforms.get(nodes.Module, ())
+        )
 
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
@@ -409,14 +434,14 @@ class LeanBuilds:
         decoratornames = nodes.FunctionDef.__dict__["decoratornames"]
         # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
         is_property = bases._is_property  # pylint: disable=protected-access
-        is_project, defer, transformed = self._is_project, self._defer, self._transformed
+        is_lean, defer, transformed = self._is_lean, self._defer, self._transformed
         project_names = self._project_names
         held_before = dict(self._manager.astroid_cache)
 
         def lean_post_build(
             builder: AstroidBuilder, module: nodes.Module, rebuilder: Any, encoding: str
         ) -> nodes.Module:
-            if not is_project(module):
+            if not is_lean(module):
                 return post_build(builder, module, rebuilder, encoding)  # type: ignore[no-any-return]
             # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
             deferred = rebuilder._delayed_assattr  # pylint: disable=protected-access

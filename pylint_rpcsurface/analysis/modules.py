@@ -25,7 +25,6 @@ import astroid
 import astroid.context
 from astroid import modutils, nodes
 from astroid.builder import AstroidBuilder, build_namespace_package_module
-from astroid.inference_tip import clear_inference_tip_cache
 
 # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
 from astroid.interpreter._import import spec as import_spec
@@ -35,6 +34,7 @@ from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
 
 from pylint_rpcsurface.analysis.assigned_members import AssignedElsewhere
+from pylint_rpcsurface.analysis.inference_cache import forget_inferences
 from pylint_rpcsurface.analysis.installed_packages import installed_packages_unread
 from pylint_rpcsurface.analysis.lean_build import LeanBuilds, built_lean, function_type
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
@@ -494,9 +494,15 @@ class ModuleStore:
         return module
 
     @contextlib.contextmanager
-    def resolving_imports(self, *, installed_packages: bool = True) -> Iterator[None]:
+    def resolving_imports(
+        self, *, installed_packages: bool = True, lean_standard_library: bool = False
+    ) -> Iterator[None]:
         """Within this block, imports of our module names find the files under the roots;
         without *installed_packages* (``init``), those of an installed package fail.
+        With *lean_standard_library* (``init``, in a process of its own) the standard
+        library's modules are built lean too (:class:`.lean_build.LeanBuilds`): they leave
+        astroid's cache on exit, and pylint's checkers, in the same process, would build
+        them again.
 
         Module names are the roots' (see ``sources.py``), so ``from pkg.base import Base``
         must reach the roots' ``pkg/base.py`` even when another copy of ``pkg`` sits on
@@ -525,7 +531,7 @@ class ModuleStore:
         changed = _drop_changed_modules(self.tree.top_level_names())
         elsewhere = AssignedElsewhere()
         elsewhere.take_from(self.manager.astroid_cache.values())
-        _forget_inferences(look_ups=changed > 0 or elsewhere.taken)
+        forget_inferences(look_ups=changed > 0 or elsewhere.taken)
         self._forget_look_ups()
         self._point_look_ups_at_the_roots()
         self._began_ns = self._last_began_ns = time.time_ns()
@@ -537,11 +543,17 @@ class ModuleStore:
         lean = contextlib.ExitStack()
         try:
             names = self.tree.top_level_names()
-            forget = partial(_forget_inferences, look_ups=True)
+            forget = partial(forget_inferences, look_ups=True)
             if not installed_packages:
                 lean.enter_context(installed_packages_unread(self.tree))
             if self.lean:
-                builds = LeanBuilds(self.manager, names, self.lean_built, forget)
+                builds = LeanBuilds(
+                    self.manager,
+                    names,
+                    self.lean_built,
+                    forget,
+                    standard_library=lean_standard_library,
+                )
                 lean.enter_context(builds.active())
             elsewhere.start()
             for path in self.overrides:
@@ -556,7 +568,7 @@ class ModuleStore:
             if elsewhere.restore():
                 # What was inferred or looked up without them is not what pylint's other
                 # checkers would see: they infer it again.
-                _forget_inferences(look_ups=True)
+                forget_inferences(look_ups=True)
             _stamp_modules(self.tree.top_level_names(), self._began_ns)
             self._began_ns = 0
 
@@ -681,26 +693,8 @@ def release_modules(roots: Iterable[str], keep: Container[int]) -> int:
     for name in dropped:
         del cache[name]
     if dropped:
-        _forget_inferences(look_ups=True)
+        forget_inferences(look_ups=True)
     return len(dropped)
-
-
-def _forget_inferences(*, look_ups: bool = False) -> None:
-    """Empty astroid's inference caches, which outlive an analysis as its module cache does;
-    with *look_ups*, its name look-up caches too (a class's members changed).
-
-    They hold results by node: pylint's build of a module the analysis reuses inferred
-    through it with pylint's search path (a base class pylint's path could not find is
-    cached as uninferable there), and an earlier analysis in the process inferred through
-    modules since rebuilt. Whatever is forgotten is inferred again when asked.
-    """
-    # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
-    astroid.context._invalidate_cache()  # pylint: disable=protected-access
-    clear_inference_tip_cache()
-    if look_ups:
-        # Private to astroid; tests/test_private_hooks.py checks the shape relied on.
-        nodes.Name.lookup.cache_clear()  # pylint: disable=no-member  # an lru_cache
-        nodes.ClassDef._metaclass_lookup_attribute.cache_clear()  # pylint: disable=protected-access
 
 
 # The attribute an analysis sets on each module of astroid's cache that has a file: the
