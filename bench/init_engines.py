@@ -138,7 +138,8 @@ class Result:
     uncommented_error: str = ""
 
 
-def _script() -> list[str]:
+def rpcsurface_command() -> list[str]:
+    """The ``rpcsurface`` console script of this Python, or its module where none is."""
     script = Path(sys.executable).parent / "rpcsurface"
     return (
         [str(script)] if script.exists() else [sys.executable, "-m", "pylint_rpcsurface.commands"]
@@ -165,7 +166,11 @@ def generated_table(tree: Path) -> tuple[int, str]:
     """``rpcsurface init --diff`` in *tree* (no pyproject.toml): its status and table."""
     (tree / "pyproject.toml").unlink(missing_ok=True)
     done = subprocess.run(
-        [*_script(), "init", "--diff"], cwd=tree, capture_output=True, text=True, check=False
+        [*rpcsurface_command(), "init", "--diff"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     added = [
         line[1:]
@@ -212,7 +217,7 @@ def sites(tree: Path, table: str) -> tuple[dict[str, set[tuple[str, int]]], str]
 def findings(tree: Path, table: str) -> tuple[int, set[str], str]:
     (tree / "pyproject.toml").write_text(table, encoding="utf-8")
     done = subprocess.run(
-        [*_script(), "check", "--format", "json", "--no-cache"],
+        [*rpcsurface_command(), "check", "--format", "json", "--no-cache"],
         cwd=tree,
         capture_output=True,
         text=True,

@@ -52,10 +52,9 @@ def differences(lean: list[str], full: list[str], limit: int = 12) -> list[str]:
 def run_init(tree: Path, env: dict[str, str]) -> tuple[list[str], float, int]:
     """The answer of ``rpcsurface init --diff .`` in *tree*, its processor time and its
     exit status."""
-    script = Path(sys.executable).with_name("rpcsurface")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     completed = subprocess.run(
-        [str(script), "init", "--diff", "."],
+        [*init_engines.rpcsurface_command(), "init", "--diff", "."],
         cwd=tree,
         capture_output=True,
         text=True,

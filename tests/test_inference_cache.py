@@ -3,12 +3,17 @@ inference of the same node while ``untruncated_inferences`` is active (init's di
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import astroid
 import astroid.context
 from astroid import nodes
 from astroid.util import Uninferable
+from support import project
 
 from pylint_rpcsurface.analysis.inference_cache import untruncated_inferences
+from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.sources import SourceTree
 
 BRANCHES = 120  # each return a value of its own: past astroid's budget of 100 nodes
 
@@ -56,3 +61,20 @@ def test_astroid_s_own_cache_is_back_and_empty_after_the_block() -> None:
         assert astroid.context._INFERENCE_CACHE  # pylint: disable=protected-access
     assert astroid.context._INFERENCE_CACHE is held  # pylint: disable=protected-access
     assert not held
+
+
+def test_the_store_building_the_standard_library_lean_keeps_no_cut_short_answer(
+    tmp_path: Path,
+) -> None:
+    # init's block: the two go together, as deferring the standard library's transforms
+    # moves inferences inside others.
+    root = project(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/probe.py": CODE})
+    store = ModuleStore(SourceTree((root,)))
+    with store.resolving_imports(installed_packages=False, lean_standard_library=True):
+        module = store.module(str(root / "pkg" / "probe.py"))
+        assert module is not None
+        total = module.body[-1].value
+        assert isinstance(total, nodes.BinOp)
+        list(total.infer())
+        found = list(total.right.infer())
+    assert [getattr(value, "value", value) for value in found] == [1000]

@@ -34,7 +34,10 @@ from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
 
 from pylint_rpcsurface.analysis.assigned_members import AssignedElsewhere
-from pylint_rpcsurface.analysis.inference_cache import forget_inferences
+from pylint_rpcsurface.analysis.inference_cache import (
+    forget_inferences,
+    untruncated_inferences,
+)
 from pylint_rpcsurface.analysis.installed_packages import installed_packages_unread
 from pylint_rpcsurface.analysis.lean_build import LeanBuilds, built_lean, function_type
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
@@ -500,9 +503,10 @@ class ModuleStore:
         """Within this block, imports of our module names find the files under the roots;
         without *installed_packages* (``init``), those of an installed package fail.
         With *lean_standard_library* (``init``, in a process of its own) the standard
-        library's modules are built lean too (:class:`.lean_build.LeanBuilds`): they leave
-        astroid's cache on exit, and pylint's checkers, in the same process, would build
-        them again.
+        library's modules are built lean too (:class:`.lean_build.LeanBuilds`), and no
+        answer cut short by astroid's budget is cached (:mod:`.inference_cache`: their
+        deferred work moves inferences inside others). They leave astroid's cache on exit,
+        and pylint's checkers, in the same process, would build them again.
 
         Module names are the roots' (see ``sources.py``), so ``from pkg.base import Base``
         must reach the roots' ``pkg/base.py`` even when another copy of ``pkg`` sits on
@@ -546,6 +550,8 @@ class ModuleStore:
             forget = partial(forget_inferences, look_ups=True)
             if not installed_packages:
                 lean.enter_context(installed_packages_unread(self.tree))
+            if lean_standard_library:
+                lean.enter_context(untruncated_inferences())
             if self.lean:
                 builds = LeanBuilds(
                     self.manager,

@@ -41,7 +41,6 @@ from typing import Protocol
 
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.collection import no_cyclic_collection
-from pylint_rpcsurface.analysis.inference_cache import untruncated_inferences
 from pylint_rpcsurface.analysis.modules import BuildFailure, ModuleStore
 from pylint_rpcsurface.discovery.core import Discovery
 from pylint_rpcsurface.discovery.reading import (
@@ -84,11 +83,9 @@ def discover(project: Path, roots: tuple[Path, ...], told: Told | None = None) -
     # The installed packages are not read: what init proposes is the same wherever it
     # runs, and astroid does not build a dependency for every class that derives from it.
     # The standard library's modules are built lean as the project's are: their
-    # transforms and attribute inference took a fifth of init on LMDeploy 0.18.0. That
-    # moves inferences inside others, so no answer cut short by astroid's budget is kept.
+    # transforms and attribute inference took a fifth of init on LMDeploy 0.18.0.
     with (
         no_cyclic_collection(),
-        untruncated_inferences(),
         store.resolving_imports(installed_packages=False, lean_standard_library=True),
     ):
         modules = []
