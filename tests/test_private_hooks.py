@@ -19,7 +19,8 @@ hooks, each marked in the package with a comment that points here:
 * ``AstroidBuilder._post_build``'s arguments, the rebuilder's ``_delayed_assattr``, the
   builder's ``_apply_transforms``, ``AstroidManager._transform`` and its
   ``TransformVisitor._transform``, ``NodeNG._astroid_fields``, and ``bases._is_property``
-  with its ``PROPERTIES`` and ``POSSIBLE_PROPERTIES`` (analysis/lean_build.py).
+  with its ``PROPERTIES`` and ``POSSIBLE_PROPERTIES``, and
+  ``TreeRebuilder._get_position_info`` (analysis/lean_build.py).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import pytest
 from astroid import bases, nodes
 from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
+from astroid.rebuilder import TreeRebuilder
 from pylint.checkers import BaseChecker
 from pylint.lint import PyLinter
 from pylint.lint import pylinter as pylinter_module
@@ -710,6 +712,43 @@ def test_the_post_build_steps_a_lean_build_leaves_for_later() -> None:
     fields = getattr(klass, "_astroid_fields", None)
     shape(fields is not None and "body" in fields, "NodeNG._astroid_fields",
           "the names of a node's child fields", LEAN)  # fmt: skip
+
+
+def test_a_class_s_and_a_function_s_position_is_what_the_rebuilder_s_method_gives() -> None:
+    """``TreeRebuilder._get_position_info(node, parent)``, looked up on the class, is how
+    the rebuild finds the ``position`` of each class and function: *parent* is the node
+    being made, already under its module (named as built), and what it returns
+    becomes the node's ``position`` (None left as None)."""
+    original = TreeRebuilder.__dict__.get("_get_position_info")
+    shape(callable(original), "astroid.rebuilder.TreeRebuilder._get_position_info",
+          "a method of the rebuilder", LEAN)  # fmt: skip
+    parameters = list(inspect.signature(original).parameters)  # type: ignore[arg-type]
+    shape(parameters == ["self", "node", "parent"], "TreeRebuilder._get_position_info",
+          "the arguments (node, parent)", LEAN)  # fmt: skip
+    asked: list[tuple[str, str]] = []
+    name = _probe_name()
+
+    def unplaced(rebuilder: TreeRebuilder, node: Any, parent: Any) -> None:
+        asked.append((type(parent).__name__, parent.root().name))
+
+    TreeRebuilder._get_position_info = unplaced  # type: ignore[method-assign]  # pylint: disable=protected-access
+    try:
+        module = AstroidBuilder(MANAGER).string_build(
+            "class A:\n    def f(self):\n        pass\n", name
+        )
+    finally:
+        TreeRebuilder._get_position_info = original  # type: ignore[method-assign]  # pylint: disable=protected-access
+    klass = module.body[0]
+    # The class is placed once its body is made; another module astroid builds meanwhile
+    # (a brain's) is asked too.
+    probed = [kind for kind, root in asked if root == name]
+    shape(probed == ["FunctionDef", "ClassDef"] and klass.position is None
+          and klass.body[0].position is None, "TreeRebuilder._get_position_info",
+          "a call for each class and function, under its module, whose answer is the position",
+          LEAN)  # fmt: skip
+    placed = AstroidBuilder(MANAGER).string_build("class A:\n    pass\n", _probe_name())
+    shape(placed.body[0].position is not None, "TreeRebuilder._get_position_info",
+          "a position found for a class by astroid's own method", LEAN)  # fmt: skip
 
 
 def test_is_property_is_what_astroid_asks_a_function_s_decorators() -> None:

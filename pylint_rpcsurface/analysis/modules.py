@@ -34,10 +34,7 @@ from astroid.manager import AstroidManager
 from astroid.nodes import _base_nodes
 
 from pylint_rpcsurface.analysis.assigned_members import AssignedElsewhere
-from pylint_rpcsurface.analysis.inference_cache import (
-    forget_inferences,
-    untruncated_inferences,
-)
+from pylint_rpcsurface.analysis.inference_cache import forget_inferences, untruncated_inferences
 from pylint_rpcsurface.analysis.installed_packages import installed_packages_unread
 from pylint_rpcsurface.analysis.lean_build import LeanBuilds, built_lean, function_type
 from pylint_rpcsurface.analysis.member_reads import ClassSplitter, extra_decorators
@@ -76,14 +73,13 @@ class _NoProjectImports:
     calls ``__import__`` on ``gi.repository.<name>``, its transform of
     ``gi.require_version()`` imports ``gi``, and a C extension allowed by pylint's
     ``extension-pkg-allow-list`` is loaded. A project package of such a name would then
-    run. While it is first on ``sys.meta_path``, every import that is not already done
-    comes here first (``__import__``, ``importlib.import_module`` and the ``import``
-    statement all do): a package named like one of the project's that is not imported
-    yet, or a module that the other finders would load from a file under the source
-    roots, is refused with an ImportError, which the brains take as "not installed".
-    Other modules (the standard library, installed packages, and those of a package
-    already imported from somewhere else, such as astroid's own lazy imports when the
-    project is a copy of astroid) are found as usual.
+    run. While it is first on ``sys.meta_path``, every import not already done comes here
+    first (``__import__``, ``importlib.import_module`` and ``import`` all do): a package
+    named like one of the project's and not imported yet, or a module the other finders
+    would load from a file under the source roots, is refused with an ImportError, which
+    the brains take as "not installed". Other modules (the standard library, installed
+    packages, those of a package already imported from elsewhere, such as astroid's own
+    lazy imports when the project is a copy of astroid) are found as usual.
     """
 
     def __init__(self, roots: Sequence[str], names: frozenset[str]) -> None:
@@ -96,10 +92,9 @@ class _NoProjectImports:
         if top is None and name.partition(".")[0] in self.names:
             self._refuse(name)
         if self._asking or (top is not None and any(self._ours(p) for p in _places(top))):
-            # A package of the roots that is already imported is the running program
-            # itself (this plugin analysing its own checkout): its modules are not
-            # refused. The analysed code is never imported by the analysis, so it is
-            # never one of these.
+            # A package of the roots already imported is the running program itself
+            # (this plugin analysing its own checkout): not refused. The analysed code
+            # is never imported by the analysis, so it is never one of these.
             return None
         self._asking = True
         try:
@@ -498,26 +493,30 @@ class ModuleStore:
 
     @contextlib.contextmanager
     def resolving_imports(
-        self, *, installed_packages: bool = True, lean_standard_library: bool = False
+        self,
+        *,
+        installed_packages: bool = True,
+        lean_standard_library: bool = False,
+        positions: bool = True,
     ) -> Iterator[None]:
         """Within this block, imports of our module names find the files under the roots;
         without *installed_packages* (``init``), those of an installed package fail.
         With *lean_standard_library* (``init``, in a process of its own) the standard
         library's modules are built lean too (:class:`.lean_build.LeanBuilds`), and no
         answer cut short by astroid's budget is cached (:mod:`.inference_cache`: their
-        deferred work moves inferences inside others). They leave astroid's cache on exit,
-        and pylint's checkers, in the same process, would build them again.
+        deferred work moves inferences inside others); without *positions* (``init``), no
+        class or function of a lean module gets its ``position``. They leave astroid's
+        cache on exit, and pylint's checkers, in the same process, would build them again.
 
         Module names are the roots' (see ``sources.py``), so ``from pkg.base import Base``
         must reach the roots' ``pkg/base.py`` even when another copy of ``pkg`` sits on
         sys.path (the project installed in its virtualenv, or a tree copied out of
-        site-packages): astroid is told where each module file under the roots is, in
-        the table where it remembers its look-ups, as Python would find it with the roots
-        first on sys.path (pylint puts the root of each file it lints there). pylint does
-        not put the roots of implicit namespace packages on sys.path, and astroid
-        remembers failed look-ups, so ``from atom.config import X`` would not infer
-        either: imports astroid can't resolve are looked up under the roots through
-        astroid's public fallback hook.
+        site-packages): astroid is told where each module file under the roots is, in the
+        table where it remembers its look-ups, as Python would find it with the roots first
+        on sys.path (pylint puts the root of each file it lints there). pylint does not put
+        the roots of implicit namespace packages on sys.path, and astroid remembers failed
+        look-ups, so ``from atom.config import X`` would not infer either: imports astroid
+        can't resolve are looked up under the roots through astroid's public fallback hook.
 
         The project is never imported, whatever astroid's brains do: a finder first on
         ``sys.meta_path`` refuses every import of its modules (:class:`_NoProjectImports`).
@@ -559,6 +558,7 @@ class ModuleStore:
                     self.lean_built,
                     forget,
                     standard_library=lean_standard_library,
+                    positions=positions,
                 )
                 lean.enter_context(builds.active())
             elsewhere.start()

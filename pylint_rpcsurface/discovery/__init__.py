@@ -83,10 +83,13 @@ def discover(project: Path, roots: tuple[Path, ...], told: Told | None = None) -
     # The installed packages are not read: what init proposes is the same wherever it
     # runs, and astroid does not build a dependency for every class that derives from it.
     # The standard library's modules are built lean as the project's are: their
-    # transforms and attribute inference took a fifth of init on LMDeploy 0.18.0.
+    # transforms and attribute inference took a fifth of init on LMDeploy 0.18.0. No
+    # class or function gets astroid's position of its name: init writes lines alone.
     with (
         no_cyclic_collection(),
-        store.resolving_imports(installed_packages=False, lean_standard_library=True),
+        store.resolving_imports(
+            installed_packages=False, lean_standard_library=True, positions=False
+        ),
     ):
         modules = []
         unread: list[str] = []
