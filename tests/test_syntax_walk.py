@@ -172,3 +172,27 @@ def test_a_node_class_not_listed_is_read_by_get_children() -> None:
     names = [n.name for n in nodes_of(match, nodes.AssignName)]
     assert names == [n.name for n in match.nodes_of_class(nodes.AssignName)]
     assert {"others", "more", "yy", "text"} <= set(names)
+
+
+def test_a_walk_gives_every_node_and_where_each_function_s_body_lies() -> None:
+    """``walked`` is ``nodes_of`` for every node, and its slice for a function is the
+    nodes of its body's statements (``own_nodes``: a nested function's and a lambda's
+    included), for a method, a nested function and an async one, decorated or not."""
+    functions = 0
+    for tree in _trees():
+        order, bodies = syntax.walked(tree)
+        expected = list(nodes_of(tree, nodes.NodeNG))
+        assert len(order) == len(expected)
+        assert all(w is e for w, e in zip(order, expected, strict=True)), tree.name
+        for function in tree.nodes_of_class(nodes.FunctionDef):
+            start, end = bodies[id(function)]
+            own = [n for statement in function.body for n in nodes_of(statement, nodes.NodeNG)]
+            assert len(order[start:end]) == len(own), (tree.name, function.lineno)
+            assert all(w is e for w, e in zip(order[start:end], own, strict=True))
+            functions += 1
+    assert functions > 100
+    # The module's own shapes: a decorated method, an async function, a nested one.
+    module = _trees()[0]
+    _, bodies = syntax.walked(module)
+    kinds = {type(f) for f in module.nodes_of_class(nodes.FunctionDef) if id(f) in bodies}
+    assert nodes.AsyncFunctionDef in kinds

@@ -28,6 +28,7 @@ the tests compare the lean build with.
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import sys
 from collections.abc import Callable, Container, Iterator, Sequence
@@ -54,6 +55,7 @@ __all__ = [
     "infers_to_no_class",
     "lean_wanted",
     "method_type_by_syntax",
+    "replacements",
 ]
 
 BUILD_ENV = "RPCSURFACE_BUILD"  # "full": astroid's whole post-build for every module
@@ -68,6 +70,14 @@ _LEAN = "_rpcsurface_lean"
 # The attribute a module being built carries while a block without positions decides, once,
 # whether its classes and functions get astroid's position of their name.
 _UNPLACED = "_rpcsurface_unplaced"
+# The attribute of a lean module counting the nodes its transforms replaced in its tree.
+_REPLACED = "_rpcsurface_replaced"
+
+
+def replacements(module: nodes.Module) -> int:
+    """How many nodes of *module* a transform has put another node in place of since it
+    was built lean: a walk of its tree made before holds them no longer."""
+    return int(module.__dict__.get(_REPLACED, 0))
 
 
 def built_lean(module: nodes.Module) -> bool:
@@ -577,6 +587,8 @@ class LeanBuilds:
         visitor = self._manager._transform  # pylint: disable=protected-access
         replacement: Any = visitor._transform(node)  # pylint: disable=protected-access
         if replacement is not node and node.parent is not None:
+            module = node.root()
+            module.__dict__[_REPLACED] = replacements(module) + 1
             _replace_child(node.parent, node, replacement)
         return replacement
 
@@ -687,9 +699,10 @@ def _parsed_nodes(
     found: dict[int, nodes.NodeNG] = {}
     classes: list[nodes.ClassDef] = []
     decorated: list[nodes.FunctionDef] = []
-    # Each node class's fields, last first, and whether it is a class or a function,
-    # read once a class rather than once a node (every node of every module goes by).
-    kinds: dict[type[Any], tuple[tuple[str, ...], bool, bool]] = {}
+    # Each node class's reader of its fields, last first (None for a class without any),
+    # and whether it is a class or a function, made once a class rather than once a node
+    # (every node of every module goes by): an attrgetter reads them in one call.
+    kinds: dict[type[Any], tuple[Callable[[Any], Any] | None, bool, bool]] = {}
     stack: list[Any] = [module]
     pop, extend = stack.pop, stack.extend
     while stack:
@@ -708,18 +721,30 @@ def _parsed_nodes(
             # Private to astroid (its transforms' walk reads it); see tests/test_private_hooks.py.
             fields = tuple(reversed(kind._astroid_fields))  # pylint: disable=protected-access
             known = kinds[kind] = (
-                fields,
+                _fields_reader(fields),
                 issubclass(kind, nodes.ClassDef),
                 issubclass(kind, nodes.FunctionDef),
             )
-        fields, is_class, is_function = known
+        read, is_class, is_function = known
         found[id(value)] = value
         if is_class:
             classes.append(value)
         elif is_function and value.decorators is not None:
             decorated.append(value)
-        extend([getattr(value, field) for field in fields])
+        if read is not None:
+            extend(read(value))
     return found, classes, decorated
+
+
+def _fields_reader(fields: tuple[str, ...]) -> Callable[[Any], Any] | None:
+    """What reads the values of *fields* of a node, in their order, as a tuple (None for
+    no field)."""
+    if not fields:
+        return None
+    if len(fields) == 1:
+        one = operator.attrgetter(fields[0])
+        return lambda node: (one(node),)
+    return operator.attrgetter(*fields)
 
 
 def _reads_no_class_around(node: nodes.NodeNG, outermost: nodes.ClassDef) -> bool:

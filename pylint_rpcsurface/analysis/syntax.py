@@ -15,6 +15,7 @@ __all__ = [
     "changed_in_place",
     "changes_in_place",
     "nodes_of",
+    "walked",
 ]
 
 # The fields that hold statements, in the order astroid's get_children gives them.
@@ -120,6 +121,65 @@ def nodes_of(
                         push(item)
             else:
                 push(value)
+
+
+class _BodyMark:
+    """Where a function's body starts or ends in :func:`walked`'s order."""
+
+    __slots__ = ("function", "start")
+
+    def __init__(self, function: nodes.FunctionDef, *, start: bool) -> None:
+        self.function = function
+        self.start = start
+
+
+def walked(
+    root: nodes.NodeNG,
+) -> tuple[list[nodes.NodeNG], dict[int, tuple[int, int]]]:
+    """``list(nodes_of(root, nodes.NodeNG))``, and where the nodes of each function's
+    body under *root* lie in it, by the function's id: ``order[start:end]`` is every
+    node of its body statements, nested functions' and lambdas' included, in
+    :func:`nodes_of`'s order. A function's body is the last of the fields the walk
+    reads, so its nodes follow each other, after those of its decorators and
+    arguments. One walk of a module gives the discovery every node it collects, and the
+    body of each function it then reads."""
+    pushed = _PUSHED
+    order: list[nodes.NodeNG] = []
+    bodies: dict[int, tuple[int, int]] = {}
+    starts: dict[int, int] = {}
+    stack: list[Any] = [root]
+    pop, push, add = stack.pop, stack.append, order.append
+    while stack:
+        node = pop()
+        if type(node) is _BodyMark:  # pylint: disable=unidiomatic-typecheck
+            if node.start:
+                starts[id(node.function)] = len(order)
+            else:
+                bodies[id(node.function)] = (starts.pop(id(node.function)), len(order))
+            continue
+        add(node)
+        fields = pushed.get(type(node))
+        if fields is None:
+            children = list(node.get_children())
+            children.reverse()
+            stack.extend(children)
+            continue
+        function = isinstance(node, nodes.FunctionDef)
+        for field in fields:
+            value = getattr(node, field)
+            if function and field == "body":
+                push(_BodyMark(node, start=False))
+            if value is None:
+                continue
+            if type(value) in (list, tuple):  # pylint: disable=unidiomatic-typecheck
+                for item in reversed(value):
+                    if item is not None:
+                        push(item)
+            else:
+                push(value)
+            if function and field == "body":
+                push(_BodyMark(node, start=True))
+    return order, bodies
 
 
 def builtin_call(node: object, name: str, *arities: int) -> TypeGuard[nodes.Call]:

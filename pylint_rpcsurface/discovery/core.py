@@ -14,7 +14,6 @@ from astroid import nodes
 from pylint_rpcsurface.analysis.classes import ClassIndex
 from pylint_rpcsurface.analysis.inference import enum_member_key, inferred_values
 from pylint_rpcsurface.analysis.lean_build import infers_to_no_class
-from pylint_rpcsurface.analysis.syntax import nodes_of
 from pylint_rpcsurface.discovery import unproven
 from pylint_rpcsurface.discovery.callers import CallerSplit, ExactReceivers
 from pylint_rpcsurface.discovery.evidence import (
@@ -73,6 +72,7 @@ from pylint_rpcsurface.discovery.workers import WorkerSide, top_of
 _MAX_HELPER_LAYERS = 6
 # The nodes that may give an attribute a value: x.attr = v, a class body, attr=v passed.
 _GIVING = (nodes.AssignAttr, nodes.ClassDef, nodes.Call)
+_COLLECTED = (*_GIVING, nodes.FunctionDef, nodes.Compare, nodes.For, nodes.ImportFrom)
 
 
 class Discovery:  # pylint: disable=too-many-instance-attributes
@@ -95,10 +95,11 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
             self.where,
             index.store.tree,
         )
+        self.body = FunctionBodies()
         for module in modules:
-            for node in nodes_of(
-                module, (*_GIVING, nodes.FunctionDef, nodes.Compare, nodes.For, nodes.ImportFrom)
-            ):
+            for node in self.body.walked(module):
+                if not isinstance(node, _COLLECTED):
+                    continue
                 if isinstance(node, _GIVING):
                     giving.append(node)
                 elif isinstance(node, nodes.ImportFrom):
@@ -118,7 +119,6 @@ class Discovery:  # pylint: disable=too-many-instance-attributes
                     self.functions.append(node)
         self._answers: dict[int, frozenset[str]] = {}
         self._answering: AnsweringIndex | None = None
-        self.body = FunctionBodies()
         in_project = {id(m) for m in modules}
         self.forwards = Forwards(
             lambda c: index.linearize(c)[0], lambda n: id(n.root()) in in_project

@@ -11,7 +11,8 @@ from typing import TypeGuard, TypeVar, cast
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.syntax import builtin_call, nodes_of
+from pylint_rpcsurface.analysis.lean_build import replacements
+from pylint_rpcsurface.analysis.syntax import builtin_call, nodes_of, walked
 from pylint_rpcsurface.sources import shown_path
 
 # Calls that send their arguments to another process: queues, pipes, sockets, Ray.
@@ -267,6 +268,11 @@ def positional_params(function: nodes.FunctionDef) -> list[str]:
     return names
 
 
+# A module's walk, where one function's body lies in it, and the module's replacements
+# when it was walked.
+_Walked = tuple[list[nodes.NodeNG], int, int, int]
+
+
 class FunctionBody:
     """One function's body as the discovery's readers see it, walked once when first
     asked for, each part read from that walk once: the search for senders asks the same
@@ -275,8 +281,9 @@ class FunctionBody:
     question takes half a minute on a project of 600 files. Made once a function by
     :class:`FunctionBodies`."""
 
-    def __init__(self, function: nodes.FunctionDef) -> None:
+    def __init__(self, function: nodes.FunctionDef, walk: _Walked | None = None) -> None:
         self.function = function
+        self._walk = walk
         self._tainted: dict[frozenset[str], set[str]] = {}
         self._lookups: dict[frozenset[str], nodes.Call | None] = {}
         self._kinds: dict[type[nodes.NodeNG], list[nodes.NodeNG]] = {}
@@ -284,7 +291,12 @@ class FunctionBody:
     @cached_property
     def _own(self) -> list[nodes.NodeNG]:
         """Every node of :func:`own_nodes`, in its order: the readers ask for calls,
-        subscripts and assignments of the same functions, each kind once a reader."""
+        subscripts and assignments of the same functions, each kind once a reader. Taken
+        from the walk of its module (:meth:`FunctionBodies.walked`) while no transform has
+        replaced a node of the module since."""
+        walk = self._walk
+        if walk is not None and replacements(self.function.root()) == walk[3]:
+            return walk[0][walk[1] : walk[2]]
         return list(own_nodes(self.function, nodes.NodeNG))
 
     def own_nodes(self, kind: type[_Node]) -> list[_Node]:
@@ -400,10 +412,20 @@ class FunctionBodies:
 
     def __init__(self) -> None:
         self._bodies: dict[int, FunctionBody] = {}
+        self._walks: dict[int, _Walked] = {}
+
+    def walked(self, module: nodes.Module) -> list[nodes.NodeNG]:
+        """Every node of *module* (:func:`.syntax.walked`), its functions' bodies kept
+        for their :class:`FunctionBody`: the discovery walks each module once."""
+        order, bodies = walked(module)
+        mark = replacements(module)
+        for key, (start, end) in bodies.items():
+            self._walks[key] = (order, start, end, mark)
+        return order
 
     def __call__(self, function: nodes.FunctionDef) -> FunctionBody:
         if id(function) not in self._bodies:
-            self._bodies[id(function)] = FunctionBody(function)
+            self._bodies[id(function)] = FunctionBody(function, self._walks.get(id(function)))
         return self._bodies[id(function)]
 
 
