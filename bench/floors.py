@@ -96,12 +96,14 @@ CITED_ONLY = (
 )
 # astroid's tree of every file: the parse and astroid's rebuild of it into its nodes, and
 # nothing after (no transform, no inference; the private step its builder takes first),
-# the cyclic collector off as in init.
+# the cyclic collector off and no class or function given its position, as in init.
 TREES_ALL = (
     "import gc, pathlib, sys, astroid\n"
     "from astroid.builder import AstroidBuilder\n"
+    "from astroid.rebuilder import TreeRebuilder\n"
     "sys.setrecursionlimit(10000)\n"
     "gc.disable()  # as init reads: the collector would walk the trees again and again\n"
+    "TreeRebuilder._get_position_info = lambda self, node, parent: None  # as init builds\n"
     "builder = AstroidBuilder(astroid.MANAGER, apply_transforms=False)\n"
     'for p in sorted(pathlib.Path(".").rglob("*.py")):\n'
     '    text = p.read_bytes().decode("utf-8", "replace")\n'

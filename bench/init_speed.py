@@ -23,8 +23,9 @@ process, one after the other:
    the least a first pass that finds senders and call sites by name costs, without
    astroid;
 6. astroid's tree of every ``.py`` file (bench/floors.py's ``TREES_ALL``: the parse and
-   astroid's rebuild of it, no transform, no inference): the least an ``init`` that builds
-   every module with astroid costs, before it reads anything;
+   astroid's rebuild of it, no transform, no inference, no position of a class or a
+   function, as ``init`` builds them): the least an ``init`` that builds every module with
+   astroid costs, before it reads anything;
 7. every ``.py`` file's text read and each word in it indexed to the files holding it
    (bench/floors.py's ``WORDS_ALL``): the least a first pass that finds where a name may
    occur costs, from the text, without parsing;
