@@ -196,3 +196,22 @@ def test_a_walk_gives_every_node_and_where_each_function_s_body_lies() -> None:
     _, bodies = syntax.walked(module)
     kinds = {type(f) for f in module.nodes_of_class(nodes.FunctionDef) if id(f) in bodies}
     assert nodes.AsyncFunctionDef in kinds
+
+
+@pytest.mark.parametrize(
+    "skip", [nodes.ClassDef, (nodes.FunctionDef, nodes.Lambda), nodes.Call], ids=repr
+)
+def test_nodes_of_leaves_out_what_nodes_of_class_skips(skip: object) -> None:
+    """``skip`` prunes as astroid's ``skip_klass`` does: a node of that kind under the
+    start is left out with everything under it, the start itself never."""
+    pruned = 0
+    kinds = (nodes.Call, nodes.Subscript, nodes.AugAssign, nodes.ClassDef)
+    for tree in _trees():
+        starts = [tree, *tree.nodes_of_class((nodes.ClassDef, nodes.Call))]
+        for start in starts[:300]:
+            expected = list(start.nodes_of_class(kinds, skip_klass=skip))  # type: ignore[arg-type]
+            walked = list(nodes_of(start, kinds, skip=skip))  # type: ignore[arg-type]
+            assert len(walked) == len(expected), (tree.name, start.lineno)
+            assert all(w is e for w, e in zip(walked, expected, strict=True))
+            pruned += len(list(nodes_of(start, kinds))) - len(walked)
+    assert pruned > 0

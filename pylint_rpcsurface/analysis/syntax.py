@@ -81,18 +81,24 @@ _PUSHED: dict[type[nodes.NodeNG], tuple[str, ...]] = {
 _Node = TypeVar("_Node", bound=nodes.NodeNG)
 
 
-@overload
-def nodes_of(root: nodes.NodeNG, kinds: type[_Node]) -> Iterator[_Node]: ...
+_Kinds = type[nodes.NodeNG] | tuple[type[nodes.NodeNG], ...]
 
 
 @overload
-def nodes_of(root: nodes.NodeNG, kinds: tuple[type[nodes.NodeNG], ...]) -> Iterator[Any]: ...
-
-
 def nodes_of(
-    root: nodes.NodeNG, kinds: type[nodes.NodeNG] | tuple[type[nodes.NodeNG], ...]
-) -> Iterator[Any]:
-    """``root.nodes_of_class(kinds)``: *root* and every node under it of *kinds*, in the
+    root: nodes.NodeNG, kinds: type[_Node], *, skip: _Kinds | None = None
+) -> Iterator[_Node]: ...
+
+
+@overload
+def nodes_of(
+    root: nodes.NodeNG, kinds: tuple[type[nodes.NodeNG], ...], *, skip: _Kinds | None = None
+) -> Iterator[Any]: ...
+
+
+def nodes_of(root: nodes.NodeNG, kinds: _Kinds, *, skip: _Kinds | None = None) -> Iterator[Any]:
+    """``root.nodes_of_class(kinds, skip_klass=skip)``: *root* and every node under it of
+    *kinds*, but for those under a node of *skip* (the node itself left out too), in the
     same order, walked without nesting a generator per level (astroid's passes each node
     up through one generator per ancestor: most of a walk of a whole module). A node's
     children are all read as the walk leaves it for them, where astroid's reads each as
@@ -103,6 +109,8 @@ def nodes_of(
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
+        if skip is not None and node is not root and isinstance(node, skip):
+            continue
         if isinstance(node, kinds):
             yield node
         fields = pushed.get(type(node))
@@ -262,9 +270,7 @@ def changes_in_place(
         )
 
     skipped = None if in_classes else (nodes.ClassDef,)
-    for node in scope.nodes_of_class(
-        (nodes.Call, nodes.Subscript, nodes.AugAssign), skip_klass=skipped
-    ):
+    for node in nodes_of(scope, (nodes.Call, nodes.Subscript, nodes.AugAssign), skip=skipped):
         if isinstance(node, nodes.Call):
             func = node.func
             if not (isinstance(func, nodes.Attribute) and func.attrname in MUTATORS):
