@@ -169,6 +169,22 @@ def clean_environment(env: dict[str, str] | None = None) -> dict[str, str]:
     return environment
 
 
+def probe_json(script: str, *argv: str, env: dict[str, str] | None = None) -> Any:
+    """What *script* prints as JSON, run by this Python in a process of its own (so
+    astroid's caches hold only what it builds) with *argv*, in the clean environment
+    updated with *env*; the test fails with its stderr if it does not exit 0."""
+    completed = subprocess.run(
+        [sys.executable, "-c", script, *argv],
+        capture_output=True,
+        text=True,
+        env=clean_environment(env),
+        check=False,
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    return json.loads(completed.stdout)
+
+
 def _reported(items: list[dict[str, Any]], project: Path) -> tuple[Reported, ...]:
     """pylint's json2 messages, or ``rpcsurface check --format json``'s (same keys)."""
     found = []

@@ -12,12 +12,9 @@ is inferred. bench/init_lean_oracle.py holds the same on released engines; on vL
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from support import FULL_BUILD, clean_environment, project, run_cli
+from support import FULL_BUILD, probe_json, project, run_cli
 
 WORKER = """\
 import enum
@@ -133,16 +130,7 @@ def test_init_proposes_as_with_astroid_s_full_build(tmp_path: Path) -> None:
 
 def _probe(tmp_path: Path, env: dict[str, str] | None = None) -> dict[str, object]:
     root = project(tmp_path / "probe", {"pkg/__init__.py": "", "pkg/probe.py": PROBED})
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE, str(root)],
-        capture_output=True,
-        text=True,
-        env=clean_environment(env),
-        check=False,
-        timeout=120,
-    )
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)  # type: ignore[no-any-return]
+    return probe_json(PROBE, str(root), env=env)  # type: ignore[no-any-return]
 
 
 def test_the_standard_library_is_built_lean_but_for_a_module_a_brain_extends(

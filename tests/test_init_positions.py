@@ -9,11 +9,9 @@ astroid builds in full, which stays in astroid's cache for pylint's checkers.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from support import FULL_BUILD, clean_environment, project, run_cli
+from support import FULL_BUILD, probe_json, project, run_cli
 
 # Built in a process of its own: the modules astroid's cache holds come from this build.
 PROBE = """\
@@ -64,16 +62,7 @@ def handle(name):
 
 def _probe(tmp_path: Path, **options: bool) -> dict[str, object]:
     root = project(tmp_path / "probe", {"pkg/__init__.py": "", "pkg/probe.py": PROBED})
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE, str(root), json.dumps(options)],
-        capture_output=True,
-        text=True,
-        env=clean_environment(),
-        check=False,
-        timeout=120,
-    )
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)  # type: ignore[no-any-return]
+    return probe_json(PROBE, str(root), json.dumps(options))  # type: ignore[no-any-return]
 
 
 def test_a_lean_module_built_without_positions_has_none(tmp_path: Path) -> None:

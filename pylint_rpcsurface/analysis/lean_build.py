@@ -28,7 +28,6 @@ the tests compare the lean build with.
 from __future__ import annotations
 
 import contextlib
-import operator
 import os
 import sys
 from collections.abc import Callable, Container, Iterator, Sequence
@@ -45,6 +44,7 @@ from pylint_rpcsurface.analysis.inference import (
     name_bindings,
     project_names_of,
 )
+from pylint_rpcsurface.analysis.syntax import fields_reader
 
 __all__ = [
     "BUILD_ENV",
@@ -699,10 +699,10 @@ def _parsed_nodes(
     found: dict[int, nodes.NodeNG] = {}
     classes: list[nodes.ClassDef] = []
     decorated: list[nodes.FunctionDef] = []
-    # Each node class's reader of its fields, last first (None for a class without any),
-    # and whether it is a class or a function, made once a class rather than once a node
-    # (every node of every module goes by): an attrgetter reads them in one call.
-    kinds: dict[type[Any], tuple[Callable[[Any], Any] | None, bool, bool]] = {}
+    # Each node class's reader of its fields, last first, and whether it is a class or a
+    # function, made once a class rather than once a node (every node of every module
+    # goes by): an attrgetter reads them in one call.
+    kinds: dict[type[Any], tuple[Callable[[Any], tuple[Any, ...]], bool, bool]] = {}
     stack: list[Any] = [module]
     pop, extend = stack.pop, stack.extend
     while stack:
@@ -721,7 +721,7 @@ def _parsed_nodes(
             # Private to astroid (its transforms' walk reads it); see tests/test_private_hooks.py.
             fields = tuple(reversed(kind._astroid_fields))  # pylint: disable=protected-access
             known = kinds[kind] = (
-                _fields_reader(fields),
+                fields_reader(fields),
                 issubclass(kind, nodes.ClassDef),
                 issubclass(kind, nodes.FunctionDef),
             )
@@ -731,20 +731,8 @@ def _parsed_nodes(
             classes.append(value)
         elif is_function and value.decorators is not None:
             decorated.append(value)
-        if read is not None:
-            extend(read(value))
+        extend(read(value))
     return found, classes, decorated
-
-
-def _fields_reader(fields: tuple[str, ...]) -> Callable[[Any], Any] | None:
-    """What reads the values of *fields* of a node, in their order, as a tuple (None for
-    no field)."""
-    if not fields:
-        return None
-    if len(fields) == 1:
-        one = operator.attrgetter(fields[0])
-        return lambda node: (one(node),)
-    return operator.attrgetter(*fields)
 
 
 def _reads_no_class_around(node: nodes.NodeNG, outermost: nodes.ClassDef) -> bool:

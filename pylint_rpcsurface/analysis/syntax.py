@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import operator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeGuard, TypeVar, overload
 
 from astroid import nodes
@@ -14,6 +15,7 @@ __all__ = [
     "builtin_call",
     "changed_in_place",
     "changes_in_place",
+    "fields_reader",
     "nodes_of",
     "walked",
 ]
@@ -78,27 +80,24 @@ _PUSHED: dict[type[nodes.NodeNG], tuple[str, ...]] = {
     **{kind: tuple(reversed(fields)) for kind, fields in _FIELDS_GIVEN.items()},
 }
 
+# The functions whose body :func:`walked` marks (the fields of each end with ``body``).
+_FUNCTIONS = (nodes.FunctionDef, nodes.AsyncFunctionDef)
+
 _Node = TypeVar("_Node", bound=nodes.NodeNG)
 
 
-_Kinds = type[nodes.NodeNG] | tuple[type[nodes.NodeNG], ...]
+@overload
+def nodes_of(root: nodes.NodeNG, kinds: type[_Node]) -> Iterator[_Node]: ...
 
 
 @overload
+def nodes_of(root: nodes.NodeNG, kinds: tuple[type[nodes.NodeNG], ...]) -> Iterator[Any]: ...
+
+
 def nodes_of(
-    root: nodes.NodeNG, kinds: type[_Node], *, skip: _Kinds | None = None
-) -> Iterator[_Node]: ...
-
-
-@overload
-def nodes_of(
-    root: nodes.NodeNG, kinds: tuple[type[nodes.NodeNG], ...], *, skip: _Kinds | None = None
-) -> Iterator[Any]: ...
-
-
-def nodes_of(root: nodes.NodeNG, kinds: _Kinds, *, skip: _Kinds | None = None) -> Iterator[Any]:
-    """``root.nodes_of_class(kinds, skip_klass=skip)``: *root* and every node under it of
-    *kinds*, but for those under a node of *skip* (the node itself left out too), in the
+    root: nodes.NodeNG, kinds: type[nodes.NodeNG] | tuple[type[nodes.NodeNG], ...]
+) -> Iterator[Any]:
+    """``root.nodes_of_class(kinds)``: *root* and every node under it of *kinds*, in the
     same order, walked without nesting a generator per level (astroid's passes each node
     up through one generator per ancestor: most of a walk of a whole module). A node's
     children are all read as the walk leaves it for them, where astroid's reads each as
@@ -109,8 +108,6 @@ def nodes_of(root: nodes.NodeNG, kinds: _Kinds, *, skip: _Kinds | None = None) -
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
-        if skip is not None and node is not root and isinstance(node, skip):
-            continue
         if isinstance(node, kinds):
             yield node
         fields = pushed.get(type(node))
@@ -150,44 +147,58 @@ def walked(
     :func:`nodes_of`'s order. A function's body is the last of the fields the walk
     reads, so its nodes follow each other, after those of its decorators and
     arguments. One walk of a module gives the discovery every node it collects, and the
-    body of each function it then reads."""
-    pushed = _PUSHED
+    body of each function it then reads. A field's list goes on the stack whole, its
+    items taken off as the walk comes to it."""
+    readers = _READERS
     order: list[nodes.NodeNG] = []
     bodies: dict[int, tuple[int, int]] = {}
     starts: dict[int, int] = {}
     stack: list[Any] = [root]
-    pop, push, add = stack.pop, stack.append, order.append
+    pop, push, extend, add = stack.pop, stack.append, stack.extend, order.append
     while stack:
         node = pop()
-        if type(node) is _BodyMark:  # pylint: disable=unidiomatic-typecheck
+        kind = type(node)
+        if kind is list or kind is tuple:
+            extend(reversed(node))
+        elif kind is _BodyMark:
             if node.start:
                 starts[id(node.function)] = len(order)
             else:
                 bodies[id(node.function)] = (starts.pop(id(node.function)), len(order))
-            continue
-        add(node)
-        fields = pushed.get(type(node))
-        if fields is None:
-            children = list(node.get_children())
-            children.reverse()
-            stack.extend(children)
-            continue
-        function = isinstance(node, nodes.FunctionDef)
-        for field in fields:
-            value = getattr(node, field)
-            if function and field == "body":
-                push(_BodyMark(node, start=False))
-            if value is None:
+        elif node is not None:
+            read = readers.get(kind)
+            if read is None and isinstance(node, (list, tuple)):
+                # A list of a class of its own: a class's body whose reads are recorded.
+                extend(reversed(node))
                 continue
-            if type(value) in (list, tuple):  # pylint: disable=unidiomatic-typecheck
-                for item in reversed(value):
-                    if item is not None:
-                        push(item)
-            else:
-                push(value)
-            if function and field == "body":
+            add(node)
+            if read is None:
+                children = list(node.get_children())
+                children.reverse()
+                extend(children)
+            elif kind in _FUNCTIONS:
+                # The body is read last, so pushed first, between its two marks.
+                push(_BodyMark(node, start=False))
+                push(node.body)
                 push(_BodyMark(node, start=True))
+                extend(read(node)[1:])
+            else:
+                extend(read(node))
     return order, bodies
+
+
+def fields_reader(fields: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """What reads the values of *fields* of a node as one tuple, in their order."""
+    if len(fields) > 1:
+        return operator.attrgetter(*fields)
+    if not fields:
+        return lambda node: ()
+    one = operator.attrgetter(fields[0])
+    return lambda node: (one(node),)
+
+
+# For each node class nodes_of reads by its fields, what reads them, last first.
+_READERS = {kind: fields_reader(fields) for kind, fields in _PUSHED.items()}
 
 
 def builtin_call(node: object, name: str, *arities: int) -> TypeGuard[nodes.Call]:
@@ -270,7 +281,9 @@ def changes_in_place(
         )
 
     skipped = None if in_classes else (nodes.ClassDef,)
-    for node in nodes_of(scope, (nodes.Call, nodes.Subscript, nodes.AugAssign), skip=skipped):
+    for node in scope.nodes_of_class(
+        (nodes.Call, nodes.Subscript, nodes.AugAssign), skip_klass=skipped
+    ):
         if isinstance(node, nodes.Call):
             func = node.func
             if not (isinstance(func, nodes.Attribute) and func.attrname in MUTATORS):
