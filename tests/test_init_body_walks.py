@@ -1,7 +1,7 @@
-"""init walks each function's body once, however many of its readers ask, and each module
-once (issue 50, item 4): the search for senders, the worker side, the table reads, the
-keys and the payload all read the calls, subscripts and assignments of the same
-functions, and each of them walking astroid's tree again was about a quarter of init's
+"""init walks each module once, and reads each function's body from that walk, however
+many of its readers ask (issue 50, item 4): the search for senders, the worker side, the
+table reads, the keys and the payload all read the calls, subscripts and assignments of
+the same functions, and each of them walking astroid's tree again was about a quarter of init's
 time on vLLM 0.11.2; the classes named by strings read the attribute assignments of
 every module, which the walk that finds the calls and classes meets too."""
 
@@ -25,28 +25,44 @@ from pylint_rpcsurface.discovery import reading
 
 
 @pytest.mark.parametrize("fixture", ["init_engine", "init_vllm", "init_seed"])
-def test_each_function_body_is_walked_once(
+def test_each_function_body_is_read_from_its_module_s_one_walk(
     fixture: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = Path(shutil.copytree(ROOT / "tests" / "fixtures" / fixture, tmp_path / "p"))
     (folder / "pyproject.toml").unlink()
     walks: Counter[tuple[int, str]] = Counter()
-    walk = reading.own_nodes
+    module_walks: Counter[str] = Counter()
+    asked: set[int] = set()
+    walk, walk_module = reading.own_nodes, reading.walked
+    body_of = reading.FunctionBodies.__call__
 
     def counted(function: nodes.FunctionDef, kind: type[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
         walks[(id(function), f"{function.qname()}:{function.lineno}")] += 1
         return walk(function, kind)
+
+    def counted_module(module: nodes.Module) -> object:
+        module_walks[module.name] += 1
+        return walk_module(module)
+
+    def asked_for(bodies: reading.FunctionBodies, function: nodes.FunctionDef) -> object:
+        asked.add(id(function))
+        return body_of(bodies, function)
 
     # Every reader of the package that walks a body with it, under whatever name it took.
     for found in pkgutil.iter_modules(discovery.__path__):
         module = importlib.import_module(f"{discovery.__name__}.{found.name}")
         if getattr(module, "own_nodes", None) is walk:
             monkeypatch.setattr(module, "own_nodes", counted)
+    monkeypatch.setattr(reading, "walked", counted_module)
+    monkeypatch.setattr(reading.FunctionBodies, "__call__", asked_for)
     proposal = discovery.discover(folder, (folder,))
     assert proposal.dispatch  # the readers did read: a dispatch was found
-    assert len(walks) >= 5  # the functions of the project were walked
-    repeated = {name: times for (_, name), times in walks.items() if times > 1}
-    assert not repeated, repeated
+    assert len(asked) >= 5  # the readers read the bodies of the project's functions
+    assert module_walks
+    assert set(module_walks.values()) == {1}, module_walks
+    # No transform replaced a node of these projects after the walk: no body is walked
+    # again (tests/test_init_walk.py holds the case where one does).
+    assert not walks, walks
 
 
 def test_each_module_is_walked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,6 +92,14 @@ def test_each_module_is_walked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         module = importlib.import_module(f"{discovery.__name__}.{found.name}")
         if getattr(module, "nodes_of", None) is walk_of:
             monkeypatch.setattr(module, "nodes_of", counted_of)
+    # The constructor's walk of every module, which the functions' bodies are read from.
+    walk_module = reading.walked
+
+    def counted_module(module: nodes.Module) -> object:
+        walks[module.name] += 1
+        return walk_module(module)
+
+    monkeypatch.setattr(reading, "walked", counted_module)
     proposal = discovery.discover(folder, (folder,))
     # The runner's class is named by strings: their assignments were read.
     assert any("resolved from the string" in e for s in proposal.surfaces for _, e in s.handlers)
