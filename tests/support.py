@@ -610,6 +610,16 @@ def lean_as_full(root: Path) -> CheckRun:
     return lean
 
 
+def init_diff_as_full(root: Path) -> str:
+    """``rpcsurface init --diff`` of *root* with the lean build (its stdout), held to
+    astroid's full build's: the same diff, and both exit 1 (the diff is not empty)."""
+    lean = run_cli(root, "init", "--diff")
+    full = run_cli(root, "init", "--diff", env=FULL_BUILD)
+    assert lean.returncode == full.returncode == 1, (lean.stderr, full.stderr)
+    assert lean.stdout == full.stdout
+    return lean.stdout
+
+
 def found_and_built(root: Path, files: dict[str, str | bytes]) -> tuple[set[Any], int]:
     """The findings (symbol, path, line) of a cold ``check`` of the project *files* make
     in *root*, held to astroid's full build's, and how many modules other than the

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support import FULL_BUILD, probe_json, project, run_cli
+from support import init_diff_as_full, probe_json, project
 
 # Built in a process of its own: the modules astroid's cache holds come from this build.
 PROBE = """\
@@ -149,11 +149,8 @@ def test_init_writes_what_a_build_with_positions_writes(tmp_path: Path) -> None:
             "pkg/client.py": CALLER,
         },
     )
-    lean = run_cli(root, "init", "--diff")
     # The full build is no lean build: every class and function is placed.
-    full = run_cli(root, "init", "--diff", env=FULL_BUILD)
-    assert lean.returncode == full.returncode == 1, (lean.stderr, full.stderr)
-    assert lean.stdout == full.stdout
+    written = init_diff_as_full(root)
     # The decorated handler class and its decorated methods are what the table names.
-    assert "pkg.worker.Runner" in lean.stdout
-    assert "pkg/worker.py:14" in lean.stdout
+    assert "pkg.worker.Runner" in written
+    assert "pkg/worker.py:14" in written
