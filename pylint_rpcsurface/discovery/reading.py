@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TypeGuard, TypeVar, cast
+from typing import NamedTuple, TypeGuard, TypeVar, cast
 
 from astroid import nodes
 
@@ -268,9 +268,14 @@ def positional_params(function: nodes.FunctionDef) -> list[str]:
     return names
 
 
-# A module's walk, where one function's body lies in it, and the module's replacements
-# when it was walked.
-_Walked = tuple[list[nodes.NodeNG], int, int, int]
+class _Walked(NamedTuple):
+    """Where one function's body lies in its module's walk (``order[start:end]``), and
+    how many nodes of the module transforms had replaced when it was walked."""
+
+    order: list[nodes.NodeNG]
+    start: int
+    end: int
+    replaced: int
 
 
 class FunctionBody:
@@ -295,8 +300,8 @@ class FunctionBody:
         from the walk of its module (:meth:`FunctionBodies.walked`) while no transform has
         replaced a node of the module since."""
         walk = self._walk
-        if walk is not None and replacements(self.function.root()) == walk[3]:
-            return walk[0][walk[1] : walk[2]]
+        if walk is not None and replacements(self.function.root()) == walk.replaced:
+            return walk.order[walk.start : walk.end]
         return list(own_nodes(self.function, nodes.NodeNG))
 
     def own_nodes(self, kind: type[_Node]) -> list[_Node]:
@@ -420,7 +425,7 @@ class FunctionBodies:
         order, bodies = walked(module)
         mark = replacements(module)
         for key, (start, end) in bodies.items():
-            self._walks[key] = (order, start, end, mark)
+            self._walks[key] = _Walked(order, start, end, mark)
         return order
 
     def __call__(self, function: nodes.FunctionDef) -> FunctionBody:
