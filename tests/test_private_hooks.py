@@ -19,8 +19,10 @@ hooks, each marked in the package with a comment that points here:
 * ``AstroidBuilder._post_build``'s arguments, the rebuilder's ``_delayed_assattr``, the
   builder's ``_apply_transforms``, ``AstroidManager._transform`` and its
   ``TransformVisitor._transform``, ``NodeNG._astroid_fields``, and ``bases._is_property``
-  with its ``PROPERTIES`` and ``POSSIBLE_PROPERTIES``, and
-  ``TreeRebuilder._get_position_info`` (analysis/lean_build.py).
+  with its ``PROPERTIES`` and ``POSSIBLE_PROPERTIES``,
+  ``TreeRebuilder._get_position_info``, and ``astroid.transforms._invalidate_cache``
+  with the frame of ``TransformVisitor._transform`` that calls it
+  (analysis/lean_build.py).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import astroid
+import astroid.transforms
 import pytest
 from astroid import bases, nodes
 from astroid.builder import AstroidBuilder
@@ -712,6 +715,41 @@ def test_the_post_build_steps_a_lean_build_leaves_for_later() -> None:
     fields = getattr(klass, "_astroid_fields", None)
     shape(fields is not None and "body" in fields, "NodeNG._astroid_fields",
           "the names of a node's child fields", LEAN)  # fmt: skip
+
+
+def test_a_transform_s_return_empties_the_cache_from_the_visitor_s_frame() -> None:
+    """``TransformVisitor._transform`` calls the module's ``_invalidate_cache()`` (looked
+    up there at each call) when a transform returns a node, with ``node`` (the node it
+    was given) and ``ret`` (what the transform returned) in its frame; not when it
+    returns None."""
+    seen: list[tuple[object, object]] = []
+
+    def noting() -> None:
+        frame = sys._getframe(1).f_locals  # pylint: disable=protected-access
+        seen.append((frame.get("node"), frame.get("ret")))
+
+    given = astroid.extract_node("41")
+    other = astroid.extract_node("42")
+    visitor = astroid.transforms.TransformVisitor()
+    visitor.register_transform(nodes.Const, lambda node: node, lambda node: node.value == 41)
+    visitor.register_transform(nodes.Const, lambda node: other, lambda node: node.value == 40)
+    visitor.register_transform(nodes.Const, lambda node: None, lambda node: node.value == 39)
+    invalidate = astroid.transforms._invalidate_cache  # pylint: disable=protected-access
+    astroid.transforms._invalidate_cache = noting  # type: ignore[attr-defined]  # pylint: disable=protected-access
+    try:
+        returned = visitor._transform(given)  # pylint: disable=protected-access
+        replaced = visitor._transform(astroid.extract_node("40"))  # pylint: disable=protected-access
+        visitor._transform(astroid.extract_node("39"))  # pylint: disable=protected-access
+    finally:
+        astroid.transforms._invalidate_cache = invalidate  # type: ignore[attr-defined]  # pylint: disable=protected-access
+    shape(
+        returned is given and replaced is other and len(seen) == 2
+        and seen[0] == (given, given) and seen[1][1] is other and seen[1][0] is not other,
+        "astroid.transforms._invalidate_cache",
+        "TransformVisitor._transform calling it, looked up in its module, when a transform "
+        "returns a node, with the node given (node) and returned (ret) in its frame",
+        LEAN,
+    )  # fmt: skip
 
 
 def test_a_class_s_and_a_function_s_position_is_what_the_rebuilder_s_method_gives() -> None:
