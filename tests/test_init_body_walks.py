@@ -1,5 +1,6 @@
-"""init walks each module once, and reads each function's body from that walk, however
-many of its readers ask (issue 50, item 4): the search for senders, the worker side, the
+"""init walks each module once, as it builds it lean, and reads what it collects and each
+function's body from that walk, however many of its readers ask (issue 50, item 4): the
+search for senders, the worker side, the
 table reads, the keys and the payload all read the calls, subscripts and assignments of
 the same functions, and each of them walking astroid's tree again was about a quarter of init's
 time on vLLM 0.11.2; the classes named by strings read the attribute assignments of
@@ -20,7 +21,7 @@ from astroid import nodes
 from support import ROOT
 
 from pylint_rpcsurface import discovery
-from pylint_rpcsurface.analysis import syntax
+from pylint_rpcsurface.analysis import lean_build, syntax
 from pylint_rpcsurface.discovery import reading
 
 
@@ -33,16 +34,16 @@ def test_each_function_body_is_read_from_its_module_s_one_walk(
     walks: Counter[tuple[int, str]] = Counter()
     module_walks: Counter[str] = Counter()
     asked: set[int] = set()
-    walk, walk_module = reading.own_nodes, reading.walked
+    walk, walk_module = reading.own_nodes, syntax.walked
     body_of = reading.FunctionBodies.__call__
 
     def counted(function: nodes.FunctionDef, kind: type[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
         walks[(id(function), f"{function.qname()}:{function.lineno}")] += 1
         return walk(function, kind)
 
-    def counted_module(module: nodes.Module) -> object:
+    def counted_module(module: nodes.Module, *every: dict[int, nodes.NodeNG]) -> object:
         module_walks[module.name] += 1
-        return walk_module(module)
+        return walk_module(module, *every)
 
     def asked_for(bodies: reading.FunctionBodies, function: nodes.FunctionDef) -> object:
         asked.add(id(function))
@@ -53,12 +54,19 @@ def test_each_function_body_is_read_from_its_module_s_one_walk(
         module = importlib.import_module(f"{discovery.__name__}.{found.name}")
         if getattr(module, "own_nodes", None) is walk:
             monkeypatch.setattr(module, "own_nodes", counted)
+    # The lean build's walk of each module it builds, and the discovery's of one it can't
+    # take from there.
+    monkeypatch.setattr(lean_build, "walked", counted_module)
     monkeypatch.setattr(reading, "walked", counted_module)
     monkeypatch.setattr(reading.FunctionBodies, "__call__", asked_for)
     proposal = discovery.discover(folder, (folder,))
     assert proposal.dispatch  # the readers did read: a dispatch was found
     assert len(asked) >= 5  # the readers read the bodies of the project's functions
-    assert module_walks
+    project_modules = {
+        ".".join(path.relative_to(folder).with_suffix("").parts).removesuffix(".__init__")
+        for path in folder.rglob("*.py")
+    }
+    assert project_modules <= set(module_walks), project_modules - set(module_walks)
     assert set(module_walks.values()) == {1}, module_walks
     # No transform replaced a node of these projects after the walk: no body is walked
     # again (tests/test_init_walk.py holds the case where one does).
@@ -92,13 +100,15 @@ def test_each_module_is_walked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         module = importlib.import_module(f"{discovery.__name__}.{found.name}")
         if getattr(module, "nodes_of", None) is walk_of:
             monkeypatch.setattr(module, "nodes_of", counted_of)
-    # The constructor's walk of every module, which the functions' bodies are read from.
-    walk_module = reading.walked
+    # The lean build's walk of every module, which the constructor collects from and the
+    # functions' bodies are read from, and the constructor's of one it can't take there.
+    walk_module = syntax.walked
 
-    def counted_module(module: nodes.Module) -> object:
+    def counted_module(module: nodes.Module, *every: dict[int, nodes.NodeNG]) -> object:
         walks[module.name] += 1
-        return walk_module(module)
+        return walk_module(module, *every)
 
+    monkeypatch.setattr(lean_build, "walked", counted_module)
     monkeypatch.setattr(reading, "walked", counted_module)
     proposal = discovery.discover(folder, (folder,))
     # The runner's class is named by strings: their assignments were read.

@@ -211,3 +211,79 @@ def test_a_walk_reads_a_body_held_in_a_list_of_its_own_class() -> None:
     assert [type(n).__name__ for n in order] == [type(n).__name__ for n in plain_order]
     assert all(a is b for a, b in zip(order, plain_order, strict=True))
     assert bodies == plain_bodies
+
+
+# A docstring's node and an argument's type comment: fields astroid's transforms walk and
+# get_children leaves out.
+FIELDS_ONLY = textwrap.dedent(
+    '''
+    """The module's docstring."""
+    from typing import Dict, List
+
+
+    def typed(
+        a,  # type: int
+        b,  # type: List[str]
+        *,
+        c,  # type: Dict[str, int]
+    ):
+        # type: (...) -> None
+        """A function's docstring."""
+
+
+    def positional(
+        a,  # type: int
+        /,
+        b,  # type: str
+    ):
+        pass
+
+
+    class Documented:
+        """A class's docstring."""
+
+        async def run(self, x):
+            """An async method's docstring."""
+    '''
+)
+
+
+def _by_fields(root: nodes.NodeNG) -> dict[int, nodes.NodeNG]:
+    """Every node under *root* by the fields of ``_astroid_fields``, as astroid's
+    transforms walk them, by id."""
+    found: dict[int, nodes.NodeNG] = {}
+    stack: list[object] = [root]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, nodes.NodeNG):
+            found[id(value)] = value
+            fields = value._astroid_fields  # pylint: disable=protected-access
+            stack.extend(getattr(value, field) for field in fields)
+    return found
+
+
+def test_a_walk_gives_every_node_astroid_s_transforms_walk() -> None:
+    """With *every*, ``walked`` also gives each node astroid's transforms walk, by id:
+    the lean build's nodes whose transforms wait, from its one walk of a module, those
+    get_children leaves out (a docstring's node, an argument's type comment and what is
+    under it) with the rest. Its order is ``nodes_of``'s all the same."""
+    extra = astroid.parse(FIELDS_ONLY, module_name="fields_only")
+    typed = extra.body[1]
+    assert isinstance(typed, nodes.FunctionDef)
+    # the parse kept the type comments, on each kind of argument
+    assert any(typed.args.type_comment_args)
+    assert any(typed.args.type_comment_kwonlyargs)
+    positional = extra.body[2]
+    assert isinstance(positional, nodes.FunctionDef)
+    assert any(positional.args.type_comment_posonlyargs)
+    for tree in [*_trees(), extra]:
+        every: dict[int, nodes.NodeNG] = {}
+        order, _ = syntax.walked(tree, every)
+        expected = _by_fields(tree)
+        assert set(every) == set(expected), tree.name
+        assert all(every[key] is node for key, node in expected.items())
+        assert all(w is e for w, e in zip(order, nodes_of(tree, nodes.NodeNG), strict=True))
+    order, _ = syntax.walked(extra)
+    assert len(order) < len(_by_fields(extra))  # some nodes only the fields reach

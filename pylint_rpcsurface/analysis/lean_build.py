@@ -47,7 +47,7 @@ from pylint_rpcsurface.analysis.inference import (
     name_bindings,
     project_names_of,
 )
-from pylint_rpcsurface.analysis.syntax import fields_reader
+from pylint_rpcsurface.analysis.syntax import walked
 
 __all__ = [
     "BUILD_ENV",
@@ -59,6 +59,7 @@ __all__ = [
     "lean_wanted",
     "method_type_by_syntax",
     "replacements",
+    "walk_at_build",
 ]
 
 BUILD_ENV = "RPCSURFACE_BUILD"  # "full": astroid's whole post-build for every module
@@ -75,12 +76,23 @@ _LEAN = "_rpcsurface_lean"
 _UNPLACED = "_rpcsurface_unplaced"
 # The attribute of a lean module counting the nodes its transforms replaced in its tree.
 _REPLACED = "_rpcsurface_replaced"
+# The attribute of a lean module holding the walk of its tree the lean build made.
+_WALKED = "_rpcsurface_walked"
 
 
 def replacements(module: nodes.Module) -> int:
     """How many nodes of *module* a transform has put another node in place of since it
     was built lean: a walk of its tree made before holds them no longer."""
     return int(module.__dict__.get(_REPLACED, 0))
+
+
+def walk_at_build(
+    module: nodes.Module,
+) -> tuple[list[nodes.NodeNG], dict[int, tuple[int, int]]] | None:
+    """The walk of *module* (:func:`.syntax.walked`) its lean build made, while it still
+    holds: no transform has put a node in place of one of its tree since. Else None."""
+    held = module.__dict__.get(_WALKED)
+    return held if held is not None and replacements(module) == 0 else None
 
 
 def built_lean(module: nodes.Module) -> bool:
@@ -698,46 +710,19 @@ def _static_by_spelling(method: nodes.FunctionDef) -> bool:
 def _parsed_nodes(
     module: nodes.Module,
 ) -> tuple[dict[int, nodes.NodeNG], list[nodes.ClassDef], list[nodes.FunctionDef]]:
-    """Every node of *module*'s tree as astroid's transforms walk it (the fields of each
-    node, the module first), by id; its classes, at any depth, in the order of the text;
-    and its decorated functions. One walk serves all three: astroid's ``nodes_of_class``,
-    a generator a node, cost as much again as this walk on every lean build."""
+    """Every node of *module*'s tree as astroid's transforms walk it (every field of each
+    node), by id; its classes, at any depth, in the order of the text; and its decorated
+    functions. One walk (:func:`.syntax.walked`) serves all three, and is kept for the
+    discovery (:func:`walk_at_build`), which would walk every module again."""
     found: dict[int, nodes.NodeNG] = {}
-    classes: list[nodes.ClassDef] = []
-    decorated: list[nodes.FunctionDef] = []
-    # Each node class's reader of its fields, last first, and whether it is a class or a
-    # function, made once a class rather than once a node (every node of every module
-    # goes by): an attrgetter reads them in one call.
-    kinds: dict[type[Any], tuple[Callable[[Any], tuple[Any, ...]], bool, bool]] = {}
-    stack: list[Any] = [module]
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        value = pop()
-        kind = type(value)
-        if kind is list or kind is tuple:
-            extend(reversed(value))  # the first item popped first: text order
-            continue
-        known = kinds.get(kind)
-        if known is None:
-            if isinstance(value, (list, tuple)):
-                extend(reversed(value))
-                continue
-            if not isinstance(value, nodes.NodeNG):
-                continue  # None, or a field's plain value
-            # Private to astroid (its transforms' walk reads it); see tests/test_private_hooks.py.
-            fields = tuple(reversed(kind._astroid_fields))  # pylint: disable=protected-access
-            known = kinds[kind] = (
-                fields_reader(fields),
-                issubclass(kind, nodes.ClassDef),
-                issubclass(kind, nodes.FunctionDef),
-            )
-        read, is_class, is_function = known
-        found[id(value)] = value
-        if is_class:
-            classes.append(value)
-        elif is_function and value.decorators is not None:
-            decorated.append(value)
-        extend(read(value))
+    order, bodies = walked(module, found)
+    module.__dict__[_WALKED] = (order, bodies)
+    classes = [node for node in order if isinstance(node, nodes.ClassDef)]
+    decorated = [
+        node
+        for node in order
+        if isinstance(node, nodes.FunctionDef) and node.decorators is not None
+    ]
     return found, classes, decorated
 
 

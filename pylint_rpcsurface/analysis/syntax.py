@@ -139,7 +139,7 @@ class _BodyMark:
 
 
 def walked(
-    root: nodes.NodeNG,
+    root: nodes.NodeNG, every: dict[int, nodes.NodeNG] | None = None
 ) -> tuple[list[nodes.NodeNG], dict[int, tuple[int, int]]]:
     """``list(nodes_of(root, nodes.NodeNG))``, and where the nodes of each function's
     body under *root* lie in it, by the function's id: ``order[start:end]`` is every
@@ -148,7 +148,11 @@ def walked(
     reads, so its nodes follow each other, after those of its decorators and
     arguments. One walk of a module gives the discovery every node it collects, and the
     body of each function it then reads. A field's list goes on the stack whole, its
-    items taken off as the walk comes to it."""
+    items taken off as the walk comes to it.
+
+    *every*, given, gets each node astroid's transforms walk reaches (every field of
+    ``_astroid_fields``), by id: those of the order, and those ``get_children`` leaves
+    out (a docstring's node, an argument's type comment, with what is under it)."""
     readers = _READERS
     order: list[nodes.NodeNG] = []
     bodies: dict[int, tuple[int, int]] = {}
@@ -172,6 +176,11 @@ def walked(
                 extend(reversed(node))
                 continue
             add(node)
+            if every is not None:
+                every[id(node)] = node
+                unwalked = _UNWALKED.get(kind)
+                if unwalked is not None:
+                    _every_under(unwalked(node), every)
             if read is None:
                 children = list(node.get_children())
                 children.reverse()
@@ -199,6 +208,36 @@ def fields_reader(fields: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 
 # For each node class nodes_of reads by its fields, what reads them, last first.
 _READERS = {kind: fields_reader(fields) for kind, fields in _PUSHED.items()}
+
+# The fields astroid's transforms walk (``_astroid_fields``) that get_children, so
+# :func:`walked`'s order, leaves out, by node class: a docstring's node, and an argument's
+# type comment. tests/test_syntax_walk.py holds the nodes so reached to the fields' own on
+# every kind of node.
+_UNWALKED = {
+    kind: fields_reader(fields)
+    for kind, fields in (
+        (nodes.Module, ("doc_node",)),
+        (nodes.ClassDef, ("doc_node",)),
+        (nodes.FunctionDef, ("doc_node",)),
+        (nodes.AsyncFunctionDef, ("doc_node",)),
+        (nodes.Arguments, ("type_comment_args", "type_comment_kwonlyargs",
+                           "type_comment_posonlyargs")),
+    )
+}  # fmt: skip
+
+
+def _every_under(values: tuple[Any, ...], every: dict[int, nodes.NodeNG]) -> None:
+    """Each node of *values* (nodes, lists of them, None), and every node under each by
+    its fields, into *every* by id."""
+    stack: list[Any] = list(values)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, nodes.NodeNG):
+            every[id(value)] = value
+            # Private to astroid (its transforms' walk reads it); tests/test_private_hooks.py.
+            stack.extend(getattr(value, field) for field in value._astroid_fields)  # pylint: disable=protected-access
 
 
 def builtin_call(node: object, name: str, *arities: int) -> TypeGuard[nodes.Call]:

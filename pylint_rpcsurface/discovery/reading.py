@@ -11,7 +11,7 @@ from typing import NamedTuple, TypeGuard, TypeVar, cast
 
 from astroid import nodes
 
-from pylint_rpcsurface.analysis.lean_build import replacements
+from pylint_rpcsurface.analysis.lean_build import replacements, walk_at_build
 from pylint_rpcsurface.analysis.syntax import builtin_call, nodes_of, walked
 from pylint_rpcsurface.sources import shown_path
 
@@ -421,8 +421,10 @@ class FunctionBodies:
 
     def walked(self, module: nodes.Module) -> list[nodes.NodeNG]:
         """Every node of *module* (:func:`.syntax.walked`), its functions' bodies kept
-        for their :class:`FunctionBody`: the discovery walks each module once."""
-        order, bodies = walked(module)
+        for their :class:`FunctionBody`: the discovery walks each module once, and not
+        at all one its lean build walked and no transform has changed since."""
+        held = walk_at_build(module)
+        order, bodies = held if held is not None else walked(module)
         mark = replacements(module)
         for key, (start, end) in bodies.items():
             self._walks[key] = _Walked(order, start, end, mark)
