@@ -252,15 +252,18 @@ def _by_fields(root: nodes.NodeNG) -> dict[int, nodes.NodeNG]:
     """Every node under *root* by the fields of ``_astroid_fields``, as astroid's
     transforms walk them, by id."""
     found: dict[int, nodes.NodeNG] = {}
-    stack: list[object] = [root]
-    while stack:
-        value = stack.pop()
+
+    def visit(value: object) -> None:
+        # Recursive, as astroid's own TransformVisitor._visit_generic is.
         if isinstance(value, (list, tuple)):
-            stack.extend(value)
+            for item in value:
+                visit(item)
         elif isinstance(value, nodes.NodeNG):
             found[id(value)] = value
-            fields = value._astroid_fields  # pylint: disable=protected-access
-            stack.extend(getattr(value, field) for field in fields)
+            for field in value._astroid_fields:  # pylint: disable=protected-access
+                visit(getattr(value, field))
+
+    visit(root)
     return found
 
 
