@@ -290,15 +290,37 @@ def infers_to_no_class(expression: nodes.NodeNG) -> bool:
     return _self_class(expression, project_names) is not None
 
 
-def _plain_base(base: object) -> bool:
-    """Whether *base* is a name that can't make its class a metaclass by its look."""
+def _plain_base(base: object, seen: frozenset[int] = frozenset()) -> bool:
+    """Whether *base* can't make its class a metaclass. A name the look-up binds to class
+    statements alone (of the module) can't where none of theirs is named ``type`` and
+    none of their bases can, as astroid's ``ClassDef.type`` finds (``class
+    Registry(Singleton)`` with ``class Singleton(type)``: astroid infers ``self`` in
+    ``Registry``'s methods to the class, so ``self.x = ...`` joins its members at once).
+    Any other name (an import) can't by its look: not ``type``, no "meta" in it."""
+    if isinstance(base, nodes.Subscript):
+        return _plain_base(base.value, seen)
     if isinstance(base, nodes.Name):
+        looked_up = name_bindings(base)
+        found = looked_up[1] if looked_up is not None else []
+        classes = [binding for binding in found if isinstance(binding, nodes.ClassDef)]
+        if found and len(classes) == len(found):
+            return all(_plain_class(klass, seen) for klass in classes)
         name = base.name
     elif isinstance(base, nodes.Attribute):
         name = base.attrname
     else:
-        return isinstance(base, nodes.Subscript) and _plain_base(base.value)
+        return False
     return name != "type" and "meta" not in name.lower()
+
+
+def _plain_class(klass: nodes.ClassDef, seen: frozenset[int]) -> bool:
+    """Whether the class statement *klass*, a base, can't make a class a metaclass."""
+    if id(klass) in seen:
+        return True  # its bases come back to it: astroid finds no metaclass in a cycle
+    if klass.name == "type":
+        return False
+    inside = seen | {id(klass)}
+    return all(_plain_base(base, inside) for base in klass.bases)
 
 
 def _known_as_a_method(method: nodes.FunctionDef, project_names: Container[str]) -> None:
