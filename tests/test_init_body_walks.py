@@ -18,11 +18,13 @@ from pathlib import Path
 
 import pytest
 from astroid import nodes
-from support import ROOT
+from support import ROOT, project
 
 from pylint_rpcsurface import discovery
 from pylint_rpcsurface.analysis import lean_build, syntax
+from pylint_rpcsurface.analysis.modules import ModuleStore
 from pylint_rpcsurface.discovery import reading
+from pylint_rpcsurface.sources import SourceTree
 
 
 @pytest.mark.parametrize("fixture", ["init_engine", "init_vllm", "init_seed"])
@@ -115,3 +117,17 @@ def test_each_module_is_walked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert any("resolved from the string" in e for s in proposal.surfaces for _, e in s.handlers)
     assert walks
     assert set(walks.values()) == {1}, walks
+
+
+def test_a_module_s_walk_is_let_go_when_the_block_that_built_it_ends(tmp_path: Path) -> None:
+    """The walk a lean build keeps on a module serves the discovery in the same block;
+    a long-lived process keeps the modules it may build again, not their walks."""
+    root = project(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/one.py": "def f():\n    pass\n"})
+    store = ModuleStore(SourceTree((root,)))
+    with store.resolving_imports():
+        module = store.module(str(root / "pkg" / "one.py"))
+        assert module is not None
+        held = lean_build.walk_at_build(module)
+        assert held is not None
+        assert any(isinstance(node, nodes.FunctionDef) for node in held[0])
+    assert lean_build.walk_at_build(module) is None

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from astroid import nodes
 from support import probe_json, project
+
+from pylint_rpcsurface.analysis import lean_build
+from pylint_rpcsurface.analysis.modules import ModuleStore
+from pylint_rpcsurface.sources import SourceTree
 
 CODE = """\
 class Singleton(type):
@@ -94,3 +100,26 @@ def test_a_base_named_like_a_metaclass_that_is_none_lets_the_assignments_wait(
 ) -> None:
     waiting = _probe(tmp_path)["waiting"]
     assert waiting == {"Registry": False, "FlashAttentionMetadata": True}
+
+
+def test_a_class_s_bases_are_read_once_however_many_assignments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each self.x = ... of a method asks whether its class may be a metaclass, at build.
+    assignments = "".join(f"        self.a{i} = {i}\n" for i in range(40))
+    code = f"class Base:\n    pass\n\n\nclass Many(Base):\n    def __init__(self):\n{assignments}"
+    root = project(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/many.py": code})
+    looked_up: list[str] = []
+    plain_base = lean_build._plain_base  # pylint: disable=protected-access
+
+    def counted(base: nodes.NodeNG, *seen: frozenset[int]) -> bool:
+        looked_up.append(base.as_string())
+        return plain_base(base, *seen)
+
+    monkeypatch.setattr(lean_build, "_plain_base", counted)
+    store = ModuleStore(SourceTree((root,)))
+    with store.resolving_imports():
+        module = store.module(str(root / "pkg" / "many.py"))
+        assert module is not None
+        assert len(module["Many"].instance_attrs) == 40  # the assignments waited
+    assert looked_up.count("Base") == 1

@@ -76,8 +76,12 @@ _LEAN = "_rpcsurface_lean"
 _UNPLACED = "_rpcsurface_unplaced"
 # The attribute of a lean module counting the nodes its transforms replaced in its tree.
 _REPLACED = "_rpcsurface_replaced"
-# The attribute of a lean module holding the walk of its tree the lean build made.
+# The attribute of a lean module holding the walk of its tree the lean build made, while
+# the block that built it lasts.
 _WALKED = "_rpcsurface_walked"
+# The attribute of a class of a lean module telling whether none of its bases can make it a
+# metaclass.
+_PLAIN_BASES = "_rpcsurface_plain_bases"
 
 
 def replacements(module: nodes.Module) -> int:
@@ -90,7 +94,8 @@ def walk_at_build(
     module: nodes.Module,
 ) -> tuple[list[nodes.NodeNG], dict[int, tuple[int, int]]] | None:
     """The walk of *module* (:func:`.syntax.walked`) its lean build made, while it still
-    holds: no transform has put a node in place of one of its tree since. Else None."""
+    holds: in the block that built it, no transform having put a node in place of one of
+    its tree since. Else None."""
     held = module.__dict__.get(_WALKED)
     return held if held is not None and replacements(module) == 0 else None
 
@@ -230,9 +235,18 @@ def _self_class(target: nodes.NodeNG, project_names: Container[str]) -> nodes.Cl
         return None
     if method.locals.get(target.name) != [positional[0]]:
         return None
-    if klass.keywords or any(not _plain_base(base) for base in klass.bases):
+    if klass.keywords or not _plain_bases(klass):
         return None
     return klass
+
+
+def _plain_bases(klass: nodes.ClassDef) -> bool:
+    """Whether no base of *klass* can make it a metaclass (:func:`_plain_base`), read once
+    a class: :func:`_self_class` asks it of every ``self.x = ...`` of its methods."""
+    plain = klass.__dict__.get(_PLAIN_BASES)
+    if plain is None:
+        plain = klass.__dict__[_PLAIN_BASES] = all(_plain_base(base) for base in klass.bases)
+    return bool(plain)
 
 
 def _a_property_accessor(
@@ -635,10 +649,13 @@ class LeanBuilds:
     def _leave_cache(self, held_before: dict[str, nodes.Module]) -> None:
         """Take every lean module out of astroid's cache, giving back the module it held
         under that name before (pylint's, which its checkers read), and forget what was
-        inferred through them: pylint's checkers build their own."""
+        inferred through them: pylint's checkers build their own. The walk each one's
+        build made is let go: a long-lived process keeps the modules it may build again."""
         lean, self._lean = self._lean, []
         if not lean:
             return
+        for module in lean:
+            module.__dict__.pop(_WALKED, None)  # read within the block alone
         cache = self._manager.astroid_cache
         held = [module for module in lean if cache.get(module.name) is module]
         for module in held:

@@ -15,7 +15,6 @@ __all__ = [
     "builtin_call",
     "changed_in_place",
     "changes_in_place",
-    "fields_reader",
     "nodes_of",
     "walked",
 ]
@@ -196,7 +195,7 @@ def walked(
     return order, bodies
 
 
-def fields_reader(fields: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+def _fields_reader(fields: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     """What reads the values of *fields* of a node as one tuple, in their order."""
     if len(fields) > 1:
         return operator.attrgetter(*fields)
@@ -207,14 +206,14 @@ def fields_reader(fields: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 
 
 # For each node class nodes_of reads by its fields, what reads them, last first.
-_READERS = {kind: fields_reader(fields) for kind, fields in _PUSHED.items()}
+_READERS = {kind: _fields_reader(fields) for kind, fields in _PUSHED.items()}
 
 # The fields astroid's transforms walk (``_astroid_fields``) that get_children, so
 # :func:`walked`'s order, leaves out, by node class: a docstring's node, and an argument's
 # type comment. tests/test_syntax_walk.py holds the nodes so reached to the fields' own on
 # every kind of node.
 _UNWALKED = {
-    kind: fields_reader(fields)
+    kind: _fields_reader(fields)
     for kind, fields in (
         (nodes.Module, ("doc_node",)),
         (nodes.ClassDef, ("doc_node",)),
