@@ -3,8 +3,10 @@ can be a function of the project that hands a loop a received name (issue 50, it
 name bound to a builtin, to the standard library or to a class statement is a class, its
 instance or Python's own, never a helper that receives the name, and inferring it built
 ``inspect`` (for ``Signature()``) or ran a dataclass's transform for nothing; a name the
-look-up and the imports bind to one ``def`` is that function; and where no function of
-the project returns what it received, no call can be such a helper."""
+look-up and the imports bind to one ``def`` is that function; a helper is called by its
+own name (or one it is imported under), so a function held in a local is no helper call;
+and where no function of the project returns what it received, no call can be such a
+helper."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import dataclasses
 from inspect import Signature
 
 from svc.helpers import next_request, log_size, cached_request
+from svc.helpers import cached_request as fetch
 from svc.helpers import Kept as Renamed
 
 
@@ -38,6 +41,7 @@ def busy_loop(inbox, outbox, runner, make_reader):
         reader = make_reader
         again = reader()
         cached = cached_request(inbox)
+        fetched = fetch(inbox)
         func = getattr(runner, name)
         reply = Reply(func(*args))
         outbox.put(reply)
@@ -58,7 +62,8 @@ def log_size(args):
 
 @functools.lru_cache
 def cached_request(inbox):
-    return inbox.get()
+    name, args = inbox.get()
+    return name, args
 
 
 class Kept:
@@ -88,11 +93,12 @@ def test_only_calls_that_may_reach_a_project_function_are_inferred(
     inferred, received = _inferred_while_discovering(root, monkeypatch)
     # The name still arrives through the project's helper, found by the imports alone.
     assert {"name", "args"} <= received
-    # Inferred: a name an assignment binds (reader) and a decorated def (cached_request),
-    # which astroid may infer to something else. Not inferred: one def the look-up and
-    # the imports reach (next_request, log_size), a class (Reply, and Renamed through
-    # its import), the standard library (Signature) and a builtin (len).
-    assert inferred == ["cached_request", "reader"]
+    # Inferred: a helper's name bound to a decorated def (cached_request, and fetch
+    # through its import), which astroid may infer to something else. Not inferred: one
+    # def the look-up and the imports reach (next_request, log_size), a class (Reply, and
+    # Renamed through its import), the standard library (Signature), a builtin (len),
+    # and a name an assignment binds (reader), which no helper is called by.
+    assert inferred == ["cached_request", "fetch"]
 
 
 def test_nothing_is_inferred_when_no_function_hands_a_received_name_back(

@@ -15,10 +15,12 @@ else it might do.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TypeGuard
 
 from astroid import nodes
+from astroid.exceptions import AttributeInferenceError
 
 from pylint_rpcsurface.analysis.helper_calls import reaches_only_python_itself
 from pylint_rpcsurface.analysis.inference import (
@@ -35,13 +37,27 @@ from pylint_rpcsurface.discovery.reading import (
 from pylint_rpcsurface.sources import SourceTree
 
 
+@dataclass(frozen=True)
+class LoopHelpers:
+    """The functions whose result a loop may get a received name or a looked-up callable
+    from (:func:`may_hand_back`): by id, and the names a loop calls them by."""
+
+    ids: frozenset[int]
+    names: frozenset[str]
+
+    @classmethod
+    def of(cls, functions: Iterable[nodes.FunctionDef]) -> LoopHelpers:
+        chosen = list(functions)
+        return cls(frozenset(id(f) for f in chosen), frozenset(f.name for f in chosen))
+
+
 def helper_of(
-    function: nodes.FunctionDef, call: nodes.Call, helpers: set[int], tree: SourceTree
+    function: nodes.FunctionDef, call: nodes.Call, helpers: LoopHelpers, tree: SourceTree
 ) -> nodes.FunctionDef | None:
     """The helper *call* (in *function*) calls: a method of *function*'s own class called
-    on ``self``, or a project function called by name, when it is one of *helpers* (by
-    id: the functions whose result a loop may get a name or a looked-up callable from,
-    :func:`may_hand_back`).
+    on ``self``, or a project function called by its name (or imported under another),
+    when it is one of *helpers*. A function held in a local (``get = next_request``,
+    ``get()``) or an attribute is called by no helper's name: no helper call.
 
     A name bound only to builtins, to the standard library (that no file under *tree*'s
     roots shadows) or to class statements is not inferred: astroid would give those
@@ -49,7 +65,7 @@ def helper_of(
     asking it builds their modules and runs the classes' transforms (``inspect`` for
     ``Signature(...)``, a dataclass's) for nothing. Nor is a name the look-up and the
     imports bind to one ``def`` (undecorated): astroid infers it to that function."""
-    if not helpers:
+    if not helpers.ids:
         return None
     func = call.func
     if isinstance(func, nodes.Attribute):
@@ -70,6 +86,8 @@ def helper_of(
     defined = named_definition(func)
     if defined is not None:
         return defined if _a_helper(defined, function, helpers) else None
+    if not _a_helper_s_name(func, helpers.names):
+        return None
     for value in inferred_values(func)[:4]:
         if _a_helper(value, function, helpers):
             return value
@@ -77,9 +95,28 @@ def helper_of(
 
 
 def _a_helper(
-    found: object, function: nodes.FunctionDef, helpers: set[int]
+    found: object, function: nodes.FunctionDef, helpers: LoopHelpers
 ) -> TypeGuard[nodes.FunctionDef]:
-    return isinstance(found, nodes.FunctionDef) and id(found) in helpers and found is not function
+    return (
+        isinstance(found, nodes.FunctionDef) and id(found) in helpers.ids and found is not function
+    )
+
+
+def _a_helper_s_name(name: nodes.Name, names: frozenset[str]) -> bool:
+    """Whether *name* is one of *names*, or imports one under another name (``from m
+    import next_request as get``)."""
+    if name.name in names:
+        return True
+    looked_up = name_bindings(name)
+    for binding in looked_up[1] if looked_up is not None else ():
+        if isinstance(binding, nodes.ImportFrom):
+            try:
+                original = binding.real_name(name.name)
+            except AttributeInferenceError:
+                continue
+            if original in names:
+                return True
+    return False
 
 
 def may_hand_back(helper: nodes.FunctionDef, received: set[str], body: FunctionBody) -> bool:
@@ -159,7 +196,7 @@ def looked_up_through(
 def bound_from_helpers(
     body: FunctionBody,
     received_in: Callable[[nodes.FunctionDef], set[str]],
-    helpers: set[int],
+    helpers: LoopHelpers,
     tree: SourceTree,
 ) -> HelperBindings:
     """(the names bound, the helper, the names it received) for each assignment in the

@@ -10,6 +10,7 @@ from astroid import nodes
 from pylint_rpcsurface.discovery.answered import answered_before
 from pylint_rpcsurface.discovery.loop_helpers import (
     HelperBindings,
+    LoopHelpers,
     bound_from_helpers,
     looked_up_through,
     may_hand_back,
@@ -60,7 +61,7 @@ class WorkerSide:
         self._received_by: dict[int, set[str]] = {}
         self._received_here: dict[int, set[str]] = {}
         self._helper_bindings: dict[int, HelperBindings] = {}
-        self._helpers: set[int] | None = None
+        self._helpers: LoopHelpers | None = None
 
     def where(self, node: nodes.NodeNG) -> str:
         return where(node, self.project)
@@ -107,13 +108,13 @@ class WorkerSide:
             )
         return self._helper_bindings[key]
 
-    def _loop_helpers(self) -> set[int]:
+    def _loop_helpers(self) -> LoopHelpers:
         """The functions a loop may get a received name, or the callable looked up by one,
-        from (:func:`may_hand_back`), by id: read once, of every function."""
+        from (:func:`may_hand_back`): read once, of every function."""
         if self._helpers is None:
-            self._helpers = {
-                id(f) for f in self.functions if may_hand_back(f, self._received(f), self.bodies(f))
-            }
+            self._helpers = LoopHelpers.of(
+                f for f in self.functions if may_hand_back(f, self._received(f), self.bodies(f))
+            )
         return self._helpers
 
     def table_reads(self, linearize: Linearize) -> list[TableRead]:
