@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from astroid import nodes
@@ -26,9 +27,9 @@ def test_each_constant_is_read_once_however_many_surfaces_ask(
     read, choice = registries.read_registry, Registries.choice
     asked: list[set[str]] = []
 
-    def counted(module: nodes.Module, attribute: str, qualname: str) -> Registry:
+    def counted(module: nodes.Module, attribute: str, qualname: str, *rest: Any) -> Registry:
         reads[(module.name, attribute)] += 1
-        return read(module, attribute, qualname)
+        return read(module, attribute, qualname, *rest)
 
     def recorded(self: Registries, answered: set[str]) -> object:
         asked.append(answered)
@@ -65,7 +66,9 @@ def _read_constants(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[set[str], discovery.Proposal]:
     """The constants init reads on *folder*, and what it proposes."""
-    names = asked_of(monkeypatch, registries, "read_registry", lambda _m, _a, qualname: qualname)
+    names = asked_of(
+        monkeypatch, registries, "read_registry", lambda _m, _a, qualname, *_: qualname
+    )
     proposal = discovery.discover(folder, (folder,))
     return set(names), proposal
 

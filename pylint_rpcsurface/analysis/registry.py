@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import astroid
 from astroid import nodes, objects
@@ -31,7 +31,15 @@ class _Refused(Exception):
     """The value can't be evaluated statically; the message says why."""
 
 
-def read_registry(module: nodes.Module, attribute: str, qualname: str) -> Registry:
+def read_registry(
+    module: nodes.Module,
+    attribute: str,
+    qualname: str,
+    changes: Mapping[str, nodes.NodeNG] | None = None,
+) -> Registry:
+    """The registry *attribute* of *module* holds; *changes*, given, are the module's
+    in-place changes by name (:func:`.syntax.first_changes_in_place`), read once for all
+    its constants by a caller reading many."""
     module_at = Location(module.file or "", 1, 0, None, None)
     bindings = [b for b in module.locals.get(attribute, []) if isinstance(b, nodes.NodeNG)]
     if not bindings:
@@ -50,7 +58,7 @@ def read_registry(module: nodes.Module, attribute: str, qualname: str) -> Regist
     try:
         if value is None:
             raise _Refused("is not assigned a value that can be read")
-        mutated = changed_in_place(module, attribute)
+        mutated = changed_in_place(module, attribute) if changes is None else changes.get(attribute)
         if mutated is not None:
             raise _Refused(f"it is changed in place on line {mutated.lineno}")
         elements = _elements(value, target_at, 0)

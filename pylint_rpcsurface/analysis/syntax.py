@@ -318,6 +318,26 @@ def changes_in_place(
             and target.attrname == name
         )
 
+    for node, target in _changes(scope, in_classes=in_classes):
+        if names_it(target):
+            yield node
+
+
+def first_changes_in_place(scope: nodes.NodeNG) -> dict[str, nodes.NodeNG]:
+    """name -> :func:`changed_in_place` of *scope* and that name, for every name at once,
+    in one walk: a module with a thousand constants is walked once, not once each."""
+    first: dict[str, nodes.NodeNG] = {}
+    for node, target in _changes(scope, in_classes=False):
+        if isinstance(target, (nodes.Name, nodes.AssignName)):
+            first.setdefault(target.name, node)
+    return first
+
+
+def _changes(
+    scope: nodes.NodeNG, *, in_classes: bool
+) -> Iterator[tuple[nodes.NodeNG, nodes.NodeNG]]:
+    """Each in-place change in *scope* (in the bodies of its classes too, with
+    *in_classes*), in source order, and the container it changes."""
     skipped = None if in_classes else (nodes.ClassDef,)
     for node in scope.nodes_of_class(
         (nodes.Call, nodes.Subscript, nodes.AugAssign), skip_klass=skipped
@@ -333,8 +353,7 @@ def changes_in_place(
             target = node.value
         else:
             target = node.target
-        if names_it(target):
-            yield node
+        yield node, target
 
 
 def before_options(target: nodes.NodeNG) -> nodes.NodeNG:

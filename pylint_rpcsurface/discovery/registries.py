@@ -12,7 +12,9 @@ from dataclasses import replace
 from astroid import nodes
 
 from pylint_rpcsurface.analysis.helper_calls import made_by_python_itself
+from pylint_rpcsurface.analysis.lean_build import replacements
 from pylint_rpcsurface.analysis.registry import read_registry
+from pylint_rpcsurface.analysis.syntax import first_changes_in_place
 from pylint_rpcsurface.discovery.reading import (
     MIN_NAMES,
     MOSTLY,
@@ -45,6 +47,12 @@ class Registries:
         # Each constant read once (by its module's id and name): every surface asks of
         # every constant, and reading one infers what the syntax does not show.
         self._read: dict[tuple[int, str], Registry] = {}
+        # Each module's in-place changes by name, walked once for all its constants, while
+        # no transform has put a node in place of one of its tree.
+        self._changes: dict[int, tuple[int, dict[str, nodes.NodeNG]]] = {}
+        # Whether each constant's value is made by Python itself, by its module's id and
+        # name, as the reads.
+        self._made: dict[tuple[int, str], bool] = {}
 
     def note_use(self, node: nodes.Compare | nodes.For) -> None:
         """Keeps *node* if it tests a name for membership in a constant or iterates one."""
@@ -80,12 +88,19 @@ class Registries:
                 value = binding.parent.value
                 if not isinstance(
                     value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict, nodes.Call)
-                ) or self._made_without_the_project(value):
+                ):
+                    continue
+                made = self._made.get((id(module), attribute))
+                if made is None:
+                    made = self._made[(id(module), attribute)] = self._made_without_the_project(
+                        value
+                    )
+                if made:
                     continue
                 dotted = f"{self.module_name(module)}.{attribute}"
                 read = self._read.get((id(module), attribute))
                 if read is None:
-                    read = read_registry(module, attribute, dotted)
+                    read = read_registry(module, attribute, dotted, self._changes_of(module))
                     self._read[(id(module), attribute)] = read
                 if read.problem is not None:
                     continue
@@ -126,6 +141,15 @@ class Registries:
             )
         dotted, at, hits, use = used[0]
         return Choice("registry", dotted, f"{use}; {at}: {hits} of its elements are sent RPC names")
+
+    def _changes_of(self, module: nodes.Module) -> dict[str, nodes.NodeNG]:
+        """*module*'s in-place changes by name (:func:`first_changes_in_place`), walked
+        again only where a transform has since replaced a node of its tree."""
+        mark = replacements(module)
+        held = self._changes.get(id(module))
+        if held is None or held[0] != mark:
+            held = self._changes[id(module)] = (mark, first_changes_in_place(module))
+        return held[1]
 
     def _made_without_the_project(self, value: nodes.NodeNG) -> bool:
         """Whether *value* is a call that gives only what the standard library or a
