@@ -19,7 +19,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from support import discovered, project, run_cli
+import astroid
+import pytest
+from astroid import nodes
+from support import asked_of, discovered, project, run_cli
+
+from pylint_rpcsurface.discovery import forwards
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -324,3 +329,60 @@ def test_a_dunder_sender_is_no_dispatch_method(tmp_path: Path) -> None:
     assert "__init__" in {s.function.name for s in senders}
     assert "__init__" not in groups
     assert "encode" in groups
+
+
+ALIKE = {
+    "svc/__init__.py": "",
+    "svc/layers.py": "".join(
+        f"class Layer{i}:\n"
+        "    def __init__(self, queue):\n"
+        "        self.queue = queue\n\n"
+        "    def forward(self, x):\n"
+        "        self.queue.put(x)\n\n\n"
+        for i in range(5)
+    )
+    + "class Caller:\n"
+    "    def __init__(self, queue):\n"
+    "        self.layer = Layer4(queue)\n\n"
+    "    def call(self, name):\n"
+    "        return self.layer.forward(name)\n\n"
+    "    def given(self, layer, name):\n"
+    "        return layer.forward(name)\n",
+}
+
+
+def test_where_a_name_lands_is_read_once_for_the_senders_taking_it_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Five classes' forward(self, x) take the name alike: where a call passes it is read
+    # once each time the call is asked of them, not once a class.
+    root = project(tmp_path / "proj", ALIKE)
+    read = asked_of(monkeypatch, forwards, "name_passed", lambda call, _shape: call.as_string())
+    asked = asked_of(monkeypatch, forwards.Forwards, "to", lambda _f, call, *_: call.as_string())
+    with discovered(root) as found:
+        senders = found.senders(dict(found.run_method_helpers()))
+    forwarded = {(s.function.name, s.param) for s in senders if s.function.parent.name == "Caller"}
+    # self.layer is a Layer4, whose forward sends what it is given; a layer passed in
+    # is none the code proves.
+    assert forwarded == {("call", "name")}
+    for call in ("self.layer.forward(name)", "layer.forward(name)"):
+        assert asked.count(call) >= 1
+        assert read.count(call) == asked.count(call), call
+
+
+def test_whether_two_classes_are_of_one_hierarchy_is_read_once() -> None:
+    module = astroid.parse("class Base: pass\nclass Derived(Base): pass\nclass Other: pass\n")
+    base, derived, other = (module.body[i] for i in range(3))
+    orders = {id(base): [base], id(derived): [derived, base], id(other): [other]}
+    asked: list[str] = []
+
+    def order(cls: nodes.ClassDef) -> list[nodes.ClassDef]:
+        asked.append(cls.name)
+        return orders[id(cls)]
+
+    reader = forwards.Forwards(order, lambda _node: True)
+    for _ in range(3):
+        assert reader._related(derived, base)  # pylint: disable=protected-access
+        assert not reader._related(base, other)  # pylint: disable=protected-access
+    # Derived's order holds Base at once; Base's and Other's each hold neither.
+    assert asked == ["Derived", "Base", "Other"]

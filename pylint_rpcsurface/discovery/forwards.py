@@ -47,14 +47,28 @@ class Forwards:
         # functions alone): asked again for each sender of its name, of each parameter
         # carrying a value to it, round after round, then by the call sites.
         self._callees: dict[int, tuple[list[nodes.FunctionDef], bool]] = {}
+        # Whether two classes are of one hierarchy, by their ids: a call's callee is asked
+        # of each sender of its name: the 39 ``__init__`` of vLLM 0.11.2, for every call.
+        self._relations: dict[tuple[int, int], bool] = {}
 
     def to(self, call: nodes.Call, tainted: set[str], senders: Sequence[Sender]) -> bool:
         """Whether *call* passes a name of *tainted* where one of *senders* takes its
-        name, and calls that sender."""
-        return any(
-            _passes_name(call, tainted, sender) and self._calls(call, sender.function)
-            for sender in senders
-        )
+        name, and calls that sender. Where the name lands is read once for the senders
+        that take it alike (vLLM 0.11.2's 39 ``__init__`` senders, for each
+        ``super().__init__(...)`` a parameter reaches), each then asked
+        whether the call calls it."""
+        lands: dict[tuple[bool, int, str], bool] = {}
+        through_a_class: list[bool] = []
+        for sender in senders:
+            shape = _shape(call, sender, through_a_class)
+            if shape is None:
+                continue
+            passes = lands.get(shape)
+            if passes is None:
+                passes = lands[shape] = _lands_on(call, tainted, *shape)
+            if passes and self._calls(call, sender.function):
+                return True
+        return False
 
     def may_call_the_project(self, call: nodes.Call) -> bool:
         """Whether *call* may call a function of the project: not when astroid infers its
@@ -98,9 +112,13 @@ class Forwards:
         from the other (or the same class)."""
         if not isinstance(one, nodes.ClassDef) or not isinstance(other, nodes.ClassDef):
             return False
-        return any(k is other for k in self._order(one)) or any(
-            k is one for k in self._order(other)
-        )
+        key = (id(one), id(other))
+        related = self._relations.get(key)
+        if related is None:
+            related = self._relations[key] = any(k is other for k in self._order(one)) or any(
+                k is one for k in self._order(other)
+            )
+        return related
 
 
 def by_name(
@@ -116,14 +134,28 @@ def by_name(
     }
 
 
-def _passes_name(call: nodes.Call, tainted: set[str], sender: Sender) -> bool:
+def _shape(
+    call: nodes.Call, sender: Sender, through_a_class: list[bool]
+) -> tuple[bool, int, str] | None:
+    """(whether *sender* is a method, where *call* passes its name, its parameter), or
+    None for a function's name called as a method, or the other way round.
+    *through_a_class* keeps whether the call is made through a class statement's name,
+    asked of the call once."""
     method = is_method(sender.function)
     if not isinstance(call.func, nodes.Attribute if method else nodes.Name):
-        return False  # a function's name called as a method, or the other way round
+        return None
     index = sender.index
-    if method and _through_its_class(call.func, sender.function):
-        index += 1  # Base.send(self, name): the instance is passed first
-    shape = Group(sender.function.name, "method" if method else "function", index, sender.param, [])
+    if method and not takes_no_instance(sender.function):
+        if not through_a_class:
+            through_a_class.append(_through_a_class(call.func))
+        if through_a_class[0]:
+            index += 1  # Base.send(self, name): the instance is passed first
+    return method, index, sender.param
+
+
+def _lands_on(call: nodes.Call, tainted: set[str], method: bool, index: int, param: str) -> bool:
+    """Whether *call* passes a name of *tainted* at *index* or as *param*."""
+    shape = Group("", "method" if method else "function", index, param, [])
     passed = name_passed(call, shape)
     if passed is not None:
         return bool(names_in(passed[1]) & tainted)
@@ -134,12 +166,11 @@ def _passes_name(call: nodes.Call, tainted: set[str], sender: Sender) -> bool:
     ) or any(given.arg is None and names_in(given.value) & tainted for given in call.keywords or ())
 
 
-def _through_its_class(func: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
-    """Whether *func* is a plain method called through a class statement's name, the
-    instance passed as an argument, as ``Base.send(self, name)`` in an override."""
+def _through_a_class(func: nodes.NodeNG) -> bool:
+    """Whether *func* is called through a class statement's name (``Base.send(self,
+    name)`` in an override): a plain method, called so, is passed the instance first."""
     return (
         isinstance(func, nodes.Attribute)
         and isinstance(func.expr, nodes.Name)
-        and not takes_no_instance(function)
         and named_class(func.expr) is not None
     )
