@@ -44,15 +44,13 @@ class Registries:
         # Where a module-level name is tested for membership or iterated: the uses that
         # make a constant a registry (sharing names with the surface does not).
         self.uses: dict[str, list[tuple[nodes.NodeNG, str]]] = defaultdict(list)
-        # Each constant read once (by its module's id and name): every surface asks of
-        # every constant, and reading one infers what the syntax does not show.
-        self._read: dict[tuple[int, str], Registry] = {}
+        # Each constant read once (by its module's id and name; None: made by Python
+        # itself, not read): every surface asks of every constant, and reading one infers
+        # what the syntax does not show.
+        self._read: dict[tuple[int, str], Registry | None] = {}
         # Each module's in-place changes by name, walked once for all its constants, while
         # no transform has put a node in place of one of its tree.
         self._changes: dict[int, tuple[int, dict[str, nodes.NodeNG]]] = {}
-        # Whether each constant's value is made by Python itself, by its module's id and
-        # name, as the reads.
-        self._made: dict[tuple[int, str], bool] = {}
 
     def note_use(self, node: nodes.Compare | nodes.For) -> None:
         """Keeps *node* if it tests a name for membership in a constant or iterates one."""
@@ -90,19 +88,16 @@ class Registries:
                     value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict, nodes.Call)
                 ):
                     continue
-                made = self._made.get((id(module), attribute))
-                if made is None:
-                    made = self._made[(id(module), attribute)] = self._made_without_the_project(
-                        value
-                    )
-                if made:
-                    continue
                 dotted = f"{self.module_name(module)}.{attribute}"
-                read = self._read.get((id(module), attribute))
-                if read is None:
-                    read = read_registry(module, attribute, dotted, self._changes_of(module))
-                    self._read[(id(module), attribute)] = read
-                if read.problem is not None:
+                key = (id(module), attribute)
+                if key not in self._read:
+                    self._read[key] = (
+                        None
+                        if self._made_without_the_project(value)
+                        else read_registry(module, attribute, dotted, self._changes_of(module))
+                    )
+                read = self._read[key]
+                if read is None or read.problem is not None:
                     continue
                 elements = [e.value for e in read.elements]
                 if len(elements) < MIN_NAMES or any(e is None for e in elements):
